@@ -1,0 +1,21 @@
+"""xdt: formal explanations (AXp, CXp) of interpretable classifiers.
+
+>>> import xdt
+>>> model = xdt.load_model("model.json")            # doctest: +SKIP
+>>> xdt.Explainer(model).axp({"Outlook": "overcast", "Humidity": "high"})  # doctest: +SKIP
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from xdt import errors
+from xdt.explain import Explainer, Explanation
+from xdt.interop.sklearn import from_sklearn
+from xdt.ir import DecisionTree, Feature, load_model, save_model
+
+try:
+    __version__ = version("xdt")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "errors", "from_sklearn",
+           "load_model", "save_model", "__version__"]

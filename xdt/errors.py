@@ -1,0 +1,117 @@
+"""The one hierarchy of xdt's exceptions.
+
+Every error xdt raises on bad input derives from :class:`XdtError`, and also from the
+built-in exception a Python user would expect (``ValueError``, ``LookupError``,
+``TypeError``), so ``except ValueError`` keeps working. Messages say what was wrong and
+what to do about it.
+
+::
+
+    XdtError
+    ├── ModelError (ValueError)            a model or model file is not acceptable
+    │   ├── ModelFormatError                 not an ``xdt-model/1`` document, malformed JSON
+    │   ├── UnsupportedModelError            a known model kind this version cannot use yet
+    │   └── InvalidModelError                breaks a rule of the IR (names the node)
+    │       ├── ValueOutsideDomainError
+    │       └── BranchCoverageError          branches overlap or do not cover the domain
+    ├── UnknownFeatureError (LookupError)  a feature name the model does not have
+    ├── InstanceError (ValueError)         an instance or data matrix is not acceptable
+    │   ├── MissingFeatureError
+    │   ├── UnknownCategoryError
+    │   ├── MissingValueError                NaN / None / empty cell
+    │   └── InstanceShapeError               wrong length or number of columns
+    ├── EstimatorError                     a scikit-learn estimator cannot be imported
+    │   ├── NotFittedError (ValueError)
+    │   └── UnsupportedEstimatorError (TypeError)
+    ├── EngineError                        an explanation engine cannot serve a request
+    │   └── EngineNotAvailableError (ValueError)
+    └── DataError (ValueError)             a data file (CSV) is not usable
+"""
+
+from __future__ import annotations
+
+
+class XdtError(Exception):
+    """Base class of every error raised by xdt."""
+
+
+class ModelError(XdtError, ValueError):
+    """A model, or a model file, is not acceptable."""
+
+
+class ModelFormatError(ModelError):
+    """The document is not an ``xdt-model/1`` model (missing/unknown ``format``, bad JSON)."""
+
+
+class UnsupportedModelError(ModelError):
+    """The model kind is known to the format but not supported by this version of xdt."""
+
+
+class InvalidModelError(ModelError):
+    """A model breaks a rule of the IR.
+
+    ``where`` names the offending part, e.g. the node's path from the root.
+    """
+
+    def __init__(self, message: str, where: str | None = None):
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ValueOutsideDomainError(InvalidModelError):
+    """A split names a value that is not in the feature's domain."""
+
+
+class BranchCoverageError(InvalidModelError):
+    """The branches of a split overlap, or together do not cover the feature's domain."""
+
+
+class UnknownFeatureError(XdtError, LookupError):
+    """A feature name is not one of the model's features."""
+
+    def __str__(self) -> str:  # LookupError would quote the message like a dict key
+        return str(self.args[0]) if self.args else ""
+
+
+class InstanceError(XdtError, ValueError):
+    """An instance (or a matrix of instances) cannot be read against the model's features."""
+
+
+class MissingFeatureError(InstanceError):
+    """An instance lacks a value for one of the model's features."""
+
+
+class UnknownCategoryError(InstanceError):
+    """A categorical/binary value is not in the feature's domain."""
+
+
+class MissingValueError(InstanceError):
+    """A value is missing (NaN, None or an empty cell); xdt's models do not route missing values."""
+
+
+class InstanceShapeError(InstanceError):
+    """A sequence or array has the wrong length or number of columns."""
+
+
+class EstimatorError(XdtError):
+    """A scikit-learn estimator cannot be turned into an xdt model."""
+
+
+class NotFittedError(EstimatorError, ValueError):
+    """The estimator has not been fitted."""
+
+
+class UnsupportedEstimatorError(EstimatorError, TypeError):
+    """The estimator is not a kind xdt can import (e.g. a regressor)."""
+
+
+class EngineError(XdtError):
+    """An explanation engine cannot serve the request."""
+
+
+class EngineNotAvailableError(EngineError, ValueError):
+    """The engine does not exist, or cannot explain this kind of model."""
+
+
+class DataError(XdtError, ValueError):
+    """A data file or table cannot be used as asked (missing target column, empty, ...)."""

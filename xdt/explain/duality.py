@@ -1,0 +1,142 @@
+"""Algorithms over the entailment contract: deletion, and hitting-set duality.
+
+Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
+
+* **One AXp by deletion** (Marques-Silva & Ignatiev; Izza et al., "On Explaining Decision
+  Trees", Section 4): start from all candidate features and drop each, in a given order,
+  whenever the rest still entails the prediction. A feature tried earlier is more likely to
+  be dropped.
+* **One CXp by deletion**, dually: start with all candidate features free and fix each, in
+  order, whenever the prediction can still change.
+* **All AXps / all CXps by duality** (Izza et al., Section 5; Ignatiev et al., "From
+  Contrastive to Abductive Explanations and Back Again", AIxIA 2020): AXps are the minimal
+  hitting sets (MHS) of the CXps and vice versa. When the engine lists all CXps directly
+  (the path-walker), AXps are enumerated as their MHSes with PySAT's :class:`Hitman`;
+  otherwise a hitting-set enumerator proposes candidates over the CXps found so far and the
+  oracle either confirms an AXp or yields a new CXp.
+* **A smallest AXp** is a minimum-size hitting set of the CXps (Hitman with RC2 MaxSAT,
+  which returns hitting sets in order of increasing size).
+
+Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from pysat.examples.hitman import Hitman
+
+from xdt.explain.oracle import EntailmentOracle, bits, to_mask
+
+
+def deletion_axp(oracle: EntailmentOracle, order: Sequence[int]) -> int:
+    """One AXp (subset-minimal weak AXp) by deletion.
+
+    Parameters
+    ----------
+    oracle : EntailmentOracle
+    order : sequence of int
+        Feature positions in the order they are tried for removal; candidate features not
+        listed are tried afterwards in increasing position.
+
+    Returns
+    -------
+    int
+        Bit mask of the AXp. Cost: one entailment query per candidate feature.
+    """
+    expl = oracle.universe
+    for i in _full_order(oracle.universe, order):
+        smaller = expl & ~(1 << i)
+        if oracle.entails(smaller):
+            expl = smaller
+    return expl
+
+
+def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int]) -> int | None:
+    """One CXp (subset-minimal set of features whose change can change the prediction) by
+    deletion, or ``None`` when no change of the candidate features changes the prediction.
+    Features earlier in ``order`` are more likely to be left out of the CXp."""
+    if oracle.entails(0):
+        return None
+    free = oracle.universe
+    for i in _full_order(oracle.universe, order):
+        smaller = free & ~(1 << i)
+        if not oracle.entails(oracle.universe & ~smaller):
+            free = smaller
+    return free
+
+
+def _full_order(universe: int, order: Sequence[int]) -> list[int]:
+    seen = [i for i in dict.fromkeys(order) if (universe >> i) & 1]
+    return seen + [i for i in bits(universe) if i not in set(seen)]
+
+
+def minimal_hitting_sets(sets: Sequence[int]) -> Iterator[int]:
+    """All minimal hitting sets of a family of non-empty bit masks, smallest first.
+
+    Uses PySAT's :class:`~pysat.examples.hitman.Hitman` (RC2 MaxSAT); each set it returns is
+    blocked (its supersets excluded) before asking for the next one. An empty family has one
+    minimal hitting set, the empty set.
+    """
+    if not sets:
+        yield 0
+        return
+    with Hitman(bootstrap_with=[bits(s) for s in sets], htype="sorted") as hitman:
+        for hs in hitman.enumerate():
+            yield to_mask(hs)
+
+
+def minimum_hitting_set(sets: Sequence[int]) -> int:
+    """A smallest hitting set of a family of non-empty bit masks (RC2 MaxSAT)."""
+    return next(iter(minimal_hitting_sets(sets)))
+
+
+def _grow_cxp(oracle: EntailmentOracle, fixed: int) -> int:
+    """A CXp inside the complement of a set ``fixed`` that does not entail the prediction."""
+    free = oracle.universe & ~fixed
+    for i in bits(free):
+        smaller = free & ~(1 << i)
+        if not oracle.entails(oracle.universe & ~smaller):
+            free = smaller
+    return free
+
+
+def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
+    """All AXps, smallest first (MHS duality).
+
+    With an engine that lists its CXps, the AXps are the MHSes of those. Otherwise: ask the
+    hitting-set enumerator for a minimum hitting set ``h`` of the CXps found so far; if ``h``
+    entails the prediction it is an AXp (no proper subset hits all CXps) and is blocked;
+    if not, a new CXp is extracted from the complement of ``h`` and added to the sets to hit.
+    """
+    cxps = oracle.all_cxps()
+    if cxps is not None:
+        yield from minimal_hitting_sets(cxps)
+        return
+    with Hitman(htype="sorted") as hitman:
+        while True:
+            hs = hitman.get()
+            if hs is None:
+                return
+            cand = to_mask(hs)
+            if oracle.entails(cand):
+                yield cand
+                hitman.block(hs)
+            else:
+                hitman.hit(bits(_grow_cxp(oracle, cand)))
+
+
+def enumerate_cxps(oracle: EntailmentOracle) -> list[int]:
+    """All CXps, smallest first: listed by the engine, or as the MHSes of all AXps."""
+    cxps = oracle.all_cxps()
+    if cxps is not None:
+        return sorted(cxps, key=lambda m: (m.bit_count(), m))
+    axps = list(enumerate_axps(oracle))
+    if axps == [0]:  # the empty set entails: nothing can change the prediction
+        return []
+    return list(minimal_hitting_sets(axps))
+
+
+def smallest_axp(oracle: EntailmentOracle) -> int:
+    """A smallest (minimum-size) AXp."""
+    return next(iter(enumerate_axps(oracle)))

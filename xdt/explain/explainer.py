@@ -1,0 +1,314 @@
+"""The user-facing explainer.
+
+:class:`Explainer` reads an instance at the boundary (by name, in feature order or as a
+pandas row), builds the entailment oracle of the chosen engine, and returns
+:class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
+in :mod:`xdt.explain.duality`; the engines in :mod:`xdt.explain.path` (and later others).
+
+Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
+Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
+
+* a **weak AXp** is a set of features ``S`` such that every point agreeing with ``v`` on ``S``
+  is predicted ``c``; an **AXp** (PI-explanation) is a subset-minimal weak AXp;
+* a **CXp** is a subset-minimal set of features ``T`` such that some point agreeing with ``v``
+  on every feature outside ``T`` is predicted another class;
+* **path-restricted** explanations draw only from the features of ``v``'s path, each held to
+  the path's literal (the intersection of the path's tests on it) instead of ``v``'s cell;
+  a path is **explanation-redundant** when its literals are not a PI-explanation.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from xdt.errors import EngineNotAvailableError
+from xdt.explain import duality
+from xdt.explain.explanation import Explanation
+from xdt.explain.oracle import EntailmentOracle, bits
+from xdt.explain.path import PathOracle
+from xdt.ir.cells import full_mask
+from xdt.ir.instances import encode_instance
+from xdt.ir.tree import DecisionTree, Path
+
+ENGINES = ("path", "sat")
+ORDERS = ("features", "reverse", "path")
+
+
+@dataclass(frozen=True)
+class _Query:
+    values: tuple
+    cells: tuple[int, ...]
+    prediction: int
+    path: Path
+    allowed: tuple[int, ...]
+    oracle: EntailmentOracle
+    path_restricted: bool
+
+
+class Explainer:
+    """Formal explanations of a model's predictions.
+
+    Parameters
+    ----------
+    model : DecisionTree
+        The model to explain.
+    engine : {"path", "sat"}
+        ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
+        Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"`` (the PySAT
+        oracle for any model) is not part of this version.
+
+    Raises
+    ------
+    EngineNotAvailableError
+        Unknown engine, or an engine that cannot explain this model.
+
+    Notes
+    -----
+    Every method takes the instance ``x`` as a dict by feature name, a sequence in feature
+    order or a pandas Series, and raises :class:`~xdt.errors.MissingFeatureError`,
+    :class:`~xdt.errors.UnknownFeatureError`, :class:`~xdt.errors.UnknownCategoryError`,
+    :class:`~xdt.errors.MissingValueError` (NaN) or :class:`~xdt.errors.InstanceShapeError`
+    on bad input. With ``path_restricted=True`` explanations are drawn from the literals of
+    the instance's path. For a tree with ``P`` paths and ``F`` features, building the
+    oracle for an instance costs O(total path length); :meth:`all_cxps` is then polynomial,
+    :meth:`axp` costs O(F) entailment checks.
+
+    Examples
+    --------
+    >>> import xdt
+    >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+    >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")],
+    ...     ["circle", "cross"], ThresholdSplit("y", 0.73, ThresholdSplit("x", 0.64,
+    ...     Leaf("circle"), Leaf("cross")), Leaf("cross")))
+    >>> ex = xdt.Explainer(tree)
+    >>> ex.axp({"x": 0.9, "y": 0.2}).rule
+    'IF 0.64 < x THEN cross'
+    >>> [e.features for e in ex.all_cxps({"x": 0.9, "y": 0.2})]
+    [('x',)]
+    """
+
+    def __init__(self, model: DecisionTree, engine: str = "path"):
+        if engine not in ENGINES:
+            raise EngineNotAvailableError(
+                f"unknown engine {engine!r}; choose one of {', '.join(map(repr, ENGINES))}")
+        if engine == "sat":
+            raise EngineNotAvailableError(
+                "the SAT engine is not available in this version of xdt; use engine='path' "
+                "(decision trees)")
+        if not isinstance(model, DecisionTree):
+            raise EngineNotAvailableError(
+                f"the path engine explains decision trees only, not {type(model).__name__}")
+        self.model = model
+        self.engine = engine
+        self._cache: OrderedDict[tuple, _Query] = OrderedDict()
+
+    # ------------------------------------------------------------------ instances
+    def _query(self, x, path_restricted: bool) -> _Query:
+        values, cells = encode_instance(self.model.features, self.model.cells, x)
+        key = (cells, bool(path_restricted))
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return replace(hit, values=values)
+        path = self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])]
+        if path_restricted:
+            allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
+                            for f, c in enumerate(self.model.cells))
+            universe = sum(1 << f for f in path.masks)
+        else:
+            allowed = tuple(1 << c for c in cells)
+            universe = full_mask(len(cells))
+        oracle = PathOracle(self.model, cells, allowed, universe, path.class_index)
+        q = _Query(values, cells, path.class_index, path, allowed, oracle, bool(path_restricted))
+        self._cache[key] = q
+        if len(self._cache) > 256:
+            self._cache.popitem(last=False)
+        return q
+
+    def _mask(self, features: Iterable[str]) -> int:
+        if isinstance(features, str):
+            features = [features]
+        m = 0
+        for name in features:
+            m |= 1 << self.model.features.index(name)
+        return m
+
+    def _order(self, q: _Query, order) -> list[int]:
+        n = len(self.model.features)
+        if isinstance(order, str):
+            if order == "features":
+                return list(range(n))
+            if order == "reverse":
+                return list(reversed(range(n)))
+            if order == "path":
+                on_path = list(q.path.features)
+                return [f for f in range(n) if f not in q.path.masks] + on_path
+            raise ValueError(
+                f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
+                "sequence of feature names")
+        return [self.model.features.index(name) for name in order]
+
+    def _explanation(self, q: _Query, mask: int, kind: str) -> Explanation:
+        feats = bits(mask)
+        names = self.model.features.names
+        cx, cx_class = None, None
+        if kind == "CXp":
+            point = q.oracle.counterexample(q.oracle.universe & ~mask)
+            if point is not None:
+                cx = {names[f]: (q.values[f] if point[f] == q.cells[f]
+                                 else self.model.cells[f].value(point[f]))
+                      for f in range(len(names))}
+                cx_class = self._label_of(point)
+        return Explanation(
+            kind=kind,
+            features=tuple(names[f] for f in feats),
+            values=tuple(q.values[f] for f in feats),
+            literals=tuple(self.model.cells[f].describe(
+                q.allowed[f] if kind == "AXp" else 1 << q.cells[f]) for f in feats),
+            prediction=self.model.classes[q.prediction],
+            target=self.model.target,
+            path_restricted=q.path_restricted,
+            counterexample=cx,
+            counterexample_class=cx_class)
+
+    def _label_of(self, cells: Sequence[int]) -> object:
+        return self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])].label
+
+    @staticmethod
+    def _sorted(masks: Iterable[int]) -> list[int]:
+        return sorted(masks, key=lambda m: (m.bit_count(), bits(m)))
+
+    # ------------------------------------------------------------------ public API
+    def predict(self, x) -> object:
+        """The model's prediction (class label) for instance ``x``."""
+        return self.model.classes[self._query(x, False).prediction]
+
+    def path_features(self, x) -> tuple[str, ...]:
+        """Names of the features tested on ``x``'s path, in order of first test."""
+        names = self.model.features.names
+        return tuple(names[f] for f in self._query(x, False).path.features)
+
+    def axp(self, x, *, path_restricted: bool = False,
+            order: str | Sequence[str] = "features") -> Explanation:
+        """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
+
+        Parameters
+        ----------
+        order : {"features", "reverse", "path"} or sequence of feature names
+            The order in which features are tried for removal; a feature tried earlier is
+            more likely to be left out, so put the features you would rather see in the
+            explanation last. ``"features"``: the model's feature order; ``"reverse"``: the
+            opposite; ``"path"``: features off the instance's path first, then the path's
+            features from the root down. Features a sequence does not name are tried after
+            it, in feature order.
+
+        Returns
+        -------
+        Explanation (kind "AXp")
+        """
+        q = self._query(x, path_restricted)
+        return self._explanation(q, duality.deletion_axp(q.oracle, self._order(q, order)), "AXp")
+
+    def cxp(self, x, *, path_restricted: bool = False,
+            order: str | Sequence[str] = "features") -> Explanation | None:
+        """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
+        the candidate features changes the prediction (e.g. a one-class tree)."""
+        q = self._query(x, path_restricted)
+        mask = duality.deletion_cxp(q.oracle, self._order(q, order))
+        return None if mask is None else self._explanation(q, mask, "CXp")
+
+    def all_cxps(self, x, *, path_restricted: bool = False) -> list[Explanation]:
+        """All CXps of the prediction for ``x``, smallest first.
+
+        For trees: the subset-minimal sets of features on which a path of another class
+        disagrees with ``x`` (polynomial; Izza et al., Section 5).
+        """
+        q = self._query(x, path_restricted)
+        return [self._explanation(q, m, "CXp")
+                for m in self._sorted(duality.enumerate_cxps(q.oracle))]
+
+    def all_axps(self, x, *, path_restricted: bool = False,
+                 limit: int | None = None) -> list[Explanation]:
+        """All AXps of the prediction for ``x`` (at most ``limit``), smallest first, as the
+        minimal hitting sets of the CXps enumerated with PySAT's Hitman (Izza et al.,
+        Section 5). The number of AXps can be exponential in the number of features."""
+        q = self._query(x, path_restricted)
+        out = []
+        for m in duality.enumerate_axps(q.oracle):
+            out.append(m)
+            if limit is not None and len(out) >= limit:
+                break
+        return [self._explanation(q, m, "AXp") for m in self._sorted(out)]
+
+    def smallest_axp(self, x, *, path_restricted: bool = False) -> Explanation:
+        """An AXp of minimum size: a minimum hitting set of the CXps (RC2 MaxSAT)."""
+        q = self._query(x, path_restricted)
+        return self._explanation(q, duality.smallest_axp(q.oracle), "AXp")
+
+    def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
+        """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
+
+        Raises :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
+        q = self._query(x, path_restricted)
+        return q.oracle.entails(self._mask(features))
+
+    def is_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
+        """Whether ``features`` is an AXp: a weak AXp none of whose features can be dropped."""
+        q = self._query(x, path_restricted)
+        m = self._mask(features)
+        return q.oracle.entails(m) and not any(
+            q.oracle.entails(m & ~(1 << i)) for i in bits(m))
+
+    def is_cxp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
+        """Whether ``features`` is a CXp: freeing them can change the prediction, and freeing
+        any proper subset cannot."""
+        q = self._query(x, path_restricted)
+        m = self._mask(features)
+        u = q.oracle.universe
+        if m & ~u:
+            return False
+        return not q.oracle.entails(u & ~m) and all(
+            q.oracle.entails(u & ~(m & ~(1 << i))) for i in bits(m))
+
+    def counterexample(self, x, fixed: Iterable[str], *,
+                       path_restricted: bool = False) -> dict | None:
+        """A point agreeing with ``x`` on the ``fixed`` features (name -> value) that the
+        model predicts another class, or ``None`` when ``fixed`` is a weak AXp."""
+        q = self._query(x, path_restricted)
+        point = q.oracle.counterexample(self._mask(fixed))
+        if point is None:
+            return None
+        names = self.model.features.names
+        return {names[f]: (q.values[f] if point[f] == q.cells[f]
+                           else self.model.cells[f].value(point[f])) for f in range(len(names))}
+
+    def path_is_redundant(self, x) -> bool:
+        """Whether ``x``'s path is explanation-redundant: some feature can be dropped from the
+        path's literals and the rest still entail the prediction (Izza et al., Section 2)."""
+        q = self._query(x, True)
+        u = q.oracle.universe
+        return any(q.oracle.entails(u & ~(1 << i)) for i in bits(u))
+
+    def relevant_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
+        """Features in some AXp — exactly those in some CXp (duality), so no AXp is listed.
+
+        For trees: polynomial (the union of the minimal disagreement sets)."""
+        q = self._query(x, path_restricted)
+        union = 0
+        for m in duality.enumerate_cxps(q.oracle):
+            union |= m
+        return tuple(self.model.features.names[f] for f in bits(union))
+
+    def necessary_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
+        """Features in every AXp — exactly those that are a CXp on their own."""
+        q = self._query(x, path_restricted)
+        singles = [m for m in duality.enumerate_cxps(q.oracle) if m.bit_count() == 1]
+        return tuple(self.model.features.names[bits(m)[0]] for m in self._sorted(singles))
+
+    def __repr__(self) -> str:
+        return f"Explainer({self.model!r}, engine={self.engine!r})"
+

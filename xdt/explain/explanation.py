@@ -1,0 +1,96 @@
+"""The explanation value object returned by :class:`xdt.Explainer`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An abductive (AXp) or contrastive (CXp) explanation of one prediction.
+
+    Attributes
+    ----------
+    kind : {"AXp", "CXp"}
+    features : tuple of str
+        The explanation's features, in the model's feature order.
+    values : tuple
+        The instance's value of each of those features.
+    literals : tuple of str
+        Per feature, the readable literal the explanation holds it to: the instance's cell
+        (``0.64 < x``, ``Outlook = overcast``) or, for path-restricted explanations, the
+        path's literal (``Outlook in {rain, sunny}``).
+    prediction : str or int
+        The explained prediction.
+    target : str or None
+        Name of the predicted attribute, when the model knows it.
+    path_restricted : bool
+        Whether the explanation was drawn from the literals of the instance's path.
+    counterexample : dict or None
+        For a CXp: a point (feature name -> value) that changes only the CXp's features
+        (within the path's literals, for path-restricted ones) and is predicted
+        ``counterexample_class``. Not part of equality.
+    counterexample_class : str, int or None
+    """
+
+    kind: str
+    features: tuple[str, ...]
+    values: tuple
+    literals: tuple[str, ...]
+    prediction: object
+    target: str | None = None
+    path_restricted: bool = False
+    counterexample: dict | None = field(default=None, compare=False, hash=False)
+    counterexample_class: object = field(default=None, compare=False, hash=False)
+
+    def __len__(self) -> int:
+        """Explanation size: number of features."""
+        return len(self.features)
+
+    def __iter__(self):
+        return iter(self.features)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.features
+
+    def _outcome(self, label: object) -> str:
+        return f"{self.target} = {label}" if self.target else str(label)
+
+    @property
+    def rule(self) -> str:
+        """The explanation as a readable rule.
+
+        AXp: ``IF Outlook = overcast THEN play = yes``.
+        CXp: ``CHANGE Outlook (now overcast; e.g. to rain) => play = no``.
+        """
+        if self.kind == "AXp":
+            cond = " AND ".join(self.literals) if self.literals else "TRUE"
+            return f"IF {cond} THEN {self._outcome(self.prediction)}"
+        changes = []
+        for name, value in zip(self.features, self.values, strict=True):
+            new = self.counterexample.get(name) if self.counterexample else None
+            changes.append(f"{name} (now {value}; e.g. to {new})" if new is not None
+                           else f"{name} (now {value})")
+        outcome = (self._outcome(self.counterexample_class)
+                   if self.counterexample_class is not None
+                   else f"NOT {self._outcome(self.prediction)}")
+        return f"CHANGE {' AND '.join(changes)} => {outcome}"
+
+    def __str__(self) -> str:
+        return self.rule
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict of the explanation."""
+        out = {"kind": self.kind, "features": list(self.features),
+               "values": [_plain(v) for v in self.values], "literals": list(self.literals),
+               "prediction": _plain(self.prediction), "path_restricted": self.path_restricted,
+               "rule": self.rule}
+        if self.counterexample is not None:
+            out["counterexample"] = {k: _plain(v) for k, v in self.counterexample.items()}
+            out["counterexample_class"] = _plain(self.counterexample_class)
+        return out
+
+
+def _plain(v: object) -> object:
+    """A numpy scalar as the Python scalar JSON can write."""
+    return v.item() if hasattr(v, "item") else v

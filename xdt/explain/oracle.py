@@ -1,0 +1,67 @@
+"""The contract every explanation engine fulfils.
+
+For one model and one instance ``v`` predicted class ``c``, an engine answers one question:
+
+    *does fixing the features of* ``S`` *(each to its allowed cells) entail the prediction?*
+
+i.e. is every point that agrees with ``v`` on ``S`` also of class ``c``? When the answer is
+no, the engine produces a *counterexample*: a point that agrees on ``S`` and has another
+class. A set ``S`` for which the answer is yes is a weak AXp; everything else — one AXp by
+deletion, one CXp, all AXps and CXps by hitting-set duality, a smallest AXp — is built on
+this question once, in :mod:`xdt.explain.duality`.
+
+Feature sets are ``int`` bit masks over feature positions (bit ``i`` = feature ``i``).
+"allowed cells" are the instance's cell for plain (path-unrestricted) explanations, or the
+cell sets of the path's literals for path-restricted ones.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+def bits(mask: int) -> list[int]:
+    """Positions of the set bits of ``mask``, increasing."""
+    out = []
+    i = 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out
+
+
+def to_mask(positions) -> int:
+    """The bit mask with the given positions set."""
+    m = 0
+    for i in positions:
+        m |= 1 << i
+    return m
+
+
+class EntailmentOracle(ABC):
+    """Answers entailment queries for one (model, instance, allowed cells).
+
+    Attributes
+    ----------
+    universe : int
+        Bit mask of the candidate features explanations are drawn from (all features, or the
+        features on the instance's path for path-restricted explanations).
+    """
+
+    universe: int
+
+    @abstractmethod
+    def entails(self, fixed: int) -> bool:
+        """True when fixing the features in ``fixed`` (a bit mask) entails the prediction."""
+
+    @abstractmethod
+    def counterexample(self, fixed: int) -> tuple[int, ...] | None:
+        """Cells (one per feature) of a point that agrees with the instance on ``fixed`` and
+        has another class, or ``None`` when ``fixed`` entails the prediction."""
+
+    def all_cxps(self) -> list[int] | None:
+        """All CXps as bit masks when the engine can list them directly, else ``None``
+        (then CXps are found by hitting-set duality)."""
+        return None

@@ -1,0 +1,155 @@
+"""Import fitted scikit-learn decision trees into the IR.
+
+scikit-learn casts inputs to float32 before comparing them with a node's float64
+threshold ``t``: a row goes left when ``float32(x) <= t``. The imported tree tests
+``x <= tau`` on float64 values, with ``tau`` chosen so that ``x <= tau`` holds exactly when
+``float32(x) <= t`` does, for every float64 ``x`` (see :func:`float32_threshold`). The
+imported tree therefore predicts what scikit-learn predicts on every input, including
+points on a threshold and one float32 ulp either side.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from xdt.errors import NotFittedError, UnsupportedEstimatorError
+from xdt.interop.tabular import TabularEncoder
+from xdt.ir.features import Feature
+from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+
+
+def float32_threshold(t: float) -> float:
+    """The float64 ``tau`` with ``x <= tau  <=>  float32(x) <= t`` for every float64 ``x``.
+
+    Let ``a`` be the largest float32 not above ``t`` and ``b`` the next float32. Rounding to
+    nearest sends ``x`` to ``a`` or below exactly when ``x`` is below the midpoint
+    ``m = (a + b) / 2`` (exact in float64), or equal to it and ``a`` has the even significand
+    (ties to even). So ``tau = m`` in that case, and the float64 just below ``m`` otherwise.
+    """
+    t = float(t)
+    a = np.float32(t)
+    if float(a) > t:
+        a = np.nextafter(a, np.float32(-np.inf))
+    b = np.nextafter(a, np.float32(np.inf))
+    if not np.isfinite(b):  # above float32's range every value rounds to a or to inf
+        return float(a)
+    m = (float(a) + float(b)) / 2.0
+    a_even = (int(np.array(a, dtype=np.float32).view(np.uint32)) & 1) == 0
+    return m if a_even else float(np.nextafter(m, -math.inf))
+
+
+def _label(v: object) -> str | int:
+    v = v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return str(v)
+
+
+def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
+                 encoder: TabularEncoder | None = None, target: str | None = None
+                 ) -> DecisionTree:
+    """A :class:`~xdt.ir.tree.DecisionTree` from a fitted scikit-learn classifier tree.
+
+    Parameters
+    ----------
+    estimator : sklearn.tree.DecisionTreeClassifier (or ExtraTreeClassifier), fitted
+        Binary or multi-class, with any ``classes_`` labels (numbers become ints where
+        integral, other labels strings).
+    feature_names : sequence of str, optional
+        Names of the estimator's input columns, all imported as ordinal features. Defaults
+        to ``estimator.feature_names_in_`` when it was fitted on a DataFrame, else
+        ``x0, x1, ...``.
+    encoder : TabularEncoder, optional
+        When the estimator was fitted on ``encoder.transform(frame)``: the imported tree is
+        over ``encoder.features_`` (tests on one-hot indicators become categorical splits,
+        tests on binary columns become binary splits).
+    target : str, optional
+        Name of the predicted attribute, for readable rules.
+
+    Returns
+    -------
+    DecisionTree
+        Predicting exactly what ``estimator.predict`` predicts on every row.
+
+    Raises
+    ------
+    NotFittedError
+        The estimator is not fitted.
+    UnsupportedEstimatorError
+        Not a single-output classifier tree (e.g. a regressor), a feature count that does
+        not match ``feature_names``/``encoder``, or a tree with a split on missingness
+        (fitted on data with NaN; impute before fitting). Elsewhere, a tree fitted with NaN
+        is imported as it treats present values; xdt rejects NaN in the instances it
+        explains, so the missing-value routing of other nodes never matters.
+    """
+    from sklearn.base import is_classifier
+    from sklearn.tree import BaseDecisionTree
+
+    if not isinstance(estimator, BaseDecisionTree) or not is_classifier(estimator):
+        raise UnsupportedEstimatorError(
+            f"from_sklearn imports DecisionTreeClassifier trees, not {type(estimator).__name__}"
+            + ("; regression trees have no classes to explain"
+               if isinstance(estimator, BaseDecisionTree) else ""))
+    if not hasattr(estimator, "tree_"):
+        raise NotFittedError(
+            f"this {type(estimator).__name__} is not fitted; call fit(X, y) before importing it")
+    if getattr(estimator, "n_outputs_", 1) != 1:
+        raise UnsupportedEstimatorError(
+            "multi-output trees are not supported; fit one tree per output")
+    tree = estimator.tree_
+    inner = tree.children_left >= 0
+    if not np.all(np.isfinite(tree.threshold[inner])):
+        # scikit-learn splits "value present" from "value missing" with an infinite threshold
+        raise UnsupportedEstimatorError(
+            "this tree was fitted on data with missing values and has a split that separates "
+            "missing from present values; xdt models do not route missing values: impute the "
+            "data, refit, then import")
+
+    n_in = estimator.n_features_in_
+    if encoder is not None:
+        if len(encoder.columns_) != n_in:
+            raise UnsupportedEstimatorError(
+                f"the encoder makes {len(encoder.columns_)} columns but the estimator was "
+                f"fitted on {n_in}")
+        features = list(encoder.features_)
+        columns = list(encoder.columns_)
+    else:
+        if feature_names is None:
+            feature_names = getattr(estimator, "feature_names_in_", None)
+        names = [str(n) for n in feature_names] if feature_names is not None \
+            else [f"x{i}" for i in range(n_in)]
+        if len(names) != n_in:
+            raise UnsupportedEstimatorError(
+                f"{len(names)} feature names for an estimator fitted on {n_in} features")
+        features = [Feature(n, "ordinal") for n in names]
+        columns = [(i, None) for i in range(n_in)]
+
+    classes = [_label(c) for c in estimator.classes_]
+    if len(set(classes)) != len(classes):
+        raise UnsupportedEstimatorError(f"class labels {classes} collide once converted")
+
+    left, right = tree.children_left, tree.children_right
+    feat, thr = tree.feature, tree.threshold
+    value = tree.value[:, 0, :]
+
+    def build(node: int) -> Node:
+        if left[node] < 0:
+            return Leaf(classes[int(np.argmax(value[node]))])
+        fi, indicated = columns[int(feat[node])]
+        f = features[fi]
+        lo, hi = build(int(left[node])), build(int(right[node]))
+        if f.kind == "ordinal":
+            return ThresholdSplit(f.name, float32_threshold(thr[node]), lo, hi)
+        if indicated is None:  # a binary column: 0 <= t < 1 sends 0 left and 1 right
+            return CategoricalSplit(f.name, (Branch((0,), lo), Branch((1,), hi)))
+        others = tuple(v for v in f.domain if v != indicated)
+        return CategoricalSplit(f.name, (Branch(others, lo), Branch((indicated,), hi)))
+
+    return DecisionTree(features, classes, build(0), target=target)

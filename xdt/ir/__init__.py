@@ -1,0 +1,17 @@
+"""The intermediate representation (IR): features, cells, literals, terms and models.
+
+Learners emit it, importers produce it, explainers consume it; see ``encodings/README.md``
+for its JSON form ``xdt-model/1``.
+"""
+
+from xdt.ir.cells import CategoricalCells, IntervalCells
+from xdt.ir.features import Feature, FeatureSpace
+from xdt.ir.json_io import load_model, model_from_dict, model_to_dict, save_model
+from xdt.ir.terms import Literal, Term
+from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Path, ThresholdSplit
+
+__all__ = [
+    "Branch", "CategoricalCells", "CategoricalSplit", "DecisionTree", "Feature", "FeatureSpace",
+    "IntervalCells", "Leaf", "Literal", "Path", "Term", "ThresholdSplit", "load_model",
+    "model_from_dict", "model_to_dict", "save_model",
+]

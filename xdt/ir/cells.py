@@ -1,0 +1,197 @@
+"""Cells: a model's partition of each feature's domain.
+
+Two points whose values lie in the same cells, feature by feature, are indistinguishable to
+the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``int`` bit mask
+(bit ``j`` set = cell ``j`` allowed), so intersection is ``&`` and emptiness is ``== 0``.
+
+* :class:`CategoricalCells` — one cell per domain value (categorical and binary features).
+* :class:`IntervalCells` — for an ordinal feature tested on sorted thresholds
+  ``t_0 < ... < t_{m-1}``: cell ``j`` is the left-open, right-closed interval
+  ``(t_{j-1}, t_j]`` (with ``t_{-1} = -inf`` and ``t_m = +inf``), so ``x <= t_j`` is exactly
+  the cells ``0..j`` — the test a decision tree sends left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from xdt.errors import InstanceError, MissingValueError, UnknownCategoryError
+
+
+def full_mask(n_cells: int) -> int:
+    """The bit mask allowing all ``n_cells`` cells."""
+    return (1 << n_cells) - 1
+
+
+def cells_of(mask: int) -> Iterator[int]:
+    """The cell numbers set in ``mask``, in increasing order."""
+    j = 0
+    while mask:
+        if mask & 1:
+            yield j
+        mask >>= 1
+        j += 1
+
+
+def _fmt_number(t: float) -> str:
+    return repr(int(t)) if float(t).is_integer() and abs(t) < 1e15 else repr(float(t))
+
+
+def _fmt_value(v: object) -> str:
+    return str(v)
+
+
+def _is_missing(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+class CategoricalCells:
+    """One cell per value of a categorical (or binary) feature's domain."""
+
+    def __init__(self, name: str, domain: tuple):
+        self.name = name
+        self.domain = tuple(domain)
+        self._code = {v: j for j, v in enumerate(self.domain)}
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.domain)
+
+    def cell_of(self, value: object) -> int:
+        """Cell of one value; raises :class:`UnknownCategoryError` or :class:`MissingValueError`."""
+        if _is_missing(value):
+            raise MissingValueError(
+                f"feature {self.name!r} has a missing value; xdt models do not route missing "
+                "values: impute or drop it first")
+        if isinstance(value, np.generic):
+            value = value.item()
+        code = self._code.get(value) if not isinstance(value, bool) else self._code.get(int(value))
+        if code is None and isinstance(value, float) and value.is_integer():
+            code = self._code.get(int(value))
+        if code is None:
+            raise UnknownCategoryError(
+                f"feature {self.name!r} has value {value!r}, which is not in its domain "
+                f"{list(self.domain)}; map it to one of these values")
+        return code
+
+    def encode(self, column: pd.Series) -> np.ndarray:
+        """Cells of a column of values, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
+        missing = column.isna().to_numpy()
+        if missing.any():
+            rows = np.flatnonzero(missing)[:5].tolist()
+            raise MissingValueError(
+                f"feature {self.name!r} has {int(missing.sum())} missing value(s) (rows "
+                f"{rows}...); xdt models do not route missing values: impute or drop them first")
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+        table = np.array([self.cell_of(u) for u in uniques], dtype=np.int64)
+        return table[codes]
+
+    def value(self, cell: int) -> object:
+        """A value lying in ``cell`` (the domain value itself)."""
+        return self.domain[cell]
+
+    def describe(self, mask: int) -> str:
+        """Readable literal for the cell set ``mask``: ``Outlook = overcast``, ``x in {a, b}``."""
+        allowed = [self.domain[j] for j in cells_of(mask)]
+        if len(allowed) == 1:
+            return f"{self.name} = {_fmt_value(allowed[0])}"
+        if len(allowed) == self.n_cells:
+            return f"{self.name} is any"
+        excluded = [v for j, v in enumerate(self.domain) if not (mask >> j) & 1]
+        if len(excluded) == 1:
+            return f"{self.name} != {_fmt_value(excluded[0])}"
+        return f"{self.name} in {{{', '.join(_fmt_value(v) for v in allowed)}}}"
+
+
+class IntervalCells:
+    """The intervals between the sorted thresholds a model tests on an ordinal feature."""
+
+    def __init__(self, name: str, thresholds):
+        self.name = name
+        self.thresholds = np.unique(np.asarray(list(thresholds), dtype=np.float64))
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.thresholds) + 1
+
+    def cell_of(self, value: object) -> int:
+        """Cell of one number; raises :class:`MissingValueError` or :class:`InstanceError`."""
+        if _is_missing(value):
+            raise MissingValueError(
+                f"feature {self.name!r} has a missing value; xdt models do not route missing "
+                "values: impute or drop it first")
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+            raise InstanceError(
+                f"ordinal feature {self.name!r} needs a number, got {value!r}")
+        if not math.isfinite(float(value)):
+            raise InstanceError(f"ordinal feature {self.name!r} needs a finite number, got {value}")
+        return int(np.searchsorted(self.thresholds, float(value), side="left"))
+
+    def encode(self, column: pd.Series) -> np.ndarray:
+        """Cells of a column of numbers, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
+        if column.dtype == bool:
+            raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got booleans")
+        try:
+            values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64)
+        except (ValueError, TypeError) as e:
+            raise InstanceError(
+                f"ordinal feature {self.name!r} needs numbers: {e}") from None
+        missing = np.isnan(values)
+        if missing.any():
+            rows = np.flatnonzero(missing)[:5].tolist()
+            raise MissingValueError(
+                f"feature {self.name!r} has {int(missing.sum())} missing value(s) (rows "
+                f"{rows}...); xdt models do not route missing values: impute or drop them first")
+        if np.isinf(values).any():
+            raise InstanceError(f"ordinal feature {self.name!r} has infinite values")
+        return np.searchsorted(self.thresholds, values, side="left").astype(np.int64)
+
+    def bounds(self, cell: int) -> tuple[float, float]:
+        """``(lower, upper)`` of cell ``cell``: the cell is ``lower < x <= upper``."""
+        lo = self.thresholds[cell - 1] if cell > 0 else -math.inf
+        hi = self.thresholds[cell] if cell < len(self.thresholds) else math.inf
+        return float(lo), float(hi)
+
+    def value(self, cell: int) -> float:
+        """A number lying in ``cell``: its upper bound, or just above the last threshold."""
+        lo, hi = self.bounds(cell)
+        if math.isfinite(hi):
+            return hi
+        if not math.isfinite(lo):
+            return 0.0
+        above = lo + 1.0
+        return above if above > lo else float(np.nextafter(lo, math.inf))
+
+    def describe(self, mask: int) -> str:
+        """Readable literal for the cell set ``mask``: ``0.64 < x``, ``1 < x <= 2``."""
+        parts = []
+        cells = list(cells_of(mask))
+        if len(cells) == self.n_cells:
+            return f"{self.name} is any"
+        start = 0
+        while start < len(cells):  # split into runs of consecutive cells (intervals)
+            end = start
+            while end + 1 < len(cells) and cells[end + 1] == cells[end] + 1:
+                end += 1
+            lo, _ = self.bounds(cells[start])
+            _, hi = self.bounds(cells[end])
+            if math.isinf(lo):
+                parts.append(f"{self.name} <= {_fmt_number(hi)}")
+            elif math.isinf(hi):
+                parts.append(f"{_fmt_number(lo)} < {self.name}")
+            else:
+                parts.append(f"{_fmt_number(lo)} < {self.name} <= {_fmt_number(hi)}")
+            start = end + 1
+        return " or ".join(parts) if len(parts) == 1 else "(" + " or ".join(parts) + ")"
+
+
+Cells = CategoricalCells | IntervalCells

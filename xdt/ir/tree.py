@@ -1,0 +1,379 @@
+"""Decision trees in the IR.
+
+A tree is built from three node types:
+
+* :class:`Leaf` — predicts one class label;
+* :class:`ThresholdSplit` — on an ordinal feature: ``x <= threshold`` goes ``left``;
+* :class:`CategoricalSplit` — on a categorical or binary feature: each :class:`Branch`
+  carries a *set* of domain values (multi-value edges); the branches' sets are disjoint and
+  cover the domain.
+
+:class:`DecisionTree` validates the nodes against the features and classes, derives the
+cells of each feature (:mod:`xdt.ir.cells`), lists every leaf's path as a term, and predicts
+vectorised over many rows at once.
+
+Example
+-------
+>>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+>>> t = DecisionTree([Feature("x", "ordinal")], ["lo", "hi"],
+...                  ThresholdSplit("x", 0.5, Leaf("lo"), Leaf("hi")))
+>>> t.predict([[0.2], [0.5], [0.7]]).tolist()
+['lo', 'lo', 'hi']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xdt.errors import (
+    BranchCoverageError,
+    InvalidModelError,
+    UnknownFeatureError,
+    ValueOutsideDomainError,
+)
+from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
+from xdt.ir.features import Feature, FeatureSpace
+from xdt.ir.instances import encode_rows
+from xdt.ir.terms import Literal, Term
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A leaf predicting ``label`` (one of the tree's classes)."""
+
+    label: object
+
+
+@dataclass(frozen=True)
+class ThresholdSplit:
+    """Binary split on ordinal ``feature``: ``x <= threshold`` goes ``left``, else ``right``."""
+
+    feature: str
+    threshold: float
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One edge of a :class:`CategoricalSplit`: the domain ``values`` that follow it."""
+
+    values: tuple
+    node: Node
+
+
+@dataclass(frozen=True)
+class CategoricalSplit:
+    """Multiway split on a categorical/binary ``feature``; the branch value sets partition
+    its domain."""
+
+    feature: str
+    branches: tuple[Branch, ...]
+
+
+Node = Leaf | ThresholdSplit | CategoricalSplit
+
+
+@dataclass(frozen=True)
+class Path:
+    """The root-to-leaf path of one leaf.
+
+    Attributes
+    ----------
+    index : int
+        Leaf number, in depth-first (left/first branch first) order.
+    node : int
+        Position of the leaf in the tree's preorder numbering of nodes.
+    label, class_index
+        The leaf's class and its position in ``tree.classes``.
+    term : Term
+        One literal per test on the path, root first (a feature may be tested twice).
+    masks : dict[int, int]
+        Per tested feature, the intersection of the path's cell sets.
+    """
+
+    index: int
+    node: int
+    label: object
+    class_index: int
+    term: Term
+    masks: dict[int, int] = field(compare=False)
+
+    @property
+    def features(self) -> tuple[int, ...]:
+        """Features tested on the path, in order of first test."""
+        return self.term.features
+
+    @property
+    def consistent(self) -> bool:
+        """False for a dead leaf no point can reach (a feature's cell sets do not intersect)."""
+        return all(m != 0 for m in self.masks.values())
+
+    def __len__(self) -> int:
+        """Number of tests (edges) on the path."""
+        return len(self.term)
+
+
+def _fmt(v: object) -> str:
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+class DecisionTree:
+    """A decision tree over a feature space, with any number of classes.
+
+    Parameters
+    ----------
+    features : sequence of Feature, or FeatureSpace
+        The model's input features, in the order of columns of ``X``.
+    classes : sequence of str/int
+        The class labels (distinct), in the order used by class indices.
+    root : Node
+        The root node.
+    target : str, optional
+        Name of the predicted attribute, used in readable rules (``THEN play = yes``).
+
+    Raises
+    ------
+    InvalidModelError
+        (or its subclasses :class:`ValueOutsideDomainError`, :class:`BranchCoverageError`)
+        when a node breaks a rule; the message names the node by its path from the root.
+    UnknownFeatureError
+        When a node tests a feature that is not in ``features``.
+
+    Attributes
+    ----------
+    cells : tuple of CategoricalCells / IntervalCells
+        The model's partition of each feature's domain.
+    paths : tuple of Path
+        Every leaf's path, in depth-first order.
+    n_nodes, n_leaves, depth : int
+        Sizes; depth counts edges on the longest path (a lone leaf has depth 0).
+    """
+
+    kind = "tree"
+
+    def __init__(self, features, classes: Sequence, root: Node, target: str | None = None):
+        self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
+        self.classes = tuple(classes)
+        self.root = root
+        self.target = target
+        self._check_classes()
+        self._class_index = {c: i for i, c in enumerate(self.classes)}
+        thresholds = self._validate()
+        self.cells: tuple[Cells, ...] = tuple(
+            IntervalCells(f.name, thresholds[i]) if f.is_ordinal
+            else CategoricalCells(f.name, f.domain)
+            for i, f in enumerate(self.features))
+        self._compile()
+
+    # ------------------------------------------------------------------ validation
+    def _check_classes(self) -> None:
+        if len(self.classes) == 0:
+            raise InvalidModelError("'classes' is empty; list the class labels")
+        seen: dict = {}
+        for c in self.classes:
+            if isinstance(c, bool) or not isinstance(c, str | int):
+                raise InvalidModelError(f"class labels must be strings or integers, got {c!r}")
+            if c in seen:
+                raise InvalidModelError(f"class label {c!r} is listed twice in 'classes'")
+            seen[c] = True
+
+    def _validate(self) -> dict[int, list[float]]:
+        """Check every node; collect the thresholds tested on each ordinal feature."""
+        thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
+        stack: list[tuple[Node, str]] = [(self.root, "root")]
+        while stack:
+            node, where = stack.pop()
+            if isinstance(node, Leaf):
+                if isinstance(node.label, bool) or node.label not in self._class_index:
+                    raise InvalidModelError(
+                        f"leaf class {node.label!r} is not in classes {list(self.classes)}; "
+                        "add it to 'classes' or fix the leaf", where)
+                continue
+            if not isinstance(node, ThresholdSplit | CategoricalSplit):
+                raise InvalidModelError(f"not a tree node: {node!r}", where)
+            if node.feature not in self.features:
+                raise UnknownFeatureError(
+                    f"{where}: the node tests unknown feature {node.feature!r}; the model's "
+                    f"features are: {', '.join(self.features.names)}")
+            fi = self.features.index(node.feature)
+            feat = self.features[fi]
+            if isinstance(node, ThresholdSplit):
+                self._check_threshold(node, feat, where)
+                thresholds[fi].append(float(node.threshold))
+                stack.append((node.right, f"{where} > {feat.name} > {node.threshold}"))
+                stack.append((node.left, f"{where} > {feat.name} <= {node.threshold}"))
+            else:
+                self._check_branches(node, feat, where)
+                for b in reversed(node.branches):
+                    values = ", ".join(_fmt(v) for v in b.values)
+                    stack.append((b.node, f"{where} > {feat.name} in {{{values}}}"))
+        return thresholds
+
+    @staticmethod
+    def _check_threshold(node: ThresholdSplit, feat: Feature, where: str) -> None:
+        if not feat.is_ordinal:
+            raise InvalidModelError(
+                f"threshold split on {feat.kind} feature {feat.name!r}; a {feat.kind} feature "
+                "is split by 'branches' with value sets (or declare it 'ordinal')", where)
+        t = node.threshold
+        if isinstance(t, bool) or not isinstance(t, int | float | np.number) \
+                or not math.isfinite(float(t)):
+            raise InvalidModelError(
+                f"threshold on {feat.name!r} must be a finite number, got {t!r}", where)
+
+    @staticmethod
+    def _check_branches(node: CategoricalSplit, feat: Feature, where: str) -> None:
+        if feat.is_ordinal:
+            raise InvalidModelError(
+                f"branch split on ordinal feature {feat.name!r}; split an ordinal feature by "
+                "'threshold' (x <= t goes left), or declare it categorical with a domain", where)
+        if len(node.branches) < 2:
+            raise InvalidModelError(
+                f"a split on {feat.name!r} needs at least two branches", where)
+        domain = {v: True for v in feat.domain}
+        owner: dict = {}
+        for k, b in enumerate(node.branches):
+            if len(b.values) == 0:
+                raise InvalidModelError(f"branch {k} on {feat.name!r} has no values", where)
+            for v in b.values:
+                if isinstance(v, bool) or v not in domain:
+                    raise ValueOutsideDomainError(
+                        f"branch {k} on {feat.name!r} names {v!r}, which is not in the domain "
+                        f"{list(feat.domain)}", where)
+                if v in owner:
+                    raise BranchCoverageError(
+                        f"value {v!r} of {feat.name!r} is on branches {owner[v]} and {k}; "
+                        "each value must follow exactly one branch", where)
+                owner[v] = k
+        missing = [v for v in feat.domain if v not in owner]
+        if missing:
+            raise BranchCoverageError(
+                f"no branch on {feat.name!r} takes {missing}; every domain value must follow "
+                "one branch (add the values to a branch)", where)
+
+    # ------------------------------------------------------------------ compilation
+    def _compile(self) -> None:
+        """Number nodes in preorder; build the per-node child tables and the paths."""
+        node_feature: list[int] = []
+        node_class: list[int] = []
+        node_path: list[int] = []
+        children: list[list[int]] = []  # per node: child node number per cell (filled later)
+        paths: list[Path] = []
+        # stack of (node, parent number, cell mask of the edge from the parent, literals so far)
+        stack: list[tuple[Node, int, int, tuple[Literal, ...]]] = [(self.root, -1, 0, ())]
+        depth = 0
+        while stack:
+            node, parent, mask, lits = stack.pop()
+            me = len(node_feature)
+            if parent >= 0:
+                for c in range(self.cells[node_feature[parent]].n_cells):
+                    if (mask >> c) & 1:
+                        children[parent][c] = me
+            if isinstance(node, Leaf):
+                ci = self._class_index[node.label]
+                node_feature.append(-1)
+                node_class.append(ci)
+                node_path.append(len(paths))
+                children.append([])
+                term = Term(lits)
+                paths.append(Path(len(paths), me, node.label, ci, term, term.masks()))
+                depth = max(depth, len(lits))
+                continue
+            fi = self.features.index(node.feature)
+            cells = self.cells[fi]
+            node_feature.append(fi)
+            node_class.append(-1)
+            node_path.append(-1)
+            children.append([-1] * cells.n_cells)
+            edges = self._edges(node, fi, cells)
+            for edge_mask, child in reversed(edges):
+                stack.append((child, me, edge_mask, lits + (Literal(fi, edge_mask),)))
+        offsets = np.zeros(len(node_feature), dtype=np.int64)
+        flat: list[int] = []
+        for n, table in enumerate(children):
+            offsets[n] = len(flat)
+            flat.extend(table)
+        self._node_feature = np.asarray(node_feature, dtype=np.int64)
+        self._node_class = np.asarray(node_class, dtype=np.int64)
+        self._node_path = np.asarray(node_path, dtype=np.int64)
+        self._child_offset = offsets
+        self._child_flat = np.asarray(flat, dtype=np.int64)
+        self.paths: tuple[Path, ...] = tuple(paths)
+        self.depth = depth
+        self.n_nodes = len(node_feature)
+        self.n_leaves = len(paths)
+
+    def _edges(self, node, fi: int, cells: Cells) -> list[tuple[int, Node]]:
+        if isinstance(node, ThresholdSplit):
+            j = int(np.searchsorted(cells.thresholds, float(node.threshold)))
+            left = full_mask(j + 1)
+            return [(left, node.left), (full_mask(cells.n_cells) & ~left, node.right)]
+        out = []
+        for b in node.branches:
+            mask = 0
+            for v in b.values:
+                mask |= 1 << cells.cell_of(v)
+            out.append((mask, b.node))
+        return out
+
+    # ------------------------------------------------------------------ prediction
+    def encode(self, X) -> np.ndarray:
+        """Cells of the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features), pandas DataFrame, list of dicts, or dict
+            Rows of feature values: arrays and sequences in feature order, DataFrames and
+            dicts by feature name (extra DataFrame columns are ignored).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, n_features), int64
+
+        Raises
+        ------
+        InstanceShapeError, MissingFeatureError, MissingValueError, UnknownCategoryError,
+        InstanceError
+        """
+        return encode_rows(self.features, self.cells, X)
+
+    def leaf_paths(self, cells: np.ndarray) -> np.ndarray:
+        """Index in :attr:`paths` of the leaf each row of ``cells`` (shape (n, F)) reaches."""
+        cells = np.asarray(cells, dtype=np.int64)
+        cur = np.zeros(len(cells), dtype=np.int64)
+        rows = np.arange(len(cells))
+        for _ in range(self.depth):
+            feat = self._node_feature[cur]
+            inner = feat >= 0
+            if not inner.any():
+                break
+            n = cur[inner]
+            cur[inner] = self._child_flat[self._child_offset[n] + cells[rows[inner], feat[inner]]]
+        return self._node_path[cur]
+
+    def predict_index(self, X) -> np.ndarray:
+        """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""
+        return np.asarray([p.class_index for p in self.paths], dtype=np.int64)[
+            self.leaf_paths(self.encode(X))]
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class label per row of ``X`` (see :meth:`encode` for accepted forms).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,), object dtype for string labels, int64 for int labels.
+        """
+        labels = np.asarray(self.classes, dtype=object)
+        out = labels[self.predict_index(X)]
+        if all(isinstance(c, int) for c in self.classes):
+            return out.astype(np.int64)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"DecisionTree(features={len(self.features)}, classes={list(self.classes)}, "
+                f"nodes={self.n_nodes}, depth={self.depth})")
