@@ -193,7 +193,7 @@ class Explainer:
         return tuple(names[f] for f in self._query(x, False).path.features)
 
     def axp(self, x, *, path_restricted: bool = False,
-            order: str | Sequence[str] = "features") -> Explanation:
+            order: str | Sequence[str] = "path") -> Explanation:
         """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
 
         Parameters
@@ -201,10 +201,11 @@ class Explainer:
         order : {"features", "reverse", "path"} or sequence of feature names
             The order in which features are tried for removal; a feature tried earlier is
             more likely to be left out, so put the features you would rather see in the
-            explanation last. ``"features"``: the model's feature order; ``"reverse"``: the
-            opposite; ``"path"``: features off the instance's path first, then the path's
-            features from the root down. Features a sequence does not name are tried after
-            it, in feature order.
+            explanation last. ``"path"`` (default): features off the instance's path first,
+            then the path's features from the root down — so the AXp is a subset of the
+            path's features and is never longer than the path; ``"features"``: the model's
+            feature order; ``"reverse"``: the opposite. Features a sequence does not name are
+            tried after it, in feature order.
 
         Returns
         -------
@@ -214,7 +215,7 @@ class Explainer:
         return self._explanation(q, duality.deletion_axp(q.oracle, self._order(q, order)), "AXp")
 
     def cxp(self, x, *, path_restricted: bool = False,
-            order: str | Sequence[str] = "features") -> Explanation | None:
+            order: str | Sequence[str] = "path") -> Explanation | None:
         """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
         the candidate features changes the prediction (e.g. a one-class tree)."""
         q = self._query(x, path_restricted)

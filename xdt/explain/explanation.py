@@ -79,6 +79,10 @@ class Explanation:
     def __str__(self) -> str:
         return self.rule
 
+    def __repr__(self) -> str:
+        scope = ", path-restricted" if self.path_restricted else ""
+        return f"<{self.kind}{scope}: {self.rule}>"
+
     def to_dict(self) -> dict:
         """A JSON-ready dict of the explanation."""
         out = {"kind": self.kind, "features": list(self.features),

@@ -27,7 +27,7 @@ from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
 from xdt.ir.features import Feature
-from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
 
 FORMAT = "xdt-model/1"
 KNOWN_KINDS = ("tree", "dnf")
@@ -83,8 +83,10 @@ def model_from_dict(doc: Mapping) -> DecisionTree:
         raise ModelFormatError(f"an xdt model is a JSON object, got {type(doc).__name__}")
     fmt = doc.get("format")
     if fmt is None:
+        hint = (" (this looks like a document holding a model under \"model\": pass "
+                "doc[\"model\"])" if isinstance(doc.get("model"), Mapping) else "")
         raise ModelFormatError(
-            f"the model has no \"format\" field; add \"format\": \"{FORMAT}\"")
+            f"the model has no \"format\" field; add \"format\": \"{FORMAT}\"{hint}")
     if fmt != FORMAT:
         raise ModelFormatError(
             f"unknown model format {fmt!r}; this version of xdt reads \"{FORMAT}\"")
@@ -150,8 +152,9 @@ def _node_from_dict(d, where: str) -> Node:
                     or not isinstance(b["in"], list):
                 raise InvalidModelError(
                     f"branch {k} must be {{\"in\": [values], \"node\": ...}}, got {b!r}", where)
+            values = ", ".join(_fmt(v) for v in b["in"])  # the node's name, as in tree.py
             branches.append(Branch(tuple(b["in"]), _node_from_dict(
-                b["node"], f"{where} > {d['feature']} in {b['in']}")))
+                b["node"], f"{where} > {d['feature']} in {{{values}}}")))
         return CategoricalSplit(d["feature"], tuple(branches))
     raise InvalidModelError(
         f"unrecognised node with fields {sorted(keys)}; a node is a leaf {{\"class\": c}}, "

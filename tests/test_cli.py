@@ -1,0 +1,357 @@
+"""Tests of the ``xdt`` command line (fit, explain, demo) and of its helpers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner, Result
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+import xdt
+from xdt.cli import compact_numbers, main, pack_tokens, parse_rows, wrap_rule
+from xdt.interop.fit import fit_sklearn_tree
+from xdt.interop.tabular import TabularEncoder
+
+# Zhou's tree (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", appendix A.3)
+ZHOU = {
+    "format": "xdt-model/1", "kind": "tree",
+    "features": [{"name": "x", "kind": "ordinal"}, {"name": "y", "kind": "ordinal"}],
+    "classes": ["circle", "cross"],
+    "root": {"feature": "y", "threshold": 0.73,
+             "left": {"feature": "x", "threshold": 0.64,
+                      "left": {"class": "circle"}, "right": {"class": "cross"}},
+             "right": {"class": "cross"}},
+}
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def assert_clean_failure(result: Result, *fragments: str) -> None:
+    """Non-zero exit, the message on stderr, and no traceback."""
+    assert result.exit_code != 0, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+def jsonl(result: Result) -> list[dict]:
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def zhou(tmp_path: Path) -> Path:
+    path = tmp_path / "zhou.json"
+    path.write_text(json.dumps(ZHOU))
+    return path
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> tuple[Path, pd.DataFrame]:
+    """A CSV with a string categorical column, a numeric one, a 0/1 one and a target."""
+    rng = np.random.default_rng(7)
+    n = 120
+    colour = rng.choice(["red", "green", "blue"], size=n)
+    size = np.round(rng.uniform(0, 10, size=n), 2)
+    flag = rng.integers(0, 2, size=n)
+    label = np.where((colour == "red") | ((size > 6.5) & (flag == 1)), "yes", "no")
+    frame = pd.DataFrame({"colour": colour, "size": size, "flag": flag, "label": label})
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    return path, pd.read_csv(path)
+
+
+# ---------------------------------------------------------------------- xdt fit
+def _branch_values(node: dict) -> list[tuple[str, list]]:
+    """(feature, values) of every categorical branch in a JSON tree."""
+    out = []
+    if "branches" in node:
+        for b in node["branches"]:
+            out.append((node["feature"], b["in"]))
+            out += _branch_values(b["node"])
+    elif "left" in node:
+        out += _branch_values(node["left"]) + _branch_values(node["right"])
+    return out
+
+
+def test_fit_saves_a_model_that_predicts_like_sklearn(table, tmp_path):
+    csv, frame = table
+    out = tmp_path / "model.json"
+    result = run("fit", str(csv), "--target", "label", "--max-depth", "4", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "120 rows" in result.stdout and "84 train / 36 test rows" in result.stdout
+    assert "1 categorical, 1 ordinal, 1 binary" in result.stdout
+    model = xdt.load_model(out)
+
+    # The same fit, done by hand: stratified 70/30 split with seed 0, depth 4.
+    train, _ = train_test_split(frame, test_size=0.3, random_state=0, stratify=frame["label"])
+    enc = TabularEncoder().fit(frame.drop(columns=["label"]))
+    est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(
+        enc.transform(train), train["label"])
+    np.testing.assert_array_equal(model.predict(frame), est.predict(enc.transform(frame)))
+
+    doc = json.loads(out.read_text())
+    assert doc["target"] == "label"
+    kinds = {f["name"]: f for f in doc["features"]}
+    assert kinds["colour"] == {"name": "colour", "kind": "categorical",
+                               "domain": ["blue", "green", "red"]}
+    assert kinds["size"]["kind"] == "ordinal" and kinds["flag"]["kind"] == "binary"
+    colour_splits = [values for feat, values in _branch_values(doc["root"])
+                     if feat == "colour"]
+    assert colour_splits, "the tree should split on colour"
+    for values in colour_splits:  # the original strings, not one-hot codes
+        assert values and all(v in {"red", "green", "blue"} for v in values)
+
+
+def test_fit_categorical_option_keeps_integer_codes_as_values(tmp_path):
+    frame = pd.DataFrame({"grade": [1, 2, 3, 1, 2, 3, 1, 2, 3, 3] * 3,
+                          "y": ["a", "b", "a", "a", "b", "a", "a", "b", "a", "b"] * 3})
+    csv = tmp_path / "g.csv"
+    frame.to_csv(csv, index=False)
+    out = tmp_path / "g.json"
+    result = run("fit", str(csv), "-t", "y", "--categorical", "grade", "--test-size", "0",
+                 "-o", str(out))
+    assert result.exit_code == 0, result.output
+    model = xdt.load_model(out)
+    assert model.features[0].kind == "categorical" and model.features[0].domain == (1, 2, 3)
+    rows = jsonl(run("explain", str(out), "--data", str(csv), "--rows", ":3", "--format",
+                     "jsonl"))
+    assert [r["prediction"] for r in rows] == ["a", "b", "a"]
+    assert rows[1]["axp"]["rule"] == "IF grade = 2 THEN y = b"
+
+
+def test_fit_sklearn_tree_domains_cover_values_seen_only_in_test_rows():
+    frame = pd.DataFrame({"c": ["a", "b"] * 20 + ["rare"], "y": [0, 1] * 20 + [1]})
+    fit = fit_sklearn_tree(frame, "y", test_size=0.5, seed=3)
+    assert "rare" in fit.model.features[0].domain
+    assert fit.test_accuracy is not None and fit.train_accuracy == 1.0
+    assert len(fit.train) + len(fit.test) == len(frame)
+
+
+def test_fit_missing_target_column_lists_the_columns(table, tmp_path):
+    csv, _ = table
+    result = run("fit", str(csv), "--target", "klass", "-o", str(tmp_path / "m.json"))
+    assert_clean_failure(result, "'klass' is not in", "colour, size, flag, label")
+
+
+def test_fit_missing_values_and_missing_file(tmp_path):
+    csv = tmp_path / "holes.csv"
+    csv.write_text("a,b,y\n1,x,p\n,y,q\n3,x,p\n4,y,q\n")
+    assert_clean_failure(run("fit", str(csv), "-t", "y", "-o", str(tmp_path / "m.json")),
+                         "column 'a' has 1 missing value")
+    assert_clean_failure(run("fit", str(tmp_path / "absent.csv"), "-t", "y", "-o",
+                             str(tmp_path / "m.json")), "no data file")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert_clean_failure(run("fit", str(empty), "-t", "y", "-o", str(tmp_path / "m.json")),
+                         "empty")
+
+
+# ---------------------------------------------------------------------- xdt explain
+def test_explain_instance_jsonl_on_zhou_tree(zhou, tmp_path):
+    [row] = jsonl(run("explain", str(zhou), "--instance", '{"x": 0.9, "y": 0.2}',
+                      "--all-axps", "--all-cxps", "--format", "jsonl"))
+    assert row["row"] is None
+    assert row["prediction"] == "cross"
+    assert row["path"] == ["y", "x"] and row["path_length"] == 2
+    assert row["path_redundant"] is True
+    assert row["axp"]["features"] == ["x"]
+    assert row["axp"]["rule"] == "IF 0.64 < x THEN cross"
+    assert [e["features"] for e in row["axps"]] == [["x"]]
+    assert [e["features"] for e in row["cxps"]] == [["x"]]
+    assert row["cxps"][0]["counterexample_class"] == "circle"
+
+    instance = tmp_path / "instance.json"
+    instance.write_text('{"x": 0.64, "y": 0.73}')
+    [row] = jsonl(run("explain", str(zhou), "--instance", f"@{instance}", "--all-cxps",
+                      "--format", "jsonl"))
+    assert row["prediction"] == "circle" and row["path_redundant"] is False
+    assert row["axp"]["features"] == ["x", "y"]
+    assert sorted(e["features"] for e in row["cxps"]) == [["x"], ["y"]]
+
+
+def test_explain_data_jsonl_with_rows_slice(zhou, tmp_path):
+    csv = tmp_path / "points.csv"
+    pd.DataFrame({"label": ["cross", "circle", "cross"], "x": [0.9, 0.64, 0.1],
+                  "y": [0.2, 0.73, 0.95]}).to_csv(csv, index=False)
+    rows = jsonl(run("explain", str(zhou), "--data", str(csv), "--format", "jsonl",
+                     "--all-cxps"))
+    assert [r["row"] for r in rows] == [0, 1, 2]
+    assert [r["prediction"] for r in rows] == ["cross", "circle", "cross"]
+    assert [r["axp"]["features"] for r in rows] == [["x"], ["x", "y"], ["y"]]
+    assert [sorted(c["features"] for c in r["cxps"]) for r in rows] == \
+        [[["x"]], [["x"], ["y"]], [["y"]]]
+    assert [r["path_redundant"] for r in rows] == [True, False, False]
+
+    rows = jsonl(run("explain", str(zhou), "--data", str(csv), "--rows", "1:",
+                     "--format", "jsonl", "--path-restricted"))
+    assert [r["row"] for r in rows] == [1, 2]
+    assert all(r["path_restricted"] and r["axp"]["path_restricted"] for r in rows)
+    assert [r["axp"]["features"] for r in rows] == [["x", "y"], ["y"]]
+    assert [len(r["cxps"]) for r in rows] == [1, 1]  # one CXp without --all-cxps
+
+
+def test_explain_text_output(zhou):
+    result = run("explain", str(zhou), "--instance", '{"x": 0.9, "y": 0.2}')
+    assert result.exit_code == 0, result.output
+    assert "instance: predicts cross (path of 2 tests, redundant)" in result.stdout
+    assert "AXp (1 feature): IF 0.64 < x THEN cross" in result.stdout
+    assert "CXp: CHANGE x (now 0.9; e.g. to 0.64) => circle" in result.stdout
+
+
+def test_explain_progress_bar_on_stderr_unless_quiet(zhou, tmp_path):
+    csv = tmp_path / "many.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": rng.uniform(size=30), "y": rng.uniform(size=30)}).to_csv(csv,
+                                                                                index=False)
+    loud = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
+    assert len(jsonl(loud)) == 30 and "explaining" in loud.stderr
+    quiet = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl", "--quiet")
+    assert len(jsonl(quiet)) == 30 and quiet.stderr == ""
+
+
+def test_explain_unknown_feature_and_category(zhou, tmp_path):
+    assert_clean_failure(run("explain", str(zhou), "--instance", '{"x": 1, "z": 2}'),
+                         "unknown feature(s) ['z']", "x, y")
+    model = tmp_path / "cat.json"
+    model.write_text(json.dumps({
+        "format": "xdt-model/1", "kind": "tree",
+        "features": [{"name": "c", "kind": "categorical", "domain": ["a", "b"]}],
+        "classes": [0, 1],
+        "root": {"feature": "c", "branches": [{"in": ["a"], "node": {"class": 0}},
+                                              {"in": ["b"], "node": {"class": 1}}]}}))
+    csv = tmp_path / "cat.csv"
+    csv.write_text("c\na\nzzz\n")
+    assert_clean_failure(run("explain", str(model), "--data", str(csv)),
+                         "row 1:", "'zzz'", "not in its domain")
+
+
+def test_explain_nan_in_data(zhou, tmp_path):
+    csv = tmp_path / "nan.csv"
+    csv.write_text("x,y\n0.1,0.2\n0.5,\n")
+    assert_clean_failure(run("explain", str(zhou), "--data", str(csv)),
+                         "row 1:", "missing value")
+    # rows outside --rows are not read against the model
+    rows = jsonl(run("explain", str(zhou), "--data", str(csv), "--rows", "0:1",
+                     "--format", "jsonl"))
+    assert len(rows) == 1
+    assert_clean_failure(run("explain", str(zhou), "--instance", '{"x": NaN, "y": 0.1}'),
+                         "missing value")
+
+
+def test_explain_bad_model_files(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "xdt-model/1", "kind": ')
+    assert_clean_failure(run("explain", str(broken), "--instance", "{}"), "not valid JSON")
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text(json.dumps({**ZHOU, "classes": ["circle"]}))
+    assert_clean_failure(run("explain", str(invalid), "--instance", "{}"),
+                         "leaf class 'cross' is not in classes")
+    dnf = tmp_path / "dnf.json"
+    dnf.write_text(json.dumps({"format": "xdt-model/1", "kind": "dnf"}))
+    assert_clean_failure(run("explain", str(dnf), "--instance", "{}"), "not yet supported")
+    assert_clean_failure(run("explain", str(tmp_path / "absent.json"), "--instance", "{}"),
+                         "no model file")
+
+
+def test_explain_usage_errors(zhou, tmp_path):
+    assert_clean_failure(run("explain", str(zhou)), "exactly one of --instance")
+    assert_clean_failure(run("explain", str(zhou), "--instance", "{}", "--rows", "1:2"),
+                         "--rows selects rows of --data")
+    assert_clean_failure(run("explain", str(zhou), "--instance", "[0.1, 0.2]"),
+                         "must be a JSON object")
+    assert_clean_failure(run("explain", str(zhou), "--instance", "{x: 1}"),
+                         "not valid JSON")
+    csv = tmp_path / "p.csv"
+    csv.write_text("x\n0.1\n")
+    assert_clean_failure(run("explain", str(zhou), "--data", str(csv)),
+                         "no column(s) ['y']")
+
+
+# ---------------------------------------------------------------------- xdt demo
+def test_demo_prints_table_and_summary():
+    result = run("demo", "--show", "3")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    flat = " ".join(out.split())  # the header is wrapped to the terminal's width
+    assert "1000 rows, 21 features (14 categorical, 7 ordinal)" in flat
+    assert "Summary over all 300 test rows" in out
+    for line in ("redundant paths:", "mean AXp size:", "vs mean path length",
+                 "median time per AXp:", "median time per all-CXps:", "total time:"):
+        assert line in out
+    assert out.count("CXps (") == 3  # three table rows
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_run_demo_numbers_are_consistent():
+    from xdt.demo import load_german, run_demo
+
+    lines: list[str] = []
+    result = run_demo(show=0, echo=lines.append)
+    assert result.n_rows == 300 == len(result.rows)
+    assert result.depth <= 6
+    assert result.redundant_share == pytest.approx(np.mean([r.redundant for r in result.rows]))
+    assert result.mean_axp_size == pytest.approx(np.mean([r.axp_size for r in result.rows]))
+    assert all(r.axp_size >= 1 and r.cxps for r in result.rows)
+    assert result.total_s < 20
+    assert load_german().shape == (1000, 22)
+
+
+# ---------------------------------------------------------------------- version, help
+def test_version_and_help():
+    assert run("--version").stdout.strip() == f"xdt {xdt.__version__}"
+    top = run("--help")
+    assert top.exit_code == 0
+    for name in ("fit", "explain", "demo"):
+        assert f"  {name} " in top.stdout
+        sub = run(name, "--help")
+        assert sub.exit_code == 0 and "Example" in sub.stdout and f"xdt {name}" in sub.stdout
+
+
+def test_python_dash_m_xdt_version():
+    proc = subprocess.run([sys.executable, "-m", "xdt", "--version"], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"xdt {xdt.__version__}"
+
+
+# ---------------------------------------------------------------------- helpers
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("2:5", [2, 3, 4]), (":2", [0, 1]), ("8:", [8, 9]), (":", list(range(10))),
+    ("-2:", [8, 9]), ("3", [3]), ("-1", [9]), ("5:100", [5, 6, 7, 8, 9]), ("7:3", []),
+])
+def test_parse_rows(spec, expected):
+    assert list(parse_rows(spec, 10)) == expected
+
+
+@pytest.mark.parametrize("spec", ["a:b", "1:2:3", "", "10", "1.5:"])
+def test_parse_rows_rejects(spec):
+    import click
+
+    with pytest.raises(click.BadParameter):
+        parse_rows(spec, 10)
+
+
+def test_text_helpers():
+    assert compact_numbers("1297.0000610351562 < credit_amount <= 2198") == \
+        "1297 < credit_amount <= 2198"
+    kept = "purpose = radio/tv AND 0.64 < x AND 0<=X<200"
+    assert compact_numbers(kept) == kept
+    rule = "IF a = 1 AND b = 2 AND c = 3 AND d = 4 AND e = 5 THEN yes"
+    assert wrap_rule(rule, 30) == ["IF a = 1 AND b = 2 AND", "c = 3 AND d = 4 AND",
+                                   "e = 5 THEN yes"]
+    assert wrap_rule(rule, 30, max_lines=2) == ["IF a = 1 AND b = 2 AND",
+                                                "c = 3 AND ... (+2 more)"]
+    packed = pack_tokens([f"{{f{i}}}" for i in range(30)], 30, max_lines=2, indent=2)
+    assert len(packed) == 2 and packed[-1].endswith("more)")
+    assert len(packed[0]) <= 30 and len(packed[1]) <= 28
