@@ -1,0 +1,21 @@
+"""The README's Python tour runs and shows what it claims."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_tour_runs_and_values_match():
+    block = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[0]
+    scope: dict = {}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    ex, x = scope["ex"], scope["x"]
+    assert ex.predict(x) == "yes"
+    assert ex.axp(x).rule == "IF Outlook = overcast THEN play = yes"
+    cxps = ex.all_cxps(x)
+    assert [c.features for c in cxps] == [("Outlook",)]
+    assert repr(cxps[0]) == "<CXp: CHANGE Outlook (now overcast; e.g. to rain) => play = no>"
+    assert ex.path_features(x) == ("Humidity", "Outlook")
+    assert ex.path_is_redundant(x) is True
+    assert [a.features for a in ex.all_axps(x, path_restricted=True)] == [("Outlook",)]
