@@ -24,7 +24,7 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -189,7 +189,8 @@ class DecisionTree:
         while stack:
             node, where = stack.pop()
             if isinstance(node, Leaf):
-                if isinstance(node.label, bool) or node.label not in self._class_index:
+                if isinstance(node.label, bool) or not isinstance(node.label, Hashable) \
+                        or node.label not in self._class_index:
                     raise InvalidModelError(
                         f"leaf class {node.label!r} is not in classes {list(self.classes)}; "
                         "add it to 'classes' or fix the leaf", where)
@@ -241,7 +242,7 @@ class DecisionTree:
             if len(b.values) == 0:
                 raise InvalidModelError(f"branch {k} on {feat.name!r} has no values", where)
             for v in b.values:
-                if isinstance(v, bool) or v not in domain:
+                if isinstance(v, bool) or not isinstance(v, Hashable) or v not in domain:
                     raise ValueOutsideDomainError(
                         f"branch {k} on {feat.name!r} names {v!r}, which is not in the domain "
                         f"{list(feat.domain)}", where)
