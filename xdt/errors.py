@@ -13,8 +13,10 @@ what to do about it.
     │   ├── UnsupportedModelError            a known model kind this version cannot use yet
     │   └── InvalidModelError                breaks a rule of the IR (names the node)
     │       ├── ValueOutsideDomainError
-    │       └── BranchCoverageError          branches overlap or do not cover the domain
+    │       ├── BranchCoverageError          branches overlap or do not cover the domain
+    │       └── UnknownNodeFeatureError      a node tests a feature the model lacks
     ├── UnknownFeatureError (LookupError)  a feature name the model does not have
+    │   └── UnknownNodeFeatureError          (also an InvalidModelError)
     ├── InstanceError (ValueError)         an instance or data matrix is not acceptable
     │   ├── MissingFeatureError
     │   ├── UnknownCategoryError
@@ -71,6 +73,10 @@ class UnknownFeatureError(XdtError, LookupError):
 
     def __str__(self) -> str:  # LookupError would quote the message like a dict key
         return str(self.args[0]) if self.args else ""
+
+
+class UnknownNodeFeatureError(InvalidModelError, UnknownFeatureError):
+    """A tree node tests a feature that is not among the model's features."""
 
 
 class InstanceError(XdtError, ValueError):

@@ -32,7 +32,7 @@ import numpy as np
 from xdt.errors import (
     BranchCoverageError,
     InvalidModelError,
-    UnknownFeatureError,
+    UnknownNodeFeatureError,
     ValueOutsideDomainError,
 )
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
@@ -141,8 +141,9 @@ class DecisionTree:
     InvalidModelError
         (or its subclasses :class:`ValueOutsideDomainError`, :class:`BranchCoverageError`)
         when a node breaks a rule; the message names the node by its path from the root.
-    UnknownFeatureError
-        When a node tests a feature that is not in ``features``.
+    UnknownNodeFeatureError
+        When a node tests a feature that is not in ``features`` (both an
+        :class:`InvalidModelError` and an :class:`UnknownFeatureError`).
 
     Attributes
     ----------
@@ -198,9 +199,9 @@ class DecisionTree:
             if not isinstance(node, ThresholdSplit | CategoricalSplit):
                 raise InvalidModelError(f"not a tree node: {node!r}", where)
             if node.feature not in self.features:
-                raise UnknownFeatureError(
-                    f"{where}: the node tests unknown feature {node.feature!r}; the model's "
-                    f"features are: {', '.join(self.features.names)}")
+                raise UnknownNodeFeatureError(
+                    f"the node tests unknown feature {node.feature!r}; the model's features "
+                    f"are: {', '.join(self.features.names)}", where)
             fi = self.features.index(node.feature)
             feat = self.features[fi]
             if isinstance(node, ThresholdSplit):
