@@ -2,9 +2,10 @@
 
 :class:`TabularEncoder` decides each column's feature kind once, at the boundary:
 
-* columns named in ``categorical``, and non-numeric columns (strings, pandas categoricals,
-  booleans) become ``categorical`` features whose domain is the column's distinct values;
-* numeric columns whose values are all 0 or 1 become ``binary`` features;
+* boolean columns, and numeric columns whose values are all 0 or 1, become ``binary``
+  features (``False``/``True`` read as 0/1);
+* columns named in ``categorical``, and other non-numeric columns (strings, pandas
+  categoricals) become ``categorical`` features whose domain is the column's distinct values;
 * other numeric columns become ``ordinal`` features.
 
 For scikit-learn, categorical features are one-hot encoded (one indicator column
@@ -79,7 +80,14 @@ class TabularEncoder:
                     f"column {name!r} has {int(col.isna().sum())} missing value(s); xdt models "
                     "do not route missing values: impute or drop them first")
             numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-            if name in self.categorical or not numeric:
+            boolean = pd.api.types.is_bool_dtype(col) or (
+                pd.api.types.is_object_dtype(col) and len(col) > 0
+                and all(isinstance(v, bool | np.bool_) for v in col.unique()))
+            if boolean:  # a feature's domain cannot hold bools: 0/1 as a binary feature
+                self.features_.append(Feature(str(name), "binary"))
+                self.columns_.append((i, None))
+                self.encoded_names_.append(str(name))
+            elif name in self.categorical or not numeric:
                 domain = sorted({_plain(v) for v in col.unique()}, key=_sort_key)
                 self.features_.append(Feature(str(name), "categorical", tuple(domain)))
                 for v in domain:
