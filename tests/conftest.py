@@ -27,15 +27,26 @@ def require_shared(path: Path) -> Path:
     pytest.skip(message)
 
 
+ABSENT = "shared-cases-absent"
+"""The one case name listed when ../shared is absent: tests parametrized over the cases then
+still run once, and :func:`load_case` skips (or, under CI, fails) with the reason."""
+
+
 def load_case(name: str) -> dict:
+    """A worked case by file stem; call it inside a test, never at collection time."""
     return json.loads((require_shared(CASES) / f"{name}.json").read_text())
 
 
-def tree_case_names() -> list[str]:
+def case_names(kind: str | None = None) -> list[str]:
+    """Stems of the worked cases (of one model kind), or ``[ABSENT]`` without ../shared."""
     if not CASES.exists():
-        return []
+        return [ABSENT]
     return sorted(p.stem for p in CASES.glob("*.json")
-                  if json.loads(p.read_text())["model"]["kind"] == "tree")
+                  if kind is None or json.loads(p.read_text())["model"]["kind"] == kind)
+
+
+def tree_case_names() -> list[str]:
+    return case_names("tree")
 
 
 @pytest.fixture

@@ -249,6 +249,33 @@ def test_explain_nan_in_data(zhou, tmp_path):
                          "missing value")
 
 
+def test_explain_names_the_row_with_a_bad_number(zhou, tmp_path):
+    csv = tmp_path / "bad.csv"
+    csv.write_text("x,y\n0.1,0.2\nabc,0.3\n0.5,0.6\n")
+    assert_clean_failure(run("explain", str(zhou), "--data", str(csv)), "row 1:", "abc")
+
+
+def test_explain_rows_outside_the_data(zhou, tmp_path):
+    csv = tmp_path / "two.csv"
+    csv.write_text("x,y\n0.1,0.2\n0.9,0.2\n")
+    result = run("explain", str(zhou), "--data", str(csv), "--rows", "5:9")
+    assert result.exit_code != 0 and "selects no rows; the data has 2 rows" in result.output
+
+
+def test_fit_reports_the_data_classes_and_warns_of_unseen_ones(tmp_path):
+    rows = ["a,b,label"] + [f"{i % 7},{i % 3},{'yes' if i % 2 else 'no'}" for i in range(60)]
+    rows.append("3,1,rare")
+    csv = tmp_path / "rare.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["fit", str(csv), "--target", "label", "--seed", "0",
+                                       "--test-size", "0.3", "-o", str(tmp_path / "m.json")])
+    assert result.exit_code == 0, result.output
+    assert "with 3 classes (no, rare, yes)" in result.output
+    # with seed 0 the one 'rare' row falls in the test split
+    assert "rare" not in xdt.load_model(tmp_path / "m.json").classes
+    assert "warning: class(es) rare have no training row" in result.output
+
+
 def test_explain_bad_model_files(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "xdt-model/1", "kind": ')
@@ -328,13 +355,13 @@ def test_python_dash_m_xdt_version():
 # ---------------------------------------------------------------------- helpers
 @pytest.mark.parametrize(("spec", "expected"), [
     ("2:5", [2, 3, 4]), (":2", [0, 1]), ("8:", [8, 9]), (":", list(range(10))),
-    ("-2:", [8, 9]), ("3", [3]), ("-1", [9]), ("5:100", [5, 6, 7, 8, 9]), ("7:3", []),
+    ("-2:", [8, 9]), ("3", [3]), ("-1", [9]), ("5:100", [5, 6, 7, 8, 9]),
 ])
 def test_parse_rows(spec, expected):
     assert list(parse_rows(spec, 10)) == expected
 
 
-@pytest.mark.parametrize("spec", ["a:b", "1:2:3", "", "10", "1.5:"])
+@pytest.mark.parametrize("spec", ["a:b", "1:2:3", "", "10", "1.5:", "7:3", "20:25"])
 def test_parse_rows_rejects(spec):
     import click
 

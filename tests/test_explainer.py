@@ -75,6 +75,13 @@ def test_pandas_row_of_a_frame(zhou):
     assert zhou.axp(frame.iloc[1]).features == ("y",)
 
 
+def test_pandas_row_with_a_target_column(zhou):
+    frame = pd.DataFrame([{"y": 0.2, "x": 0.9, "class": "cross"}])
+    assert zhou.axp(frame.iloc[0]).features == ("x",)
+    with pytest.raises(UnknownFeatureError):  # a dict names only features
+        zhou.axp({"y": 0.2, "x": 0.9, "class": "cross"})
+
+
 def test_numpy_scalars_and_arrays(zhou):
     assert zhou.axp(np.array([0.9, 0.2])) == zhou.axp(ZHOU_X)
     assert zhou.axp({"x": np.float32(0.9), "y": np.float64(0.2)}) == zhou.axp(ZHOU_X)
@@ -228,6 +235,8 @@ def test_bad_order():
         ex.axp(FIG3_X, order="random")
     with pytest.raises(UnknownFeatureError):
         ex.axp(FIG3_X, order=["x9"])
+    with pytest.raises(ValueError, match="order must be"):
+        ex.axp(FIG3_X, order=None)
 
 
 def test_cxp_order():
@@ -247,6 +256,8 @@ def test_unavailable_engines(engine):
 def test_engine_needs_a_tree():
     with pytest.raises(EngineNotAvailableError):
         xdt.Explainer(object())
+    with pytest.raises(EngineNotAvailableError, match="xdt.load_model"):
+        xdt.Explainer({"format": "xdt-model/1"})
 
 
 def test_one_class_tree():

@@ -231,9 +231,16 @@ def test_categorical_cells_reject_bad_values(value, error):
     with pytest.raises(error) as e:
         CategoricalCells("Outlook", ("overcast", "rain", "sunny")).cell_of(value)
     if error is UnknownCategoryError:
+        hint = " (its type is int; the domain holds str values)" if value == 1 else ""
         assert str(e.value) == (f"feature 'Outlook' has value {value!r}, which is not in its "
-                                "domain ['overcast', 'rain', 'sunny']; map it to one of these "
-                                "values")
+                                f"domain ['overcast', 'rain', 'sunny']{hint}; map it to one of "
+                                "these values")
+
+
+@pytest.mark.parametrize("value", [["rain"], {"a": 1}, {"rain"}])
+def test_categorical_cells_reject_unhashable_values(value):
+    with pytest.raises(InstanceError, match="needs one value of its domain"):
+        CategoricalCells("Outlook", ("overcast", "rain", "sunny")).cell_of(value)
 
 
 @pytest.mark.parametrize("domain, mask, text", [

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
-from conftest import CASES, load_case, require_shared, tree_case_names
+from conftest import CASES, case_names, load_case, require_shared, tree_case_names
 
 import xdt
 from xdt.errors import (
@@ -42,11 +42,11 @@ KNOWN_DNF_CASES = {"dnf-ab-or-cd", "dnf-majority5"}
 
 
 def all_case_names() -> list[str]:
-    return sorted(p.stem for p in CASES.glob("*.json")) if CASES.exists() else []
+    return case_names()
 
 
 def dnf_case_names() -> list[str]:
-    return [n for n in all_case_names() if n not in TREE_CASES]
+    return case_names("dnf")
 
 
 def playtennis() -> dict:
@@ -492,7 +492,7 @@ def test_missing_file(tmp_path):
         load_model(str(path))
 
 
-@pytest.mark.parametrize("source", [42, None, [playtennis()], b"{}"])
+@pytest.mark.parametrize("source", [42, None, [{"format": "xdt-model/1"}], b"{}"])
 def test_load_model_of_something_else(source):
     with pytest.raises(ModelFormatError, match="load_model takes a file path or a dict"):
         load_model(source)

@@ -184,6 +184,15 @@ def test_label_types():
     assert xdt.from_sklearn(est).classes == ("hi", "lo", "mid")  # sklearn sorts classes_
 
 
+def test_boolean_labels_become_0_1_and_compare_equal():
+    rng = np.random.default_rng(4)
+    X, y = make_data(rng, n_classes=2)
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y == 1)
+    tree = xdt.from_sklearn(est)
+    assert tree.classes == (0, 1)
+    assert (tree.predict(X) == est.predict(X)).all()
+
+
 def test_feature_names_from_a_frame_or_given():
     rng = np.random.default_rng(4)
     X, y = make_data(rng)

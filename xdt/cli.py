@@ -253,9 +253,17 @@ def fit(data: str, target: str, output: str, max_depth: int, test_size: float, s
                               test_size=test_size, seed=seed, categorical=categorical)
     model = result.model
     xdt.save_model(model, output)
-    classes = ", ".join(map(str, model.classes))
+    labels = sorted(map(str, frame[target].unique()))
     click.echo(f"read {data}: {len(frame)} rows, {describe_features(model)}, "
-               f"target {target!r} with {len(model.classes)} classes ({classes})")
+               f"target {target!r} with {len(labels)} class{'es' if len(labels) != 1 else ''} "
+               f"({', '.join(labels)})")
+    unseen = sorted(set(labels) - set(map(str, model.classes)))
+    if unseen:
+        click.echo(f"warning: class(es) {', '.join(unseen)} have no training row (too rare "
+                   "for the split); the tree cannot predict them", err=True)
+    if len(model.classes) == 1:
+        click.echo(f"warning: every training row has class {model.classes[0]}; the tree is a "
+                   "single leaf", err=True)
     how = "stratified" if result.stratified else "not stratified"
     click.echo(f"split: {len(result.train)} train / {len(result.test)} test rows "
                f"({how}, seed {seed})")
@@ -286,7 +294,11 @@ def parse_rows(spec: str, n: int) -> range:
                 raise ValueError
             start = int(a) if a.strip() else None
             stop = int(b) if b.strip() else None
-            return range(n)[slice(start, stop)]
+            selected = range(n)[slice(start, stop)]
+            if len(selected) == 0:
+                raise click.BadParameter(f"{spec!r} selects no rows; the data has {n} rows",
+                                         param_hint="'--rows'")
+            return selected
         i = int(text)
     except ValueError:
         raise click.BadParameter(f"{spec!r} is not a row slice; write A:B, A:, :B or A "
@@ -393,8 +405,8 @@ def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence
         model.encode(frame.iloc[list(positions)])
     except InstanceError:
         for pos in positions:
-            try:
-                encode_instance(model.features, model.cells, frame.iloc[pos])
+            try:  # the same vectorised reading as above, one row at a time
+                model.encode(frame.iloc[[pos]])
             except XdtError as e:
                 raise DataError(f"row {pos}: {e}") from None
         raise

@@ -34,7 +34,7 @@ from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import DecisionTree, Path
 
-ENGINES = ("path", "sat")
+ENGINES = ("path",)
 ORDERS = ("features", "reverse", "path")
 
 
@@ -56,10 +56,11 @@ class Explainer:
     ----------
     model : DecisionTree
         The model to explain.
-    engine : {"path", "sat"}
+    engine : {"path"}
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
         Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"`` (the PySAT
-        oracle for any model) is not part of this version.
+        oracle for any model) is not part of this version and raises
+        :class:`~xdt.errors.EngineNotAvailableError`.
 
     Raises
     ------
@@ -92,16 +93,19 @@ class Explainer:
     """
 
     def __init__(self, model: DecisionTree, engine: str = "path"):
-        if engine not in ENGINES:
-            raise EngineNotAvailableError(
-                f"unknown engine {engine!r}; choose one of {', '.join(map(repr, ENGINES))}")
         if engine == "sat":
             raise EngineNotAvailableError(
                 "the SAT engine is not available in this version of xdt; use engine='path' "
                 "(decision trees)")
-        if not isinstance(model, DecisionTree):
+        if engine not in ENGINES:
             raise EngineNotAvailableError(
-                f"the path engine explains decision trees only, not {type(model).__name__}")
+                f"unknown engine {engine!r}; this version has {', '.join(map(repr, ENGINES))}")
+        if not isinstance(model, DecisionTree):
+            hint = (" (load a model file or dict with xdt.load_model first)"
+                    if isinstance(model, dict | str) else "")
+            raise EngineNotAvailableError(
+                f"the path engine explains decision trees only, not "
+                f"{type(model).__name__}{hint}")
         self.model = model
         self.engine = engine
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
@@ -150,6 +154,10 @@ class Explainer:
             raise ValueError(
                 f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
                 "sequence of feature names")
+        if order is None or not isinstance(order, Iterable):
+            raise ValueError(
+                f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
+                f"names, got {order!r}")
         return [self.model.features.index(name) for name in order]
 
     def _explanation(self, q: _Query, mask: int, kind: str) -> Explanation:

@@ -43,8 +43,8 @@ def float32_threshold(t: float) -> float:
 
 def _label(v: object) -> str | int:
     v = v.item() if isinstance(v, np.generic) else v
-    if isinstance(v, bool):
-        return str(v)
+    if isinstance(v, bool):  # the IR's labels are str or int: False/True become 0/1
+        return int(v)
     if isinstance(v, int):
         return v
     if isinstance(v, float) and v.is_integer():
@@ -60,8 +60,8 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     Parameters
     ----------
     estimator : sklearn.tree.DecisionTreeClassifier (or ExtraTreeClassifier), fitted
-        Binary or multi-class, with any ``classes_`` labels (numbers become ints where
-        integral, other labels strings).
+        Binary or multi-class, with any ``classes_`` labels: integral numbers become ints,
+        booleans 0/1 (equal to False/True under ``==``), other labels strings.
     feature_names : sequence of str, optional
         Names of the estimator's input columns, all imported as ordinal features. Defaults
         to ``estimator.feature_names_in_`` when it was fitted on a DataFrame, else

@@ -14,7 +14,7 @@ the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -74,13 +74,21 @@ class CategoricalCells:
                 "values: impute or drop it first")
         if isinstance(value, np.generic):
             value = value.item()
+        if not isinstance(value, Hashable):
+            raise InstanceError(
+                f"feature {self.name!r} needs one value of its domain {list(self.domain)}, "
+                f"got {value!r}")
         code = self._code.get(value) if not isinstance(value, bool) else self._code.get(int(value))
         if code is None and isinstance(value, float) and value.is_integer():
             code = self._code.get(int(value))
         if code is None:
+            kinds = {type(v).__name__ for v in self.domain}
+            hint = (f" (its type is {type(value).__name__}; the domain holds "
+                    f"{' and '.join(sorted(kinds))} values)"
+                    if type(value).__name__ not in kinds else "")
             raise UnknownCategoryError(
                 f"feature {self.name!r} has value {value!r}, which is not in its domain "
-                f"{list(self.domain)}; map it to one of these values")
+                f"{list(self.domain)}{hint}; map it to one of these values")
         return code
 
     def encode(self, column: pd.Series) -> np.ndarray:

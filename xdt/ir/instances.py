@@ -20,14 +20,17 @@ def instance_values(features: FeatureSpace, x) -> tuple:
 
     Parameters
     ----------
-    x : dict by feature name, pandas Series (by name), or sequence / 1-d array in feature order
+    x : dict by feature name, pandas Series (by name; entries that are not features are
+        ignored), or sequence / 1-d array in feature order
 
     Raises
     ------
     MissingFeatureError, UnknownFeatureError, InstanceShapeError
     """
     if isinstance(x, pd.Series):
-        x = x.to_dict()
+        # a row of a wider table (e.g. with its target column): extra entries are ignored,
+        # as for the columns of a DataFrame
+        x = {k: v for k, v in x.items() if k in features}
     if isinstance(x, Mapping):
         unknown = [k for k in x if k not in features]
         if unknown:

@@ -59,12 +59,21 @@ def load_model(source) -> DecisionTree:
     """
     if isinstance(source, Mapping):
         doc = source
+    elif isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+        raise ModelFormatError(
+            "load_model was given JSON text, not a path; pass json.loads(text) (a dict) or "
+            "the path of the file")
     elif isinstance(source, str | os.PathLike):
         path = FilePath(source)
+        if path.is_dir():
+            raise ModelFormatError(f"{str(path)!r} is a directory, not a model file")
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise FileNotFoundError(f"no model file at {str(path)!r}") from None
+        except UnicodeDecodeError:
+            raise ModelFormatError(f"{path}: not a UTF-8 text file; an xdt model is JSON") \
+                from None
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as e:
