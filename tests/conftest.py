@@ -11,6 +11,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run, so CI is deterministic; set
+# HYPOTHESIS_PROFILE=explore for fresh random examples on each run.
+settings.register_profile("deterministic", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 CASES = SHARED / "cases" / "worked"
