@@ -178,6 +178,13 @@ def test_interval_cells_bounds_and_values():
     assert IntervalCells("x", []).cell_of(IntervalCells("x", []).value(0)) == 0
 
 
+def test_interval_cell_values_prefer_whole_numbers():
+    cells = IntervalCells("n", [0.2, 0.3, 1.5, 3.5])
+    # (-inf, 0.2] -> 0.2, (0.2, 0.3] -> 0.3 (no whole number), (0.3, 1.5] -> 1,
+    # (1.5, 3.5] -> 3, (3.5, inf) -> 4
+    assert [cells.value(j) for j in range(cells.n_cells)] == [0.2, 0.3, 1.0, 3.0, 4.0]
+
+
 def test_interval_cells_encode_a_column_like_cell_of():
     cells = IntervalCells("x", [0.64, 0.9])
     values = [0.64, 0.65, 0.9, 0.91, -3, 7]

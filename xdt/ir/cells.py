@@ -170,14 +170,17 @@ class IntervalCells:
         return float(lo), float(hi)
 
     def value(self, cell: int) -> float:
-        """A number lying in ``cell``: its upper bound, or just above the last threshold."""
+        """A number lying in ``cell``: a whole number when the cell lies between two
+        thresholds (or above the last) and holds one, as data are often counts or codes;
+        else the cell's upper bound (or just above the last threshold)."""
         lo, hi = self.bounds(cell)
         if math.isfinite(hi):
-            return hi
+            whole = float(math.floor(hi))
+            return whole if math.isfinite(lo) and whole > lo else hi
         if not math.isfinite(lo):
             return 0.0
-        above = lo + 1.0
-        return above if above > lo else float(np.nextafter(lo, math.inf))
+        whole = float(math.floor(lo) + 1)
+        return whole if whole > lo else float(np.nextafter(lo, math.inf))
 
     def describe(self, mask: int) -> str:
         """Readable literal for the cell set ``mask``: ``0.64 < x``, ``1 < x <= 2``."""
