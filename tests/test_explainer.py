@@ -246,11 +246,12 @@ def test_cxp_order():
         assert frozenset(ex.cxp(FIG3_X, order=order).features) in cxps
 
 
-@pytest.mark.parametrize("engine", ["sat", "bogus"])
-def test_unavailable_engines(engine):
+def test_unknown_engine_and_solver():
     with pytest.raises(EngineNotAvailableError) as info:
-        xdt.Explainer(model("zhou-thresholds"), engine=engine)
-    assert "path" in str(info.value)  # says what to use instead
+        xdt.Explainer(model("zhou-thresholds"), engine="bogus")
+    assert "'path', 'sat'" in str(info.value)  # says what to use instead
+    with pytest.raises(EngineNotAvailableError, match="unknown SAT solver 'nosat'"):
+        xdt.Explainer(model("zhou-thresholds"), engine="sat", solver="nosat")
 
 
 def test_engine_needs_a_tree():

@@ -12,8 +12,8 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
   Contrastive to Abductive Explanations and Back Again", AIxIA 2020): AXps are the minimal
   hitting sets (MHS) of the CXps and vice versa. When the engine lists all CXps directly
   (the path-walker), AXps are enumerated as their MHSes with PySAT's :class:`Hitman`;
-  otherwise a hitting-set enumerator proposes candidates over the CXps found so far and the
-  oracle either confirms an AXp or yields a new CXp.
+  otherwise a hitting-set enumerator proposes candidates over the CXps (AXps) found so far
+  and the oracle either confirms an AXp (CXp) or yields a new CXp (AXp).
 * **A smallest AXp** is a minimum-size hitting set of the CXps (Hitman with RC2 MaxSAT,
   which returns hitting sets in order of increasing size).
 
@@ -91,14 +91,24 @@ def minimum_hitting_set(sets: Sequence[int]) -> int:
     return next(iter(minimal_hitting_sets(sets)))
 
 
-def _grow_cxp(oracle: EntailmentOracle, fixed: int) -> int:
-    """A CXp inside the complement of a set ``fixed`` that does not entail the prediction."""
+def _shrink_to_cxp(oracle: EntailmentOracle, fixed: int) -> int:
+    """A CXp inside the complement of a set ``fixed`` that does not entail the prediction:
+    fix the free features one by one wherever the prediction can still change."""
     free = oracle.universe & ~fixed
     for i in bits(free):
         smaller = free & ~(1 << i)
         if not oracle.entails(oracle.universe & ~smaller):
             free = smaller
     return free
+
+
+def _shrink_to_axp(oracle: EntailmentOracle, fixed: int) -> int:
+    """An AXp inside a weak AXp ``fixed``, by deletion."""
+    for i in bits(fixed):
+        smaller = fixed & ~(1 << i)
+        if oracle.entails(smaller):
+            fixed = smaller
+    return fixed
 
 
 def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
@@ -123,20 +133,36 @@ def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
                 yield cand
                 hitman.block(hs)
             else:
-                hitman.hit(bits(_grow_cxp(oracle, cand)))
+                hitman.hit(bits(_shrink_to_cxp(oracle, cand)))
 
 
-def enumerate_cxps(oracle: EntailmentOracle) -> list[int]:
-    """All CXps, smallest first: listed by the engine, or as the MHSes of all AXps."""
+def enumerate_cxps(oracle: EntailmentOracle) -> Iterator[int]:
+    """All CXps, smallest first (MHS duality, dual to :func:`enumerate_axps`).
+
+    With an engine that lists its CXps they are returned directly. Otherwise: a minimum
+    hitting set ``h`` of the AXps found so far is a CXp when freeing it lets the prediction
+    change (no proper subset does: each misses a whole AXp); if not, the fixed rest is a
+    weak AXp, which is shrunk to a new AXp and added to the sets to hit.
+    """
     cxps = oracle.all_cxps()
     if cxps is not None:
-        return sorted(cxps, key=lambda m: (m.bit_count(), m))
-    axps = list(enumerate_axps(oracle))
-    if axps == [0]:  # the empty set entails: nothing can change the prediction
-        return []
-    return list(minimal_hitting_sets(axps))
+        yield from sorted(cxps, key=lambda m: (m.bit_count(), m))
+        return
+    if oracle.entails(0):  # nothing can change the prediction: no CXp at all
+        return
+    with Hitman(htype="sorted") as hitman:
+        while True:
+            hs = hitman.get()
+            if hs is None:
+                return
+            cand = to_mask(hs)
+            if not oracle.entails(oracle.universe & ~cand):
+                yield cand
+                hitman.block(hs)
+            else:
+                hitman.hit(bits(_shrink_to_axp(oracle, oracle.universe & ~cand)))
 
 
 def smallest_axp(oracle: EntailmentOracle) -> int:
-    """A smallest (minimum-size) AXp."""
+    """A smallest (minimum-size) AXp: the first AXp :func:`enumerate_axps` yields."""
     return next(iter(enumerate_axps(oracle)))

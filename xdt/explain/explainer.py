@@ -30,11 +30,20 @@ from xdt.explain import duality
 from xdt.explain.explanation import Explanation
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
+from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, check_solver
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import DecisionTree, Path
 
-ENGINES = ("path",)
+ENGINES = ("path", "sat")
+CACHE_SIZE = 64
+"""Instances whose oracles an Explainer keeps (for the SAT engine, one live solver each)."""
+
+
+def _release(oracle: EntailmentOracle) -> None:
+    close = getattr(oracle, "close", None)
+    if close is not None:
+        close()
 ORDERS = ("features", "reverse", "path")
 
 
@@ -56,16 +65,20 @@ class Explainer:
     ----------
     model : DecisionTree
         The model to explain.
-    engine : {"path"}
+    engine : {"path", "sat"}
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
-        Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"`` (the PySAT
-        oracle for any model) is not part of this version and raises
-        :class:`~xdt.errors.EngineNotAvailableError`.
+        Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"``: the PySAT
+        oracle (:mod:`xdt.explain.sat`), one incremental solver per instance; the reference
+        the path-walker is cross-checked against.
+    solver : str
+        PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
+        Solvers are released by :meth:`close`, on leaving a ``with Explainer(...)`` block,
+        or when the explainer is garbage-collected.
 
     Raises
     ------
     EngineNotAvailableError
-        Unknown engine, or an engine that cannot explain this model.
+        Unknown engine or solver, or an engine that cannot explain this model.
 
     Notes
     -----
@@ -92,23 +105,37 @@ class Explainer:
     [('x',)]
     """
 
-    def __init__(self, model: DecisionTree, engine: str = "path"):
-        if engine == "sat":
-            raise EngineNotAvailableError(
-                "the SAT engine is not available in this version of xdt; use engine='path' "
-                "(decision trees)")
+    def __init__(self, model: DecisionTree, engine: str = "path", *,
+                 solver: str = DEFAULT_SOLVER):
         if engine not in ENGINES:
             raise EngineNotAvailableError(
-                f"unknown engine {engine!r}; this version has {', '.join(map(repr, ENGINES))}")
+                f"unknown engine {engine!r}; choose one of {', '.join(map(repr, ENGINES))}")
         if not isinstance(model, DecisionTree):
             hint = (" (load a model file or dict with xdt.load_model first)"
                     if isinstance(model, dict | str) else "")
             raise EngineNotAvailableError(
-                f"the path engine explains decision trees only, not "
+                f"the {engine} engine explains decision trees, not "
                 f"{type(model).__name__}{hint}")
         self.model = model
         self.engine = engine
+        self.solver = check_solver(solver)
+        self._encoding = ModelEncoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
+
+    # ------------------------------------------------------------------ resources
+    def close(self) -> None:
+        """Release the SAT solvers this explainer holds (a no-op for the path engine).
+
+        The explainer stays usable: later queries start new solvers."""
+        while self._cache:
+            _, q = self._cache.popitem()
+            _release(q.oracle)
+
+    def __enter__(self) -> Explainer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     # ------------------------------------------------------------------ instances
     def _query(self, x, path_restricted: bool) -> _Query:
@@ -126,11 +153,16 @@ class Explainer:
         else:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
-        oracle = PathOracle(self.model, cells, allowed, universe, path.class_index)
+        oracle: EntailmentOracle
+        if self._encoding is not None:
+            oracle = SatOracle(self._encoding, cells, allowed, universe, path.class_index,
+                               solver=self.solver)
+        else:
+            oracle = PathOracle(self.model, cells, allowed, universe, path.class_index)
         q = _Query(values, cells, path.class_index, path, allowed, oracle, bool(path_restricted))
         self._cache[key] = q
-        if len(self._cache) > 256:
-            self._cache.popitem(last=False)
+        if len(self._cache) > CACHE_SIZE:
+            _release(self._cache.popitem(last=False)[1].oracle)
         return q
 
     def _mask(self, features: Iterable[str]) -> int:

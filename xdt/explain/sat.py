@@ -1,0 +1,227 @@
+"""The SAT oracle: entailment for any model the encoder knows, with PySAT.
+
+Encoding (documented with a worked example in ``encodings/README.md``):
+
+* **Cells.** A categorical or binary feature with ``k`` cells gets one variable per cell,
+  ``[x = v_j]``, constrained to exactly one true (one-hot). An ordinal feature with
+  thresholds ``t_0 < ... < t_{m-1}`` gets one variable per threshold, ``[x > t_j]``, with the
+  order clauses ``[x > t_j] -> [x > t_{j-1}]`` (order encoding); cell ``j`` is
+  ``[x > t_{j-1}] and not [x > t_j]``.
+* **Literals.** ``x in S`` (a cell set) is the clause ``OR_{j in S} [x = v_j]`` for a one-hot
+  feature; for an ordinal feature ``S`` is an interval of cells ``a..b`` and the literal is
+  ``[x > t_{a-1}] and not [x > t_b]``. Its negation ``x not in S`` is a single clause in both
+  cases.
+* **"The prediction differs from class c".** For a decision tree: every path of class ``c``
+  is falsified — one clause per path, the disjunction of the negations of its literals.
+* **Selectors.** One variable ``s_i`` per feature with ``s_i -> (x_i in A_i)``, where ``A_i``
+  is the instance's cell (or, path-restricted, the path's literal). Entailment of a set
+  ``S`` of fixed features is one incremental call under the assumptions ``{s_i : i in S}``:
+  UNSAT means every point agreeing on ``S`` has class ``c``; a model is a counterexample.
+
+One solver is kept alive per (model, instance) and released by :meth:`SatOracle.close`
+(:class:`SatOracle` is a context manager; a finaliser releases it if it is forgotten).
+
+References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4
+(entailment of a set of literals); Ignatiev, Narodytska & Marques-Silva, "Abduction-Based
+Explanations for Machine Learning Models", AAAI 2019 (AXps by SAT oracle calls).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+from pysat.solvers import Solver, SolverNames
+
+from xdt.errors import EngineNotAvailableError, UnsupportedModelError
+from xdt.explain.oracle import EntailmentOracle, bits
+from xdt.ir.cells import IntervalCells, full_mask
+from xdt.ir.tree import DecisionTree
+
+DEFAULT_SOLVER = "cadical195"
+SOLVERS = tuple(sorted(k for k in vars(SolverNames) if not k.startswith("_")))
+
+
+def check_solver(name: str) -> str:
+    """``name`` if PySAT knows a solver by that name; else :class:`EngineNotAvailableError`."""
+    known = {alias for k in SOLVERS for alias in getattr(SolverNames, k)}
+    if name not in known:
+        raise EngineNotAvailableError(
+            f"unknown SAT solver {name!r}; PySAT offers: {', '.join(SOLVERS)}")
+    return name
+
+
+def _interval(mask: int) -> tuple[int, int]:
+    """``(a, b)`` when ``mask`` is the run of cells ``a..b``; ValueError otherwise."""
+    cells = bits(mask)
+    if not cells or cells[-1] - cells[0] + 1 != len(cells):
+        raise ValueError(f"cell set {cells} of an ordinal feature is not an interval")
+    return cells[0], cells[-1]
+
+
+@dataclass
+class ModelEncoding:
+    """The CNF of a model's cell space and of "the prediction differs from class c".
+
+    Built once per model; :class:`SatOracle` adds the selectors of one instance.
+
+    Attributes
+    ----------
+    pool : IDPool
+        Variable numbering; ``pool.obj(v)`` names variable ``v``: ``("cell", f, j)``,
+        ``("gt", f, j)`` (ordinal ``x_f > t_j``) or auxiliary cardinality variables.
+    domain : list of clauses
+        One-hot and order clauses.
+    """
+
+    model: DecisionTree
+    pool: IDPool = field(default_factory=IDPool)
+    domain: list[list[int]] = field(default_factory=list)
+    _differs: dict[int, list[list[int]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, DecisionTree):
+            raise UnsupportedModelError(
+                f"the SAT encoder knows decision trees; cannot encode {type(self.model).__name__}")
+        for f, cells in enumerate(self.model.cells):
+            if isinstance(cells, IntervalCells):
+                gts = [self.pool.id(("gt", f, j)) for j in range(cells.n_cells - 1)]
+                self.domain.extend([[-gts[j], gts[j - 1]] for j in range(1, len(gts))])
+            else:
+                lits = [self.pool.id(("cell", f, j)) for j in range(cells.n_cells)]
+                self.domain.extend(self._exactly_one(lits))
+
+    def _exactly_one(self, lits: list[int]) -> list[list[int]]:
+        if len(lits) <= 6:
+            enc = CardEnc.equals(lits=lits, bound=1, encoding=EncType.pairwise)
+        else:
+            enc = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=EncType.seqcounter)
+        return [list(c) for c in enc.clauses]
+
+    # ------------------------------------------------------------------ literals
+    def is_ordinal(self, f: int) -> bool:
+        return isinstance(self.model.cells[f], IntervalCells)
+
+    def inside(self, f: int, mask: int) -> list[list[int]]:
+        """Clauses meaning ``x_f in mask`` (a cell set; an interval for ordinal features)."""
+        n = self.model.cells[f].n_cells
+        if mask == full_mask(n):
+            return []
+        if not self.is_ordinal(f):
+            return [[self.pool.id(("cell", f, j)) for j in bits(mask)]]
+        a, b = _interval(mask)
+        out = []
+        if a > 0:
+            out.append([self.pool.id(("gt", f, a - 1))])
+        if b < n - 1:
+            out.append([-self.pool.id(("gt", f, b))])
+        return out
+
+    def outside(self, f: int, mask: int) -> list[int]:
+        """One clause meaning ``x_f not in mask``."""
+        n = self.model.cells[f].n_cells
+        if not self.is_ordinal(f):
+            return [self.pool.id(("cell", f, j)) for j in range(n) if not (mask >> j) & 1]
+        a, b = _interval(mask)
+        out = []
+        if a > 0:
+            out.append(-self.pool.id(("gt", f, a - 1)))
+        if b < n - 1:
+            out.append(self.pool.id(("gt", f, b)))
+        return out
+
+    def differs(self, c: int) -> list[list[int]]:
+        """Clauses meaning "the model does not predict class index ``c``"."""
+        if c not in self._differs:
+            clauses = []
+            for p in self.model.paths:
+                if p.class_index != c or not p.consistent:
+                    continue  # an inconsistent path is falsified by the domain clauses
+                clause: list[int] = []
+                for f, mask in p.masks.items():
+                    clause.extend(self.outside(f, mask))
+                clauses.append(clause)
+            self._differs[c] = clauses
+        return self._differs[c]
+
+    def decode(self, assignment: Sequence[int]) -> tuple[int, ...]:
+        """The cell of every feature in a satisfying assignment (list of signed literals)."""
+        true = {v for v in assignment if v > 0}
+        out = []
+        for f, cells in enumerate(self.model.cells):
+            if self.is_ordinal(f):
+                # order encoding: the cell is the number of thresholds exceeded
+                out.append(sum(self.pool.id(("gt", f, j)) in true
+                               for j in range(cells.n_cells - 1)))
+            else:
+                out.append(next(j for j in range(cells.n_cells)
+                                if self.pool.id(("cell", f, j)) in true))
+        return tuple(out)
+
+    def describe_var(self, v: int) -> str:
+        """What variable ``v`` means, for DIMACS comments."""
+        obj = self.pool.obj(v)
+        if isinstance(obj, tuple) and obj[0] == "cell":
+            cells = self.model.cells[obj[1]]
+            return f"{cells.name} = {cells.value(obj[2])}"
+        if isinstance(obj, tuple) and obj[0] == "gt":
+            cells = self.model.cells[obj[1]]
+            return f"{cells.name} > {cells.thresholds[obj[2]]!r}"
+        if isinstance(obj, tuple) and obj[0] == "selector":
+            return f"selector: fixes {self.model.features[obj[1]].name} to the instance's cell"
+        return "auxiliary (cardinality encoding)"
+
+
+class SatOracle(EntailmentOracle):
+    """Entailment by incremental SAT calls on one solver per (model, instance).
+
+    Parameters
+    ----------
+    encoding : ModelEncoding
+    cells, allowed, universe, prediction
+        As for :class:`~xdt.explain.path.PathOracle`.
+    solver : str
+        A PySAT solver name (default ``"cadical195"``).
+    """
+
+    def __init__(self, encoding: ModelEncoding, cells: Sequence[int], allowed: Sequence[int],
+                 universe: int, prediction: int, solver: str = DEFAULT_SOLVER):
+        self.encoding = encoding
+        self.cells = tuple(cells)
+        self.allowed = tuple(allowed)
+        self.universe = universe
+        self.prediction = prediction
+        self.selectors = [encoding.pool.id(("selector", f)) for f in range(len(self.cells))]
+        self.clauses = encoding.domain + encoding.differs(prediction) + [
+            [-s] + clause for f, s in enumerate(self.selectors)
+            for clause in encoding.inside(f, self.allowed[f])]
+        self._solver = Solver(name=solver, bootstrap_with=self.clauses)
+        self._finalizer = weakref.finalize(self, self._solver.delete)
+        self.calls = 0
+
+    def _solve(self, fixed: int) -> bool:
+        if not self._finalizer.alive:
+            raise RuntimeError("this SAT oracle has been closed")
+        self.calls += 1
+        return self._solver.solve(assumptions=[self.selectors[f] for f in bits(fixed)])
+
+    def entails(self, fixed: int) -> bool:
+        return not self._solve(fixed)
+
+    def counterexample(self, fixed: int) -> tuple[int, ...] | None:
+        if not self._solve(fixed):
+            return None
+        return self.encoding.decode(self._solver.get_model())
+
+    def close(self) -> None:
+        """Release the solver (idempotent)."""
+        self._finalizer()
+
+    def __enter__(self) -> SatOracle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
