@@ -210,6 +210,9 @@ class HiddenCxps(EntailmentOracle):
     def counterexample(self, fixed: int):
         return self.inner.counterexample(fixed)
 
+    def counterexample_cells(self, held):
+        return self.inner.counterexample_cells(held)
+
     def all_cxps(self):
         return None
 

@@ -19,11 +19,13 @@ Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from xdt.errors import EngineNotAvailableError
 from xdt.explain import duality
@@ -45,6 +47,27 @@ def _release(oracle: EntailmentOracle) -> None:
     if close is not None:
         close()
 ORDERS = ("features", "reverse", "path")
+
+
+class ExplanationList(list):
+    """A list of :class:`Explanation` from an enumeration, with how it ended.
+
+    Attributes
+    ----------
+    complete : bool
+        True when the enumeration ran to its end: the list holds every explanation.
+    stopped_by : {None, "max_count", "time_limit"}
+        The limit that stopped an incomplete enumeration.
+    """
+
+    def __init__(self, items=(), complete: bool = True, stopped_by: str | None = None):
+        super().__init__(items)
+        self.complete = complete
+        self.stopped_by = stopped_by
+
+    def __repr__(self) -> str:
+        tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
+        return f"ExplanationList({list.__repr__(self)}{tail})"
 
 
 @dataclass(frozen=True)
@@ -262,28 +285,69 @@ class Explainer:
         mask = duality.deletion_cxp(q.oracle, self._order(q, order))
         return None if mask is None else self._explanation(q, mask, "CXp")
 
-    def all_cxps(self, x, *, path_restricted: bool = False) -> list[Explanation]:
+    def _enumerate(self, q: _Query, masks: Iterator[int], kind: str, max_count: int | None,
+                   time_limit: float | None, progress: bool) -> ExplanationList:
+        found: list[int] = []
+        stopped = None
+        start = time.monotonic()
+        bar = tqdm(desc=f"{kind}s found", unit=f" {kind}", disable=not progress, leave=False)
+        try:
+            for m in masks:
+                found.append(m)
+                bar.update(1)
+                if max_count is not None and len(found) >= max_count:
+                    # complete only if the enumeration proves there is no other one
+                    stopped = None if next(masks, None) is None else "max_count"
+                    break
+                if time_limit is not None and time.monotonic() - start > time_limit:
+                    stopped = "time_limit"
+                    break
+        finally:
+            bar.close()
+            close = getattr(masks, "close", None)
+            if close is not None:  # release the hitting-set solver of a stopped enumeration
+                close()
+        return ExplanationList([self._explanation(q, m, kind) for m in self._sorted(found)],
+                               complete=stopped is None, stopped_by=stopped)
+
+    def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
+                 time_limit: float | None = None, progress: bool = False) -> ExplanationList:
         """All CXps of the prediction for ``x``, smallest first.
 
-        For trees: the subset-minimal sets of features on which a path of another class
-        disagrees with ``x`` (polynomial; Izza et al., Section 5).
+        For trees with the path engine: the subset-minimal sets of features on which a path
+        of another class disagrees with ``x`` (polynomial; Izza et al., Section 5). With the
+        SAT engine: hitting-set duality (a minimum hitting set of the AXps found so far is
+        a CXp, or the oracle yields a new AXp).
+
+        Parameters
+        ----------
+        max_count : int, optional
+            Stop after this many CXps.
+        time_limit : float, optional
+            Stop after this many seconds (checked between explanations).
+        progress : bool
+            Show a progress bar (tqdm, on stderr) of the explanations found.
+
+        Returns
+        -------
+        ExplanationList
+            A list of Explanations with ``complete`` (False when a limit stopped the
+            enumeration before it could prove there are no more) and ``stopped_by``.
         """
         q = self._query(x, path_restricted)
-        return [self._explanation(q, m, "CXp")
-                for m in self._sorted(duality.enumerate_cxps(q.oracle))]
+        return self._enumerate(q, duality.enumerate_cxps(q.oracle), "CXp", max_count,
+                               time_limit, progress)
 
-    def all_axps(self, x, *, path_restricted: bool = False,
-                 limit: int | None = None) -> list[Explanation]:
-        """All AXps of the prediction for ``x`` (at most ``limit``), smallest first, as the
-        minimal hitting sets of the CXps enumerated with PySAT's Hitman (Izza et al.,
-        Section 5). The number of AXps can be exponential in the number of features."""
+    def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
+                 time_limit: float | None = None, progress: bool = False) -> ExplanationList:
+        """All AXps of the prediction for ``x``, smallest first, as the minimal hitting sets
+        of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5). The number of
+        AXps can be exponential in the number of features: ``max_count``, ``time_limit``
+        and ``progress`` are as in :meth:`all_cxps`, and so is the returned
+        :class:`ExplanationList`."""
         q = self._query(x, path_restricted)
-        out = []
-        for m in duality.enumerate_axps(q.oracle):
-            out.append(m)
-            if limit is not None and len(out) >= limit:
-                break
-        return [self._explanation(q, m, "AXp") for m in self._sorted(out)]
+        return self._enumerate(q, duality.enumerate_axps(q.oracle), "AXp", max_count,
+                               time_limit, progress)
 
     def smallest_axp(self, x, *, path_restricted: bool = False) -> Explanation:
         """An AXp of minimum size: a minimum hitting set of the CXps (RC2 MaxSAT)."""

@@ -61,6 +61,18 @@ class EntailmentOracle(ABC):
         """Cells (one per feature) of a point that agrees with the instance on ``fixed`` and
         has another class, or ``None`` when ``fixed`` entails the prediction."""
 
+    @abstractmethod
+    def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
+        """Like :meth:`counterexample`, with each feature ``f`` of ``held`` held to the cell
+        set ``held[f]`` (a bit mask; an interval for ordinal features) instead of its
+        allowed cells: the cells of a point of another class inside those sets, or ``None``.
+        Used to widen (inflate) explanations."""
+
+    def entails_cells(self, held: dict[int, int]) -> bool:
+        """True when holding each feature ``f`` of ``held`` to the cells ``held[f]`` entails
+        the prediction."""
+        return self.counterexample_cells(held) is None
+
     def all_cxps(self) -> list[int] | None:
         """All CXps as bit masks when the engine can list them directly, else ``None``
         (then CXps are found by hitting-set duality)."""

@@ -93,11 +93,20 @@ class PathOracle(EntailmentOracle):
         p = self.witness_path(fixed)
         if p is None:
             return None
+        return self._point_on(p, {f: self.allowed[f] for f in bits(fixed)})
+
+    def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
+        for _, p in self._disagreements:
+            if all(p.masks.get(f, -1) & m for f, m in held.items()):
+                return self._point_on(p, held)
+        return None
+
+    def _point_on(self, p: Path, held: dict[int, int]) -> tuple[int, ...]:
+        """Cells of a point on path ``p`` inside the ``held`` cell sets, as close to the
+        instance as the path allows."""
         point = []
         for f, cell in enumerate(self.cells):
-            choice = p.masks.get(f, full_mask(self.tree.cells[f].n_cells))
-            if (fixed >> f) & 1:
-                choice &= self.allowed[f]
-            # stay at the instance's cell where the path allows it; else the lowest cell
+            choice = p.masks.get(f, full_mask(self.tree.cells[f].n_cells)) & held.get(f, -1)
+            # stay at the instance's cell where allowed; else the lowest allowed cell
             point.append(cell if (choice >> cell) & 1 else bits(choice)[0])
         return tuple(point)

@@ -216,6 +216,22 @@ class SatOracle(EntailmentOracle):
             return None
         return self.encoding.decode(self._solver.get_model())
 
+    def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
+        if not self._finalizer.alive:
+            raise RuntimeError("this SAT oracle has been closed")
+        assumptions = []
+        for f, mask in held.items():
+            clauses = self.encoding.inside(f, mask)
+            if any(len(c) != 1 for c in clauses):  # a one-hot set: exclude the other cells
+                n = self.encoding.model.cells[f].n_cells
+                clauses = [[-self.encoding.pool.id(("cell", f, j))]
+                           for j in range(n) if not (mask >> j) & 1]
+            assumptions.extend(c[0] for c in clauses)
+        self.calls += 1
+        if not self._solver.solve(assumptions=assumptions):
+            return None
+        return self.encoding.decode(self._solver.get_model())
+
     def close(self) -> None:
         """Release the solver (idempotent)."""
         self._finalizer()
