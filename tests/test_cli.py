@@ -382,3 +382,164 @@ def test_text_helpers():
     packed = pack_tokens([f"{{f{i}}}" for i in range(30)], 30, max_lines=2, indent=2)
     assert len(packed) == 2 and packed[-1].endswith("more)")
     assert len(packed[0]) <= 30 and len(packed[1]) <= 28
+
+
+# ---------------------------------------------------------------------- xdt crosscheck
+@pytest.fixture
+def zhou_points(tmp_path: Path) -> Path:
+    csv = tmp_path / "points.csv"
+    pd.DataFrame({"label": ["cross", "circle", "cross"], "x": [0.9, 0.64, 0.1],
+                  "y": [0.2, 0.73, 0.95]}).to_csv(csv, index=False)
+    return csv
+
+
+def test_crosscheck_text_and_json(zhou, zhou_points):
+    result = run("crosscheck", str(zhou), "--data", str(zhou_points))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "path engine vs SAT engine (cadical195), unrestricted explanations, 3 rows" in out
+    assert f"model: {zhou}: decision tree, 2 features" in out
+    for name in ("path's AXp is an AXp for sat", "all AXps: same sets",
+                 "all CXps: same sets", "path redundancy: same answer"):
+        assert any(line.strip().startswith(name) and line.endswith("3/3")
+                   for line in out.splitlines()), name
+    assert "OK: the engines agree on every check of every row" in out
+
+    report = json.loads(run("crosscheck", str(zhou), "--data", str(zhou_points), "--rows",
+                            "1:", "--format", "json", "--path-restricted").stdout)
+    assert report["ok"] is True and report["rows"] == 2 and report["path_restricted"]
+    assert all(c["agree"] == c["checked"] == 2 for c in report["checks"].values())
+
+    result = run("crosscheck", str(zhou), "--data", str(zhou_points), "--no-enumerate",
+                 "--solver", "glucose4")
+    assert result.exit_code == 0 and "skipped (--no-enumerate)" in result.stdout
+    assert "(glucose4)" in result.stdout
+
+
+def test_crosscheck_exit_code_1_on_disagreement(zhou, zhou_points, monkeypatch):
+    from xdt.explain.explainer import Explainer, ExplanationList
+
+    original = Explainer.all_cxps
+
+    def lossy(self, *args, **kwargs):  # the SAT engine "forgets" its CXps
+        found = original(self, *args, **kwargs)
+        return ExplanationList(found[1:]) if self.engine == "sat" else found
+
+    monkeypatch.setattr(Explainer, "all_cxps", lossy)
+    result = run("crosscheck", str(zhou), "--data", str(zhou_points))
+    assert result.exit_code == 1, result.output
+    assert "3 DISAGREEMENTS:" in result.stdout
+    assert "row 0: all CXps: same sets" in result.stdout
+    report = json.loads(run("crosscheck", str(zhou), "--data", str(zhou_points),
+                            "--format", "json").stdout)
+    assert report["ok"] is False and report["checks"]["all_cxps"]["agree"] == 0
+
+
+def test_crosscheck_fitted_model_progress_and_quiet(table, tmp_path):
+    csv, _ = table
+    model = tmp_path / "model.json"
+    assert run("fit", str(csv), "-t", "label", "-o", str(model)).exit_code == 0
+    loud = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
+    assert loud.exit_code == 0, loud.output
+    assert "30 rows" in loud.stdout and "crosschecking" in loud.stderr
+    quiet = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30", "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_crosscheck_errors(zhou, zhou_points, tmp_path):
+    assert_clean_failure(run("crosscheck", str(zhou), "--data", str(zhou_points),
+                             "--solver", "nosuchsolver"), "unknown SAT solver")
+    assert_clean_failure(run("crosscheck", str(zhou), "--data", str(tmp_path / "no.csv")),
+                         "no data file")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n0.1,0.2\n0.5,\n")
+    assert_clean_failure(run("crosscheck", str(zhou), "--data", str(bad)),
+                         "row 1:", "missing value")
+    assert run("crosscheck", str(zhou)).exit_code == 2  # --data is required
+
+
+# ---------------------------------------------------------------------- xdt encode
+def test_encode_writes_dimacs_that_pysat_reads(zhou, tmp_path):
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    out = tmp_path / "q.cnf"
+    result = run("encode", str(zhou), "--instance", '{"x": 0.9, "y": 0.2}', "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}: 4 variables, 4 clauses; prediction cross" in result.stdout
+    assert "selectors: x=3 y=4" in result.stdout
+    cnf = CNF(from_file=str(out))
+    [line] = [c for c in cnf.comments if c.startswith("c selectors ")]
+    sel = json.loads(line[len("c selectors "):])
+    with Solver(name="cadical195", bootstrap_with=cnf.clauses) as solver:
+        assert solver.solve(assumptions=[sel["x"], sel["y"]]) is False  # entails cross
+        assert solver.solve(assumptions=[sel["x"]]) is False  # {x} is the AXp
+        assert solver.solve(assumptions=[sel["y"]]) is True   # {y} is not
+
+    piped = run("encode", str(zhou), "-i", '{"x": 0.1, "y": 0.95}', "--path-restricted",
+                "-o", "-")
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout.startswith("c xdt-dimacs/1")
+    assert 'c selectors {"y": 4}' in piped.stdout  # the path tests y only
+    assert "path-restricted" in piped.stdout
+
+
+def test_encode_errors(zhou, tmp_path):
+    out = str(tmp_path / "q.cnf")
+    assert_clean_failure(run("encode", str(zhou), "--instance", '{"x": 1}', "-o", out),
+                         "no value for feature(s) ['y']")
+    assert_clean_failure(run("encode", str(zhou), "--instance", "[1, 2]", "-o", out),
+                         "must be a JSON object")
+    assert run("encode", str(zhou), "-o", out).exit_code == 2  # --instance is required
+
+
+def test_help_of_encode_and_crosscheck():
+    top = run("--help").stdout
+    for name in ("encode", "crosscheck"):
+        assert f"  {name} " in top
+        sub = run(name, "--help")
+        assert sub.exit_code == 0 and "Example" in sub.stdout and f"xdt {name}" in sub.stdout
+    assert "Exit code: 0 when the engines agree" in run("crosscheck", "--help").stdout
+
+
+def test_explain_engines_agree_and_carry_checked_certificates(zhou, zhou_points):
+    """Zhou's points (Izza et al., appendix A.3): AXps {x}, {x, y}, {y} with both engines."""
+    for engine in ("path", "sat"):
+        rows = jsonl(run("explain", str(zhou), "--data", str(zhou_points), "--engine", engine,
+                         "--format", "jsonl", "-q"))
+        assert [r["axp"]["features"] for r in rows] == [["x"], ["x", "y"], ["y"]]
+        # the certificate of the first AXp: freeing x lets a circle through
+        witness = rows[0]["axp"]["certificate"]["witnesses"]
+        assert len(witness) == 1 and "x" in json.dumps(witness)
+
+
+def test_explain_inflate_widens_the_axp(tmp_path):
+    """colour in {red}: (x <= 3 -> yes, else no); colour in {green, blue}: (x <= 1 -> no,
+    else yes). For (green, 5) the AXp is {colour, x}; by hand its widest form is
+    colour in {green, blue} (blue goes the same way) and 1 < x (every x above 1 says yes
+    once colour is not red)."""
+    model = {
+        "format": "xdt-model/1", "kind": "tree",
+        "features": [{"name": "colour", "kind": "categorical",
+                      "domain": ["red", "green", "blue"]},
+                     {"name": "x", "kind": "ordinal"}],
+        "classes": ["no", "yes"],
+        "root": {"feature": "colour", "branches": [
+            {"in": ["red"], "node": {"feature": "x", "threshold": 3,
+                                     "left": {"class": "yes"}, "right": {"class": "no"}}},
+            {"in": ["green", "blue"], "node": {"feature": "x", "threshold": 1,
+                                               "left": {"class": "no"},
+                                               "right": {"class": "yes"}}}]}}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model))
+    for engine in ("path", "sat"):
+        out = jsonl(run("explain", str(path), "--instance", '{"colour": "green", "x": 5}',
+                        "--inflate", "--engine", engine, "--format", "jsonl"))
+        axp = out[0]["axp"]
+        assert axp["features"] == ["colour", "x"] and axp["inflated"] is True
+        assert axp["literals"] == ["colour != red", "1 < x"]
+
+
+def test_explain_unknown_solver(zhou):
+    assert_clean_failure(run("explain", str(zhou), "--instance", '{"x": 0.9, "y": 0.2}',
+                             "--engine", "sat", "--solver", "nosat"), "unknown SAT solver")

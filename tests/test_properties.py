@@ -5,7 +5,7 @@ features, the path-walker's explanations equal a brute-force enumeration over th
 from __future__ import annotations
 
 import hypothesis.strategies as st
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings, target
 
 from xdt import Explainer
 from xdt.explain import duality, verify
@@ -22,8 +22,8 @@ ORDERS = ("features", "reverse", "path")
 
 
 @st.composite
-def features_strategy(draw):
-    n = draw(st.integers(2, 5))
+def features_strategy(draw, min_features: int = 2, max_features: int = 5):
+    n = draw(st.integers(min_features, max_features))
     out = []
     for i in range(n):
         kind = draw(st.sampled_from(("binary", "categorical", "ordinal")))
@@ -73,6 +73,42 @@ def trees(draw):
     classes = labels[:draw(st.integers(2, 3))]
     root = draw(node_strategy(features, classes, draw(st.sampled_from((4, 3, 2, 4, 1)))))
     return DecisionTree(features, classes, root)
+
+
+BIG_THRESHOLDS = tuple(k + 0.5 for k in range(9))  # few: ordinal features get retested
+
+
+@st.composite
+def big_node_strategy(draw, features, classes, depth, budget: list[int], level=0):
+    """A random subtree of depth <= ``depth`` using at most about ``budget[0]`` more nodes
+    (the budget is shared by the whole tree); the top three levels always split."""
+    if depth == 0 or budget[0] <= 0 or (level >= 3 and draw(st.integers(0, 5)) == 0):
+        return Leaf(draw(st.sampled_from(classes)))
+    feat = draw(st.sampled_from(features))
+    if feat.kind == "ordinal":
+        threshold = draw(st.sampled_from(BIG_THRESHOLDS))
+        budget[0] -= 2
+        left = draw(big_node_strategy(features, classes, depth - 1, budget, level + 1))
+        right = draw(big_node_strategy(features, classes, depth - 1, budget, level + 1))
+        return ThresholdSplit(feat.name, threshold, left, right)
+    blocks = draw(partition(feat.domain))
+    budget[0] -= len(blocks)
+    return CategoricalSplit(feat.name, tuple(
+        Branch(vs, draw(big_node_strategy(features, classes, depth - 1, budget, level + 1)))
+        for vs in blocks))
+
+
+@st.composite
+def big_trees(draw, max_nodes: int = 400):
+    """Random trees of depth up to 8 with up to a few hundred nodes over 3-7 mixed features
+    (features are retested on a path; dead leaves occur)."""
+    features = draw(features_strategy(3, 7))
+    labels = draw(st.sampled_from(CLASS_LABELS))
+    classes = labels[:draw(st.integers(2, 3))]
+    budget = [draw(st.integers(30, max_nodes))]
+    depth = draw(st.integers(5, 8))
+    return DecisionTree(features, classes,
+                        draw(big_node_strategy(features, classes, depth, budget)))
 
 
 def instance_strategy(tree):
@@ -272,3 +308,83 @@ def test_retested_features_and_dead_leaves():
             assert names(ex.all_cxps(x, path_restricted=restricted)) == bf.cxps
     # x <= 2.5 alone entails 'p': the 'q' leaf below it (x > 3.5) is dead
     assert names(ex.all_axps({"x": 1.0, "c": "a", "b": 1})) == {frozenset({"x"})}
+
+
+# ---------------------------------------------------------------------- the SAT engine
+BRUTE_FORCE_POINTS = 50_000
+"""Largest cell space the big-tree tests also enumerate by brute force."""
+
+
+def cell_space_size(tree) -> int:
+    n = 1
+    for c in tree.cells:
+        n *= c.n_cells
+    return n
+
+
+def big_instance_strategy(tree):
+    values = []
+    for f in tree.features:
+        if f.kind == "ordinal":
+            values.append(st.one_of(st.sampled_from(BIG_THRESHOLDS + (0.0, 4.0, 9.0, -3.0)),
+                                    st.floats(-1, 10, allow_nan=False)))
+        else:
+            values.append(st.sampled_from(f.domain))
+    return st.tuples(*values).map(lambda vs: dict(zip(tree.features.names, vs, strict=True)))
+
+
+@st.composite
+def big_tree_and_instance(draw):
+    tree = draw(big_trees())
+    return tree, draw(big_instance_strategy(tree))
+
+
+BIG = settings(max_examples=70, deadline=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@BIG
+@given(big_tree_and_instance(), st.data())
+def test_sat_path_and_brute_force_agree_on_big_trees(case, data):
+    """The SAT engine, the path engine and (on small cell spaces) brute force give the same
+    AXps and CXps; each engine's explanations are explanations for the other."""
+    tree, x = case
+    target(float(tree.n_nodes), label="nodes")  # steer towards trees of hundreds of nodes
+    small = cell_space_size(tree) <= BRUTE_FORCE_POINTS
+    event("with brute force" if small else "cell space too big for brute force")
+    event(f"nodes: {'<50' if tree.n_nodes < 50 else '50-149' if tree.n_nodes < 150 else '150+'}")
+    path = Explainer(tree)
+    with Explainer(tree, engine="sat") as sat:
+        prediction = sat.predict(x)
+        assert prediction == path.predict(x)
+        for restricted in (False, True):
+            kw = {"path_restricted": restricted}
+            sat_axps, path_axps = sat.all_axps(x, **kw), path.all_axps(x, **kw)
+            sat_cxps, path_cxps = sat.all_cxps(x, **kw), path.all_cxps(x, **kw)
+            assert sat_axps.complete and sat_cxps.complete
+            assert names(sat_axps) == names(path_axps)
+            assert names(sat_cxps) == names(path_cxps)
+            assert len(sat_axps) == len(names(sat_axps))  # no duplicates
+            if small:
+                bf = verify.brute_force(tree, x, path_restricted=restricted,
+                                        max_points=BRUTE_FORCE_POINTS)
+                assert names(sat_axps) == bf.axps
+                assert names(sat_cxps) == bf.cxps
+            smallest = min(len(a) for a in path_axps)
+            assert len(sat.smallest_axp(x, **kw)) == len(path.smallest_axp(x, **kw)) == smallest
+            for order in ORDERS:
+                for one, other in ((sat, path), (path, sat)):
+                    axp = one.axp(x, order=order, **kw)
+                    assert other.is_axp(x, axp.features, **kw), (order, axp)
+                    cxp = one.cxp(x, order=order, **kw)
+                    if cxp is None:
+                        assert not path_cxps
+                    else:
+                        assert other.is_cxp(x, cxp.features, **kw), (order, cxp)
+            for cxp in sat_cxps:  # the SAT models are real counterexamples
+                assert cxp.counterexample_class != prediction
+                assert tree.predict([cxp.counterexample])[0] == cxp.counterexample_class
+            for _ in range(3):
+                subset = data.draw(st.sets(st.sampled_from(tree.features.names)))
+                assert sat.is_weak_axp(x, subset, **kw) == path.is_weak_axp(x, subset, **kw)
+        assert sat.path_is_redundant(x) == path.path_is_redundant(x)

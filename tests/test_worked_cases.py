@@ -1,6 +1,7 @@
-"""The worked examples of the papers (../shared/cases/worked): the explainer reproduces every
-query's AXps, CXps, path-restricted AXps and path redundancy, and every tree's counts of paths
-and redundant paths; an independent brute force confirms the case files themselves."""
+"""The worked examples of the papers (../shared/cases/worked): the explainer, with the path
+engine and with the SAT engine, reproduces every query's AXps, CXps, path-restricted AXps and
+path redundancy, and every tree's counts of paths and redundant paths; an independent brute
+force confirms the case files themselves."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from xdt.explain import verify
 from xdt.ir.cells import cells_of
 
 NAMES = tree_case_names()
+ENGINES = ("path", "sat")
 
 
 def as_sets(lists) -> set[frozenset[str]]:
@@ -35,24 +37,30 @@ def test_worked_cases_present():
     assert len(NAMES) >= 8, NAMES
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("name", "k"), queries())
-def test_query_reproduced(name, k):
+def test_query_reproduced(name, k, engine):
     case = load_case(name)
     q = case["queries"][k]
     tree = xdt.load_model(case["model"])
-    ex = xdt.Explainer(tree)
-    x = q["instance"]
-    assert ex.predict(x) == q["prediction"]
-    assert tree.predict([x])[0] == q["prediction"]
-    assert feature_sets(ex.all_axps(x)) == as_sets(q["axps"])
-    assert feature_sets(ex.all_cxps(x)) == as_sets(q["cxps"])
-    if "path" in q:
-        assert list(ex.path_features(x)) == q["path"]
-    if "path_restricted_axps" in q:
-        assert feature_sets(ex.all_axps(x, path_restricted=True)) == \
-            as_sets(q["path_restricted_axps"])
-    if "path_redundant" in q:
-        assert ex.path_is_redundant(x) is q["path_redundant"]
+    with xdt.Explainer(tree, engine=engine) as ex:
+        x = q["instance"]
+        assert ex.predict(x) == q["prediction"]
+        assert tree.predict([x])[0] == q["prediction"]
+        axps = ex.all_axps(x)
+        assert feature_sets(axps) == as_sets(q["axps"])
+        assert feature_sets(ex.all_cxps(x)) == as_sets(q["cxps"])
+        assert len(ex.smallest_axp(x)) == min(len(a) for a in q["axps"])
+        assert frozenset(ex.axp(x).features) in as_sets(q["axps"])
+        if "path" in q:
+            assert list(ex.path_features(x)) == q["path"]
+        if "path_restricted_axps" in q:
+            assert feature_sets(ex.all_axps(x, path_restricted=True)) == \
+                as_sets(q["path_restricted_axps"])
+        if "path_redundant" in q:
+            assert ex.path_is_redundant(x) is q["path_redundant"]
+        for axp in axps:  # the SAT verifier agrees, whatever the engine
+            assert verify.check_axp_sat(tree, x, axp.features).is_axp
 
 
 @pytest.mark.parametrize(("name", "k"), queries())
@@ -88,25 +96,26 @@ def instance_on_path(tree, path) -> dict:
     return point
 
 
-def redundant_paths(tree) -> tuple[int, int]:
+def redundant_paths(tree, engine: str = "path") -> tuple[int, int]:
     """(paths whose instances have a redundant path by the explainer, same by brute force)."""
-    ex = xdt.Explainer(tree)
     by_explainer = by_brute_force = 0
-    for path in tree.paths:
-        if not path.consistent:
-            continue
-        x = instance_on_path(tree, path)
-        assert tree.leaf_paths(tree.encode([x]))[0] == path.index
-        by_explainer += ex.path_is_redundant(x)
-        names = frozenset(tree.features.names[f] for f in path.masks)
-        by_brute_force += verify.brute_force(tree, x, path_restricted=True).axps != {names}
+    with xdt.Explainer(tree, engine=engine) as ex:
+        for path in tree.paths:
+            if not path.consistent:
+                continue
+            x = instance_on_path(tree, path)
+            assert tree.leaf_paths(tree.encode([x]))[0] == path.index
+            by_explainer += ex.path_is_redundant(x)
+            names = frozenset(tree.features.names[f] for f in path.masks)
+            by_brute_force += verify.brute_force(tree, x, path_restricted=True).axps != {names}
     return by_explainer, by_brute_force
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", [n for n in NAMES
                                   if n == ABSENT or "expected_paths" in load_case(n)])
-def test_path_counts(name):
+def test_path_counts(name, engine):
     case = load_case(name)
     tree = xdt.load_model(case["model"])
     assert len(tree.paths) == case["expected_paths"]
-    assert redundant_paths(tree) == (case["expected_redundant_paths"],) * 2
+    assert redundant_paths(tree, engine) == (case["expected_redundant_paths"],) * 2

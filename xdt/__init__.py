@@ -8,6 +8,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from xdt import errors
+from xdt.crosscheck import crosscheck
 from xdt.explain import Explainer, Explanation
 from xdt.interop.sklearn import from_sklearn
 from xdt.ir import DecisionTree, Feature, load_model, save_model
@@ -17,5 +18,5 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-__all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "errors", "from_sklearn",
-           "load_model", "save_model", "__version__"]
+__all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
+           "from_sklearn", "load_model", "save_model", "__version__"]

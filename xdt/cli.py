@@ -5,6 +5,8 @@
     xdt fit DATA.csv --target COL -o MODEL.json     learn a tree, save it as xdt-model/1 JSON
     xdt explain MODEL.json --instance '{...}'       explain one prediction (AXp, CXps)
     xdt explain MODEL.json --data DATA.csv          explain many rows (text or JSON lines)
+    xdt encode MODEL.json --instance '{...}' -o Q.cnf  the SAT query of one instance (DIMACS)
+    xdt crosscheck MODEL.json --data DATA.csv       path engine vs SAT engine, row by row
     xdt demo                                        the whole job on a shipped dataset
 
 Errors of the user's making (a missing file, an unknown feature, a NaN, a malformed model)
@@ -340,7 +342,8 @@ def _csv_dtypes(model: DecisionTree) -> dict:
 
 
 def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
-                all_cxps: bool = False, path_restricted: bool = False) -> dict:
+                all_cxps: bool = False, path_restricted: bool = False, inflate: bool = False,
+                verify: bool = False) -> dict:
     """The explanations of one instance, as a JSON-ready dict.
 
     Returns
@@ -350,17 +353,19 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         ``path_length`` (tests on the path), ``path_redundant``, ``path_restricted``,
         ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
         ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
-        change of features changes the prediction).
+        change of features changes the prediction). With ``verify`` every explanation's
+        certificate is re-checked against the model's ``predict`` first; with ``inflate``
+        the AXp is widened to maximal cell sets.
     """
     model = explainer.model
     _, cells = encode_instance(model.features, model.cells, x)
     path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
     names = model.features.names
-    axp = explainer.axp(x, path_restricted=path_restricted)
+    axp = explainer.axp(x, path_restricted=path_restricted, inflate=inflate, verify=verify)
     if all_cxps:
-        cxps = explainer.all_cxps(x, path_restricted=path_restricted)
+        cxps = explainer.all_cxps(x, path_restricted=path_restricted, verify=verify)
     else:
-        one = explainer.cxp(x, path_restricted=path_restricted)
+        one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
         cxps = [] if one is None else [one]
     out: dict = {"prediction": _plain(path.label),
                  "path": [names[lit.feature] for lit in path.term.literals],
@@ -370,7 +375,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
                  "axp": axp.to_dict()}
     if all_axps:
         out["axps"] = [e.to_dict() for e in
-                       explainer.all_axps(x, path_restricted=path_restricted)]
+                       explainer.all_axps(x, path_restricted=path_restricted, verify=verify)]
     out["cxps"] = [e.to_dict() for e in cxps]
     return out
 
@@ -425,21 +430,32 @@ def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence
 @click.option("--all-cxps", is_flag=True, help="List every CXp, not just one.")
 @click.option("--path-restricted", is_flag=True,
               help="Explain with the literals of the instance's path (Izza et al.).")
+@click.option("--inflate", is_flag=True,
+              help="Widen the AXp to maximal cell sets (x in an interval, colour in a set).")
+@click.option("--engine", type=click.Choice(["path", "sat"]), default="path",
+              show_default=True, help="path: polynomial path-walker; sat: PySAT oracle.")
+@click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
+              help="PySAT solver of the sat engine (e.g. glucose4, minisat22).")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Re-check every explanation's certificate with the model's predict.")
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
               show_default=True, help="text: readable; jsonl: one JSON object per row.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
-            all_axps: bool, all_cxps: bool, path_restricted: bool, fmt: str,
-            quiet: bool) -> None:
+            all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
+            engine: str, solver: str, verify: bool, fmt: str, quiet: bool) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
     Give one instance with --instance, or rows of a CSV file with --data. For each, prints
     the prediction, the length of its path in the tree, one AXp (a minimal set of feature
     values that alone guarantee the prediction, as a rule) and one CXp (a minimal set of
     features whose change can change the prediction, with an example); --all-cxps and
-    --all-axps list all of them. Text output rounds long thresholds to 6 digits;
-    --format jsonl keeps exact values. Row numbers are 0-based positions in the CSV.
+    --all-axps list all of them. Every explanation carries a certificate (witness points,
+    and the proof of entailment) that is re-checked against the model's own predictions
+    before it is printed (--no-verify skips this); jsonl output includes it. Text output
+    rounds long thresholds to 6 digits; --format jsonl keeps exact values. Row numbers are
+    0-based positions in the CSV.
 
     \b
     Examples:
@@ -447,14 +463,23 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
       xdt explain model.json --instance @instance.json --all-axps --all-cxps
       xdt explain model.json --data german.csv --rows 0:10
       xdt explain model.json --data german.csv --format jsonl > explanations.jsonl
+      xdt explain model.json --data german.csv --rows 0:5 --engine sat --inflate
     """
     if (instance is None) == (data is None):
         raise click.UsageError("give exactly one of --instance JSON or --data DATA.csv")
     if rows is not None and data is None:
         raise click.UsageError("--rows selects rows of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
-    explainer = Explainer(model)
-    options = {"all_axps": all_axps, "all_cxps": all_cxps, "path_restricted": path_restricted}
+    with Explainer(model, engine=engine, solver=solver) as explainer:
+        _explain_all(explainer, model, instance, data, rows, fmt, quiet,
+                     {"all_axps": all_axps, "all_cxps": all_cxps,
+                      "path_restricted": path_restricted, "inflate": inflate, "verify": verify})
+
+
+def _explain_all(explainer: Explainer, model: DecisionTree, instance: str | None,
+                 data: str | None, rows: str | None, fmt: str, quiet: bool,
+                 options: dict) -> None:
+    all_cxps = options["all_cxps"]
 
     if instance is not None:
         x = parse_instance(instance)
@@ -510,6 +535,117 @@ def _progress(positions: Sequence[int], show: bool
         for pos in positions:
             yield pos, emit
             bar.update(1)
+
+
+# ---------------------------------------------------------------------- xdt encode
+@main.command(short_help="Write the SAT query of one instance as DIMACS CNF.")
+@click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
+@click.option("--instance", "-i", required=True, metavar="JSON",
+              help="The instance: a JSON object of feature -> value, or @file.json.")
+@click.option("--output", "-o", required=True, metavar="OUT.cnf",
+              type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+              help="Where to write the CNF; '-' for standard output.")
+@click.option("--path-restricted", is_flag=True,
+              help="Selectors hold each feature of the instance's path to the path's "
+                   "literal (Izza et al.); only the path's features are candidates.")
+@cli_errors
+def encode(model_path: str, instance: str, output: str, path_restricted: bool) -> None:
+    """Write the CNF that the SAT engine solves for one instance, for any SAT solver.
+
+    The formula holds for the points the model classifies differently from the instance,
+    with one selector variable per feature: assuming it fixes the feature to the instance's
+    value. With all selectors assumed (as unit clauses) it is UNSAT. A set S of features is
+    a weak AXp (fixing S alone entails the prediction) exactly when the formula plus the
+    unit clauses of S's selectors is UNSAT; when SAT, the model is a counterexample point.
+    Comment lines name every variable (feature = value, x > threshold, selector of F,
+    auxiliary) and list the selectors as JSON (`c selectors {...}`).
+
+    \b
+    Examples:
+      xdt encode model.json --instance '{"x": 0.9, "y": 0.2}' -o query.cnf
+      xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
+    """
+    from xdt.explain.dimacs import encode_query
+
+    model = xdt.load_model(model_path)
+    query = encode_query(model, parse_instance(instance), path_restricted=path_restricted,
+                         source=model_path)
+    text = query.to_text()
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    Path(output).write_text(text, encoding="utf-8")
+    selectors = " ".join(f"{name}={v}" for name, v in query.selectors.items())
+    click.echo(f"wrote {output}: {query.n_vars} variables, {len(query.clauses)} clauses; "
+               f"prediction {_outcome(model, query.prediction)}")
+    click.echo(f"selectors: {selectors}")
+    click.echo("all selectors as unit clauses: UNSAT; the selectors of a set S: UNSAT exactly "
+               "when S is a weak AXp")
+
+
+# ---------------------------------------------------------------------- xdt crosscheck
+@main.command(short_help="Cross-check the path engine against the SAT engine on data.")
+@click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
+@click.option("--data", "-d", required=True, metavar="DATA.csv",
+              type=click.Path(dir_okay=False),
+              help="Rows to check (columns by feature name; others ignored).")
+@click.option("--rows", "-r", metavar="A:B",
+              help="Row positions as a python slice, e.g. 0:100 (0-based, B excluded). "
+                   "Default: all rows.")
+@click.option("--path-restricted", is_flag=True,
+              help="Compare path-restricted explanations (Izza et al.).")
+@click.option("--no-enumerate", "no_enumerate", is_flag=True,
+              help="Skip the comparison of all AXps and all CXps (the costly part).")
+@click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
+              help="PySAT solver of the SAT engine, e.g. glucose4.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Seconds allowed to each enumeration; rows it stops are not compared.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="text: readable summary; json: the whole report.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.pass_context
+@cli_errors
+def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
+               path_restricted: bool, no_enumerate: bool, solver: str,
+               time_limit: float | None, fmt: str, quiet: bool) -> None:
+    """Check that the two explanation engines agree on every row of a CSV file.
+
+    Runs the path engine (the polynomial path-walker) and the SAT engine (PySAT) on each
+    row and checks that each engine's AXp is an AXp for the other, each one's CXp a CXp for
+    the other, that they find the same sets of all AXps and all CXps, and agree on whether
+    the row's path is redundant. Prints the agreements per check, the time per row of each
+    engine, and every disagreement with both answers and a counterexample point checked
+    with the model's own prediction. Row numbers are 0-based positions in the CSV.
+
+    Exit code: 0 when the engines agree everywhere, 1 when there is any disagreement
+    (or an error, with its message on stderr).
+
+    \b
+    Examples:
+      xdt crosscheck model.json --data german.csv
+      xdt crosscheck model.json --data german.csv --rows 0:200 --path-restricted
+      xdt crosscheck model.json --data german.csv --no-enumerate --format json > report.json
+    """
+    from xdt.crosscheck import crosscheck as run_crosscheck
+
+    model = xdt.load_model(model_path)
+    if not isinstance(model, DecisionTree):
+        raise click.ClickException(
+            f"{model_path}: crosscheck compares the engines on decision trees only")
+    frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
+    positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
+    _validate_rows(model, frame, positions)
+    report = run_crosscheck(model, frame.iloc[list(positions)],
+                            path_restricted=path_restricted, enumerate=not no_enumerate,
+                            solver=solver, time_limit=time_limit,
+                            progress=not quiet and len(positions) > PROGRESS_MIN_ROWS)
+    report.model = f"{model_path}: {report.model}"
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(compact_numbers(report.summary()))
+    if not report.ok:
+        ctx.exit(1)
 
 
 # ---------------------------------------------------------------------- xdt demo

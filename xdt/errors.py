@@ -27,6 +27,7 @@ what to do about it.
     │   └── UnsupportedEstimatorError (TypeError)
     ├── EngineError                        an explanation engine cannot serve a request
     │   └── EngineNotAvailableError (ValueError)
+    ├── CertificateError                   an explanation's certificate fails its re-check
     └── DataError (ValueError)             a data file (CSV) is not usable
 """
 
@@ -117,6 +118,26 @@ class EngineError(XdtError):
 
 class EngineNotAvailableError(EngineError, ValueError):
     """The engine does not exist, or cannot explain this kind of model."""
+
+
+class CertificateError(XdtError):
+    """The certificate of an explanation does not check out against the model's ``predict``
+    (see :func:`xdt.explain.certificates.check_certificate`): a witness point is predicted the
+    explained class or leaves its allowed cells, or the proof of entailment misses or
+    mislabels a path. This is not bad input: it means an engine returned a wrong answer.
+
+    Attributes
+    ----------
+    row : object
+        The instance (or row label) whose explanation failed.
+    reason : str
+        What failed.
+    """
+
+    def __init__(self, message: str, row: object = None, reason: str | None = None):
+        self.row = row
+        self.reason = reason if reason is not None else message
+        super().__init__(message)
 
 
 class DataError(XdtError, ValueError):

@@ -29,7 +29,15 @@ from tqdm.auto import tqdm
 
 from xdt.errors import EngineNotAvailableError
 from xdt.explain import duality
+from xdt.explain.certificates import (
+    axp_certificate,
+    check_certificates,
+    cxp_certificate,
+    point_values,
+)
 from xdt.explain.explanation import Explanation
+from xdt.explain.inflate import Inflation
+from xdt.explain.inflate import inflate as inflate_cells
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, check_solver
@@ -97,6 +105,13 @@ class Explainer:
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         Solvers are released by :meth:`close`, on leaving a ``with Explainer(...)`` block,
         or when the explainer is garbage-collected.
+    certificates : bool
+        Attach a certificate to every explanation (default): evidence a user can re-check
+        with the model's own ``predict`` (:mod:`xdt.explain.certificates`): witness points,
+        and for an AXp the proof of entailment. Building it costs about one entailment query
+        per feature of an AXp plus one pass over the tree's paths; ``False`` skips it
+        (``certificate`` is then ``None``) except for calls with ``verify=True``, which
+        always certify and check.
 
     Raises
     ------
@@ -126,10 +141,12 @@ class Explainer:
     'IF 0.64 < x THEN cross'
     >>> [e.features for e in ex.all_cxps({"x": 0.9, "y": 0.2})]
     [('x',)]
+    >>> ex.axp({"x": 0.9, "y": 0.2}, verify=True).certificate.witnesses["x"]
+    Witness(point={'x': 0.64, 'y': 0.2}, label='circle')
     """
 
     def __init__(self, model: DecisionTree, engine: str = "path", *,
-                 solver: str = DEFAULT_SOLVER):
+                 solver: str = DEFAULT_SOLVER, certificates: bool = True):
         if engine not in ENGINES:
             raise EngineNotAvailableError(
                 f"unknown engine {engine!r}; choose one of {', '.join(map(repr, ENGINES))}")
@@ -142,6 +159,7 @@ class Explainer:
         self.model = model
         self.engine = engine
         self.solver = check_solver(solver)
+        self.certificates = bool(certificates)
         self._encoding = ModelEncoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
 
@@ -215,28 +233,60 @@ class Explainer:
                 f"names, got {order!r}")
         return [self.model.features.index(name) for name in order]
 
-    def _explanation(self, q: _Query, mask: int, kind: str) -> Explanation:
+    def _explanation(self, q: _Query, mask: int, kind: str, inflation: Inflation | None = None,
+                     certify: bool = False) -> Explanation:
+        """The Explanation of the feature set ``mask``, with its certificate (if ``certify``
+        or the explainer always certifies)."""
+        certify = certify or self.certificates
         feats = bits(mask)
         names = self.model.features.names
         cx, cx_class = None, None
+        cert = None
         if kind == "CXp":
+            masks = tuple(1 << q.cells[f] for f in feats)
             point = q.oracle.counterexample(q.oracle.universe & ~mask)
             if point is not None:
-                cx = {names[f]: (q.values[f] if point[f] == q.cells[f]
-                                 else self.model.cells[f].value(point[f]))
-                      for f in range(len(names))}
+                cx = point_values(self.model, q.values, q.cells, point)
                 cx_class = self._label_of(point)
+            if point is not None and certify:
+                cert = cxp_certificate(self.model, values=q.values, prediction=q.prediction,
+                                       witness=cx, witness_class=cx_class,
+                                       path_restricted=q.path_restricted)
+        else:
+            held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
+            masks = tuple(held[f] for f in feats)
+            cert = None if not certify else axp_certificate(
+                self.model, q.oracle, values=q.values, cells=q.cells, prediction=q.prediction,
+                allowed=q.allowed, mask=mask, held=held, engine=self.engine,
+                solver=self.solver if self.engine == "sat" else None,
+                path_restricted=q.path_restricted,
+                rejected=inflation.rejected if inflation is not None else None)
         return Explanation(
             kind=kind,
             features=tuple(names[f] for f in feats),
             values=tuple(q.values[f] for f in feats),
-            literals=tuple(self.model.cells[f].describe(
-                q.allowed[f] if kind == "AXp" else 1 << q.cells[f]) for f in feats),
+            literals=tuple(self.model.cells[f].describe(m)
+                           for f, m in zip(feats, masks, strict=True)),
             prediction=self.model.classes[q.prediction],
             target=self.model.target,
             path_restricted=q.path_restricted,
             counterexample=cx,
-            counterexample_class=cx_class)
+            counterexample_class=cx_class,
+            cells=masks,
+            inflated=inflation is not None,
+            certificate=cert)
+
+    def _inflation(self, q: _Query, mask: int, order: Sequence[int] | None = None) -> Inflation:
+        held = {f: q.allowed[f] for f in bits(mask)}
+        return inflate_cells(q.oracle, self.model.cells, held, order)
+
+    def _checked(self, explanations, verify: bool):
+        """``explanations`` (one, a list, or None), after re-checking every certificate
+        against ``model.predict`` when ``verify``."""
+        if verify and explanations is not None:
+            check_certificates(self.model, explanations if isinstance(explanations, list)
+                               else [explanations])
+        return explanations
 
     def _label_of(self, cells: Sequence[int]) -> object:
         return self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])].label
@@ -255,8 +305,8 @@ class Explainer:
         names = self.model.features.names
         return tuple(names[f] for f in self._query(x, False).path.features)
 
-    def axp(self, x, *, path_restricted: bool = False,
-            order: str | Sequence[str] = "path") -> Explanation:
+    def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] = "path",
+            inflate: bool = False, verify: bool = False) -> Explanation:
         """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
 
         Parameters
@@ -269,24 +319,82 @@ class Explainer:
             path's features and is never longer than the path; ``"features"``: the model's
             feature order; ``"reverse"``: the opposite. Features a sequence does not name are
             tried after it, in feature order.
+        inflate : bool
+            Widen each feature of the AXp from the instance's cell (or path literal) to a
+            maximal set of cells that still entails the prediction — an interval for an
+            ordinal feature, a value set for a categorical one — giving the widest rule
+            (``IF 0.5 < x <= 2.3 AND colour in {red, blue} THEN ...``); see
+            :mod:`xdt.explain.inflate` (Izza, Ignatiev, Stuckey & Marques-Silva, "Delivering
+            Inflated Explanations", AAAI 2024). Features are widened in the AXp's order.
+        verify : bool
+            Re-check the explanation's certificate against ``model.predict`` before
+            returning (:func:`~xdt.explain.certificates.check_certificate`); raises
+            :class:`~xdt.errors.CertificateError` if it fails.
 
         Returns
         -------
         Explanation (kind "AXp")
+            With its ``certificate`` (:class:`~xdt.explain.certificates.AxpCertificate`):
+            per feature a witness point showing that freeing it alone admits another class,
+            and the proof of entailment (the blocked paths, or the SAT solver's UNSAT).
         """
         q = self._query(x, path_restricted)
-        return self._explanation(q, duality.deletion_axp(q.oracle, self._order(q, order)), "AXp")
+        mask = duality.deletion_axp(q.oracle, self._order(q, order))
+        inflation = self._inflation(q, mask) if inflate else None
+        return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
-    def cxp(self, x, *, path_restricted: bool = False,
-            order: str | Sequence[str] = "path") -> Explanation | None:
+    def inflate(self, x, features: Iterable[str], *, path_restricted: bool | None = None,
+                order: Sequence[str] | None = None, verify: bool = False) -> Explanation:
+        """Inflate a given AXp (names, or an Explanation): widen each of its features to a
+        maximal entailing cell set (see :meth:`axp` and :mod:`xdt.explain.inflate`).
+
+        Parameters
+        ----------
+        features : iterable of str, or Explanation
+            An AXp of ``x``'s prediction.
+        path_restricted : bool, optional
+            Start from the path's literals; default: the Explanation's own setting, else
+            False.
+        order : sequence of str, optional
+            The order in which features are widened (default: the model's feature order).
+        verify : bool
+            As in :meth:`axp`.
+
+        Raises
+        ------
+        ValueError
+            When ``features`` is not an AXp of ``x``'s prediction.
+        """
+        if path_restricted is None:
+            path_restricted = bool(getattr(features, "path_restricted", False))
+        q = self._query(x, path_restricted)
+        mask = self._mask(features)
+        if mask & ~q.oracle.universe or not self.is_axp(x, features,
+                                                        path_restricted=path_restricted):
+            raise ValueError(
+                f"{[self.model.features.names[f] for f in bits(mask)]} is not an AXp of this "
+                "instance's prediction; inflate an AXp (e.g. from axp or all_axps)")
+        seq = None if order is None else [self.model.features.index(n) for n in order]
+        return self._checked(
+            self._explanation(q, mask, "AXp", self._inflation(q, mask, seq), verify), verify)
+
+    def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] = "path",
+            verify: bool = False) -> Explanation | None:
         """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
-        the candidate features changes the prediction (e.g. a one-class tree)."""
+        the candidate features changes the prediction (e.g. a one-class tree).
+
+        The CXp's ``certificate`` (:class:`~xdt.explain.certificates.CxpCertificate`) holds
+        its counterexample: a witness point that changes only the CXp's features and is
+        predicted another class. ``verify=True`` re-checks it with ``model.predict`` (see
+        :meth:`axp`)."""
         q = self._query(x, path_restricted)
         mask = duality.deletion_cxp(q.oracle, self._order(q, order))
-        return None if mask is None else self._explanation(q, mask, "CXp")
+        return self._checked(
+            None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
     def _enumerate(self, q: _Query, masks: Iterator[int], kind: str, max_count: int | None,
-                   time_limit: float | None, progress: bool) -> ExplanationList:
+                   time_limit: float | None, progress: bool,
+                   certify: bool = False) -> ExplanationList:
         found: list[int] = []
         stopped = None
         start = time.monotonic()
@@ -307,11 +415,13 @@ class Explainer:
             close = getattr(masks, "close", None)
             if close is not None:  # release the hitting-set solver of a stopped enumeration
                 close()
-        return ExplanationList([self._explanation(q, m, kind) for m in self._sorted(found)],
+        return ExplanationList([self._explanation(q, m, kind, None, certify)
+                                for m in self._sorted(found)],
                                complete=stopped is None, stopped_by=stopped)
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | None = None, progress: bool = False) -> ExplanationList:
+                 time_limit: float | None = None, progress: bool = False,
+                 verify: bool = False) -> ExplanationList:
         """All CXps of the prediction for ``x``, smallest first.
 
         For trees with the path engine: the subset-minimal sets of features on which a path
@@ -327,6 +437,9 @@ class Explainer:
             Stop after this many seconds (checked between explanations).
         progress : bool
             Show a progress bar (tqdm, on stderr) of the explanations found.
+        verify : bool
+            Re-check every explanation's certificate against ``model.predict`` (see
+            :meth:`axp`).
 
         Returns
         -------
@@ -335,24 +448,30 @@ class Explainer:
             enumeration before it could prove there are no more) and ``stopped_by``.
         """
         q = self._query(x, path_restricted)
-        return self._enumerate(q, duality.enumerate_cxps(q.oracle), "CXp", max_count,
-                               time_limit, progress)
+        return self._checked(self._enumerate(q, duality.enumerate_cxps(q.oracle), "CXp",
+                                             max_count, time_limit, progress, verify), verify)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | None = None, progress: bool = False) -> ExplanationList:
+                 time_limit: float | None = None, progress: bool = False,
+                 verify: bool = False) -> ExplanationList:
         """All AXps of the prediction for ``x``, smallest first, as the minimal hitting sets
         of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5). The number of
-        AXps can be exponential in the number of features: ``max_count``, ``time_limit``
-        and ``progress`` are as in :meth:`all_cxps`, and so is the returned
-        :class:`ExplanationList`."""
+        AXps can be exponential in the number of features: ``max_count``, ``time_limit``,
+        ``progress`` and ``verify`` are as in :meth:`all_cxps`, and so is the returned
+        :class:`ExplanationList`. Each AXp carries its certificate (see :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        return self._enumerate(q, duality.enumerate_axps(q.oracle), "AXp", max_count,
-                               time_limit, progress)
+        return self._checked(self._enumerate(q, duality.enumerate_axps(q.oracle), "AXp",
+                                             max_count, time_limit, progress, verify), verify)
 
-    def smallest_axp(self, x, *, path_restricted: bool = False) -> Explanation:
-        """An AXp of minimum size: a minimum hitting set of the CXps (RC2 MaxSAT)."""
+    def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
+                     verify: bool = False) -> Explanation:
+        """An AXp of minimum size: a minimum hitting set of the CXps (RC2 MaxSAT).
+
+        ``inflate`` and ``verify`` are as in :meth:`axp`."""
         q = self._query(x, path_restricted)
-        return self._explanation(q, duality.smallest_axp(q.oracle), "AXp")
+        mask = duality.smallest_axp(q.oracle)
+        inflation = self._inflation(q, mask) if inflate else None
+        return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
@@ -387,9 +506,7 @@ class Explainer:
         point = q.oracle.counterexample(self._mask(fixed))
         if point is None:
             return None
-        names = self.model.features.names
-        return {names[f]: (q.values[f] if point[f] == q.cells[f]
-                           else self.model.cells[f].value(point[f])) for f in range(len(names))}
+        return point_values(self.model, q.values, q.cells, point)
 
     def path_is_redundant(self, x) -> bool:
         """Whether ``x``'s path is explanation-redundant: some feature can be dropped from the

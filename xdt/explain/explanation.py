@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xdt.ir.cells import cells_of
+
+if TYPE_CHECKING:
+    from xdt.explain.certificates import Certificate
 
 
 @dataclass(frozen=True)
@@ -18,8 +24,9 @@ class Explanation:
         The instance's value of each of those features.
     literals : tuple of str
         Per feature, the readable literal the explanation holds it to: the instance's cell
-        (``0.64 < x``, ``Outlook = overcast``) or, for path-restricted explanations, the
-        path's literal (``Outlook in {rain, sunny}``).
+        (``0.64 < x``, ``Outlook = overcast``), for path-restricted explanations the path's
+        literal (``Outlook in {rain, sunny}``), for inflated AXps the widened set
+        (``0.5 < x <= 2.3``, ``colour in {red, blue}``).
     prediction : str or int
         The explained prediction.
     target : str or None
@@ -31,6 +38,15 @@ class Explanation:
         (within the path's literals, for path-restricted ones) and is predicted
         ``counterexample_class``. Not part of equality.
     counterexample_class : str, int or None
+    cells : tuple of int
+        Per feature, the bit mask of the model's cells (``model.cells[f]``) the explanation
+        holds it to — the sets ``literals`` describe (for a CXp: the instance's cells).
+    inflated : bool
+        Whether the AXp was inflated: each feature widened to a maximal entailing cell set
+        (:mod:`xdt.explain.inflate`). Part of equality, as are ``cells``.
+    certificate : AxpCertificate, CxpCertificate or None
+        Evidence checkable with the model's ``predict`` (:mod:`xdt.explain.certificates`):
+        witness points and, for an AXp, the proof of entailment. Not part of equality.
     """
 
     kind: str
@@ -42,6 +58,10 @@ class Explanation:
     path_restricted: bool = False
     counterexample: dict | None = field(default=None, compare=False, hash=False)
     counterexample_class: object = field(default=None, compare=False, hash=False)
+    cells: tuple[int, ...] = ()
+    inflated: bool = False
+    certificate: Certificate | None = field(default=None, compare=False, hash=False,
+                                            repr=False)
 
     def __len__(self) -> int:
         """Explanation size: number of features."""
@@ -79,8 +99,14 @@ class Explanation:
     def __str__(self) -> str:
         return self.rule
 
+    @property
+    def conditions(self) -> dict[str, str]:
+        """Feature name -> the literal the explanation holds it to."""
+        return dict(zip(self.features, self.literals, strict=True))
+
     def __repr__(self) -> str:
         scope = ", path-restricted" if self.path_restricted else ""
+        scope += ", inflated" if self.inflated else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
     def to_dict(self) -> dict:
@@ -88,10 +114,12 @@ class Explanation:
         out = {"kind": self.kind, "features": list(self.features),
                "values": [_plain(v) for v in self.values], "literals": list(self.literals),
                "prediction": _plain(self.prediction), "path_restricted": self.path_restricted,
+               "inflated": self.inflated, "cells": [list(cells_of(m)) for m in self.cells],
                "rule": self.rule}
         if self.counterexample is not None:
             out["counterexample"] = {k: _plain(v) for k, v in self.counterexample.items()}
             out["counterexample_class"] = _plain(self.counterexample_class)
+        out["certificate"] = None if self.certificate is None else self.certificate.to_dict()
         return out
 
 

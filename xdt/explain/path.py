@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdt.explain.oracle import EntailmentOracle, bits
-from xdt.ir.cells import full_mask
 from xdt.ir.tree import DecisionTree, Path
 
 
@@ -75,6 +74,7 @@ class PathOracle(EntailmentOracle):
                     d |= 1 << f
             self._disagreements.append((d, p))
         self._cxps = minimal_sets(d for d, _ in self._disagreements)
+        self._others: list[tuple[Path, int | None, int]] | None = None
 
     def entails(self, fixed: int) -> bool:
         return all(d & fixed for d in self._cxps)
@@ -101,12 +101,71 @@ class PathOracle(EntailmentOracle):
                 return self._point_on(p, held)
         return None
 
+    def entailment_proof(self, held: dict[int, int]) -> list[tuple[Path, int, bool]] | None:
+        """Why holding each feature ``f`` of ``held`` to the cells ``held[f]`` entails the
+        prediction: for every path of another class, the feature that blocks it.
+
+        Parameters
+        ----------
+        held : dict of int to int
+            Feature position -> bit mask of the cells it is held to (the allowed cells, or
+            widened sets for inflated explanations).
+
+        Returns
+        -------
+        list of (Path, int, bool) or None
+            One ``(path, f, dead)`` per path of another class, in the tree's path order:
+            ``f`` is the lowest-numbered feature of ``held`` whose literal on the path does
+            not intersect ``held[f]`` (``dead=False``), or, for a dead path no point reaches, a
+            feature whose tests on the path contradict each other (``dead=True``). ``None``
+            when some reachable path of another class is not blocked (no entailment).
+
+        Notes
+        -----
+        Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4: a set of
+        held features entails the prediction exactly when it falsifies a literal of every
+        path of another class. O(total path length) time.
+        """
+        if self._others is None:  # every path of another class: (path, dead feature, D_p)
+            d_of = {p.index: d for d, p in self._disagreements}
+            self._others = [(p, next((f for f, m in p.masks.items() if m == 0), None),
+                             d_of.get(p.index, 0))
+                            for p in self.tree.paths if p.class_index != self.prediction]
+        out: list[tuple[Path, int, bool]] = []
+        fixed = 0
+        for f in held:
+            fixed |= 1 << f
+        if all(m == self.allowed[f] for f, m in held.items()):
+            for p, dead, d in self._others:  # D_p is known: the blocker is its lowest bit
+                if dead is not None:
+                    out.append((p, dead, True))
+                elif d & fixed:
+                    out.append((p, ((d & fixed) & -(d & fixed)).bit_length() - 1, False))
+                else:
+                    return None
+            return out
+        items = sorted(held.items())
+        for p, dead, _ in self._others:
+            if dead is not None:
+                out.append((p, dead, True))
+                continue
+            masks = p.masks
+            f = next((f for f, m in items if masks.get(f, -1) & m == 0), None)
+            if f is None:
+                return None
+            out.append((p, f, False))
+        return out
+
     def _point_on(self, p: Path, held: dict[int, int]) -> tuple[int, ...]:
         """Cells of a point on path ``p`` inside the ``held`` cell sets, as close to the
         instance as the path allows."""
-        point = []
-        for f, cell in enumerate(self.cells):
-            choice = p.masks.get(f, full_mask(self.tree.cells[f].n_cells)) & held.get(f, -1)
+        point = list(self.cells)  # features neither tested on p nor held stay as they are
+        for f, m in p.masks.items():
+            choice = m & held.get(f, -1)
             # stay at the instance's cell where allowed; else the lowest allowed cell
-            point.append(cell if (choice >> cell) & 1 else bits(choice)[0])
+            if not (choice >> point[f]) & 1:
+                point[f] = (choice & -choice).bit_length() - 1
+        for f, m in held.items():
+            if f not in p.masks and not (m >> point[f]) & 1:
+                point[f] = (m & -m).bit_length() - 1
         return tuple(point)

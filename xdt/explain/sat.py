@@ -28,6 +28,7 @@ Explanations for Machine Learning Models", AAAI 2019 (AXps by SAT oracle calls).
 
 from __future__ import annotations
 
+import importlib.util
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,15 +43,31 @@ from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.tree import DecisionTree
 
 DEFAULT_SOLVER = "cadical195"
-SOLVERS = tuple(sorted(k for k in vars(SolverNames) if not k.startswith("_")))
+UNUSABLE = {
+    "kissat404": "does not support assumptions (it ignores them, so every entailment query "
+                 "would drop its fixed features)",
+    "lingeling": "does not support repeated assumptions (PySAT's Lingeling aborts the process "
+                 "when assuming a variable an earlier call eliminated)",
+}
+"""PySAT solvers the SAT engine cannot use here (no incremental assumptions, or a missing
+optional package), and why."""
+if importlib.util.find_spec("pycryptosat") is None:
+    UNUSABLE["cryptosat"] = "needs the pycryptosat package (pip install pycryptosat)"
+_ALIASES = {k: getattr(SolverNames, k) for k in vars(SolverNames)
+            if not k.startswith("_") and k not in UNUSABLE}
+SOLVERS = tuple(sorted(k if k in a else a[-1] for k, a in _ALIASES.items()))
+"""Names of the PySAT solvers the SAT engine accepts (each also under PySAT's aliases)."""
 
 
 def check_solver(name: str) -> str:
-    """``name`` if PySAT knows a solver by that name; else :class:`EngineNotAvailableError`."""
-    known = {alias for k in SOLVERS for alias in getattr(SolverNames, k)}
+    """``name`` if PySAT knows a solver by that name that answers incremental queries under
+    assumptions; else :class:`EngineNotAvailableError`."""
+    known = {alias for aliases in _ALIASES.values() for alias in aliases}
     if name not in known:
-        raise EngineNotAvailableError(
-            f"unknown SAT solver {name!r}; PySAT offers: {', '.join(SOLVERS)}")
+        why = next((why for k, why in UNUSABLE.items() if name in getattr(SolverNames, k)),
+                   None)
+        what = f"SAT solver {name!r} {why}" if why else f"unknown SAT solver {name!r}"
+        raise EngineNotAvailableError(f"{what}; PySAT offers: {', '.join(SOLVERS)}")
     return name
 
 
@@ -169,7 +186,7 @@ class ModelEncoding:
             return f"{cells.name} = {cells.value(obj[2])}"
         if isinstance(obj, tuple) and obj[0] == "gt":
             cells = self.model.cells[obj[1]]
-            return f"{cells.name} > {cells.thresholds[obj[2]]!r}"
+            return f"{cells.name} > {float(cells.thresholds[obj[2]])!r}"
         if isinstance(obj, tuple) and obj[0] == "selector":
             return f"selector: fixes {self.model.features[obj[1]].name} to the instance's cell"
         return "auxiliary (cardinality encoding)"

@@ -15,6 +15,12 @@ the explainer's answers can be checked against it.
   point for each feature whose removal lets a point of another class through.
 * :func:`sample_points` / :func:`sample_counterexample` — random testing of entailment on
   points drawn from data and from the cell space.
+* :func:`sat_entails`, :func:`sat_counterexample`, :func:`sat_reachable_classes` and
+  :func:`check_axp_sat` — the same questions answered by a SAT solver on an own CNF of the
+  tree's *nodes* (:class:`TreeCnf`), for trees too big for brute force. This encoding shares
+  nothing with the SAT engine's (:mod:`xdt.explain.sat` encodes the tree's *paths* over
+  order-encoded ordinal features): here every feature, ordinal ones included, is one-hot
+  over its cells, and there is one variable per node saying that the point reaches it.
 
 The brute force predicts through the tree's compiled tables (``tree.leaf_paths``), while
 :func:`reachable_classes` and :func:`check_axp` walk the node objects (``tree.root``) and
@@ -31,10 +37,11 @@ instead of ``v``'s cell.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from pysat.solvers import Solver, SolverNames
 
 from xdt.ir.cells import CategoricalCells, IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
@@ -102,7 +109,11 @@ def _children(node) -> list:
 
 def _reachable_leaves(tree: DecisionTree, allowed: Sequence[int]):
     """Yield ``(label, masks)`` for every leaf reachable inside ``allowed``, where ``masks``
-    is, per feature, the cells of ``allowed`` that also satisfy every test on the way."""
+    is, per feature, the cells of ``allowed`` that also satisfy every test on the way.
+    Nothing is reachable when some feature has no allowed cell (there is no point at all),
+    even if that feature is never tested."""
+    if not all(allowed):
+        return
     stack = [(tree.root, tuple(allowed))]
     while stack:
         node, masks = stack.pop()
@@ -506,3 +517,290 @@ def sample_counterexample(tree: DecisionTree, x, features: Iterable[str], n: int
     points = sample_points(tree, x, list(features), n, rng=rng, data=data)
     differs = np.flatnonzero(tree.predict(points) != label)
     return None if differs.size == 0 else points.iloc[int(differs[0])].to_dict()
+
+
+# ---------------------------------------------------------------------- SAT entailment
+DEFAULT_SAT_SOLVER = "glucose4"
+"""PySAT solver of the SAT checks (deliberately not the SAT engine's default, CaDiCaL)."""
+
+
+class TreeCnf:
+    """A CNF of a decision tree's nodes over one-hot cell variables.
+
+    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    encodes paths, with an order encoding for ordinal features): it walks the node objects
+    from ``tree.root`` and computes each edge's cells from the node's threshold or value set.
+
+    Parameters
+    ----------
+    tree : DecisionTree
+
+    Attributes
+    ----------
+    cell_vars : list of list of int
+        ``cell_vars[f][j]``: feature ``f`` lies in cell ``j``. Exactly one per feature (an
+        at-least-one clause; pairwise at-most-one up to 5 cells, a sequential counter above),
+        for every feature, ordinal ones included.
+    node_vars : list of int
+        One per node occurrence, in preorder: the point reaches the node.
+    class_vars : list of int
+        One per class of ``tree.classes``: the point reaches a leaf of that class.
+    clauses : list of list of int
+        * the root is reached;
+        * a reached split node has at least one reached child, and at most one (pairwise);
+        * a reached child has a reached parent and lies in the cells of its edge
+          (``[-child, cell_j for j in edge]``);
+        * a reached leaf sets its class variable; a class variable needs a reached leaf of
+          its class.
+
+    Notes
+    -----
+    Under these clauses, for any assignment of the cell variables (a point), the reached
+    node variables are exactly the nodes on the point's path: the root is reached; a reached
+    split node's children have disjoint edges covering every cell, so exactly one child's
+    edge holds the point's cell and that child is forced; and a child can only be reached
+    through its parent along an edge holding the point. Hence the class variable ``y_k`` can
+    be true exactly when the point's leaf is of class ``k``, and "every point in these cell
+    sets gets class ``c``" is the unsatisfiability of the clauses under the assumptions
+    ``not y_c`` and ``not cell_vars[f][j]`` for every excluded cell.
+
+    Size: ``n_nodes + sum(n_cells) + n_classes`` variables plus fewer than ``sum(n_cells)``
+    counter variables; clauses with O(n_nodes * max_cells + sum(n_cells)) literals in all
+    (each edge clause lists the cells of its edge); built in linear time in that size.
+    """
+
+    def __init__(self, tree: DecisionTree):
+        self.tree = tree
+        self._top = 0
+        self.clauses: list[list[int]] = []
+        self.cell_vars = [[self._new() for _ in range(c.n_cells)] for c in tree.cells]
+        self.class_vars = [self._new() for _ in tree.classes]
+        self.node_vars: list[int] = []
+        for lits in self.cell_vars:
+            self._exactly_one(lits)
+        leaves_of: list[list[int]] = [[] for _ in tree.classes]
+        # (node, its variable); each occurrence gets a fresh variable, even if node objects
+        # are shared between subtrees
+        root = self._new()
+        self.node_vars.append(root)
+        self.clauses.append([root])
+        stack = [(tree.root, root)]
+        while stack:
+            node, var = stack.pop()
+            if isinstance(node, Leaf):
+                k = tree.classes.index(node.label)
+                self.clauses.append([-var, self.class_vars[k]])
+                leaves_of[k].append(var)
+                continue
+            assert isinstance(node, ThresholdSplit | CategoricalSplit)
+            fi = tree.features.index(node.feature)
+            kids = []
+            for k, child in enumerate(_children(node)):
+                cv = self._new()
+                self.node_vars.append(cv)
+                kids.append(cv)
+                edge = _edge_mask(tree.cells[fi], node, k)
+                self.clauses.append([-cv, var])
+                self.clauses.append([-cv] + [self.cell_vars[fi][j] for j in range(
+                    tree.cells[fi].n_cells) if (edge >> j) & 1])
+                stack.append((child, cv))
+            self.clauses.append([-var] + kids)
+            self.clauses.extend([-a, -b] for i, a in enumerate(kids) for b in kids[i + 1:])
+        for k, y in enumerate(self.class_vars):
+            self.clauses.append([-y] + leaves_of[k])
+
+    @property
+    def n_vars(self) -> int:
+        return self._top
+
+    def _new(self) -> int:
+        self._top += 1
+        return self._top
+
+    def _exactly_one(self, lits: list[int]) -> None:
+        self.clauses.append(list(lits))
+        if len(lits) <= 5:
+            self.clauses.extend([-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:])
+            return
+        # sequential counter (Sinz 2005): s_i = "one of x_1..x_i is true"
+        s = [self._new() for _ in range(len(lits) - 1)]
+        self.clauses.append([-lits[0], s[0]])
+        for i in range(1, len(lits) - 1):
+            self.clauses.extend([[-lits[i], s[i]], [-s[i - 1], s[i]], [-lits[i], -s[i - 1]]])
+        self.clauses.append([-lits[-1], -s[-1]])
+
+    def held_assumptions(self, held: Mapping[int, int]) -> list[int]:
+        """Assumptions holding each feature ``f`` of ``held`` (position -> cell mask) to its
+        cells: the negated variables of the excluded cells (any cell set, ordinal or not)."""
+        return [-v for f, mask in held.items()
+                for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1]
+
+    def decode(self, model: Sequence[int]) -> tuple[int, ...]:
+        """The cell of every feature in a satisfying assignment (signed literals)."""
+        true = {v for v in model if v > 0}
+        return tuple(next(j for j, v in enumerate(lits) if v in true)
+                     for lits in self.cell_vars)
+
+
+Held = Mapping[str, int] | Mapping[int, int] | Sequence[int]
+"""Cell sets features are held to: by feature name or position, or one mask per feature."""
+
+
+def _held_positions(tree: DecisionTree, held: Held) -> dict[int, int]:
+    """``held`` as position -> mask: a mapping keyed by feature name or position, or a
+    sequence of one mask per feature (as :func:`reachable_classes` takes)."""
+    if isinstance(held, Mapping):
+        return {(tree.features.index(f) if isinstance(f, str) else int(f)): int(m)
+                for f, m in held.items()}
+    masks = list(held)
+    if len(masks) != len(tree.features):
+        raise ValueError(f"held: {len(masks)} masks for {len(tree.features)} features")
+    return dict(enumerate(int(m) for m in masks))
+
+
+_NOT_INCREMENTAL = frozenset(SolverNames.kissat404 + SolverNames.lingeling)
+"""PySAT solvers that cannot take assumptions over several calls (Kissat ignores them;
+Lingeling aborts on a variable it eliminated)."""
+
+
+def _open_solver(cnf: TreeCnf, solver: str) -> Solver:
+    if solver in _NOT_INCREMENTAL:
+        raise ValueError(f"SAT solver {solver!r} cannot solve under assumptions repeatedly; "
+                         f"use another one, e.g. {DEFAULT_SAT_SOLVER!r}")
+    return Solver(name=solver, bootstrap_with=cnf.clauses)
+
+
+def _other_class_point(s: Solver, cnf: TreeCnf, held: Mapping[int, int],
+                       class_index: int) -> tuple[int, ...] | None:
+    if s.solve(assumptions=cnf.held_assumptions(held) + [-cnf.class_vars[class_index]]):
+        return cnf.decode(s.get_model())
+    return None
+
+
+def _sat_classes(s: Solver, cnf: TreeCnf, held: Mapping[int, int]) -> set:
+    base = cnf.held_assumptions(held)
+    return {label for label, y in zip(cnf.tree.classes, cnf.class_vars, strict=True)
+            if s.solve(assumptions=base + [y])}
+
+
+def sat_counterexample(tree: DecisionTree, held: Held, label: str | int, *,
+                       solver: str = DEFAULT_SAT_SOLVER) -> tuple[int, ...] | None:
+    """Cells of a point inside the ``held`` cell sets that ``tree`` does not predict as
+    ``label``, or ``None`` when there is none; by one SAT call on :class:`TreeCnf`.
+
+    Parameters
+    ----------
+    tree : DecisionTree
+    held : mapping or sequence of int
+        Per feature (by name or position), the bit mask of the cells it may take; features
+        not listed are free. Or a sequence of one mask per feature. Any cell set is allowed,
+        also a non-interval one for an ordinal feature.
+    label : str or int
+        A class label of ``tree``.
+    solver : str
+        PySAT solver name (default ``"glucose4"``).
+
+    Returns
+    -------
+    tuple of int or None
+        One cell per feature.
+
+    Notes
+    -----
+    Builds the CNF (size O(n_nodes * max_cells + sum(n_cells))) and solves it once under
+    assumptions, inside a ``with`` block that releases the solver.
+    """
+    cnf = TreeCnf(tree)
+    positions = _held_positions(tree, held)
+    with _open_solver(cnf, solver) as s:
+        return _other_class_point(s, cnf, positions, tree.classes.index(label))
+
+
+def sat_entails(tree: DecisionTree, held: Held, label: str | int, *,
+                solver: str = DEFAULT_SAT_SOLVER) -> bool:
+    """True when every point inside the ``held`` cell sets is predicted ``label`` (the SAT
+    counterpart of ``reachable_classes(...) <= {label}``); see :func:`sat_counterexample`
+    for the parameters and the cost.
+
+    Examples
+    --------
+    >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+    >>> tree = DecisionTree([Feature("x", "ordinal")], ["a", "b"],
+    ...                     ThresholdSplit("x", 1.0, Leaf("a"), Leaf("b")))
+    >>> sat_entails(tree, {"x": 0b01}, "a"), sat_entails(tree, {}, "a")
+    (True, False)
+    """
+    return sat_counterexample(tree, held, label, solver=solver) is None
+
+
+def sat_reachable_classes(tree: DecisionTree, held: Held, *,
+                          solver: str = DEFAULT_SAT_SOLVER) -> set:
+    """The class labels of the points inside the ``held`` cell sets (the SAT counterpart of
+    :func:`reachable_classes`): one SAT call per class on one solver, released on return.
+    ``held`` and ``solver`` as in :func:`sat_counterexample`."""
+    cnf = TreeCnf(tree)
+    positions = _held_positions(tree, held)
+    with _open_solver(cnf, solver) as s:
+        return _sat_classes(s, cnf, positions)
+
+
+def check_axp_sat(tree: DecisionTree, x, features: Iterable[str], *,
+                  path_restricted: bool = False,
+                  solver: str = DEFAULT_SAT_SOLVER) -> AxpCheck:
+    """Check that ``features`` is an AXp of ``tree``'s prediction for ``x`` with SAT calls.
+
+    The same check and report as :func:`check_axp`, with every entailment question answered
+    by a SAT solver on :class:`TreeCnf` instead of a depth-first search: for trees of any
+    size (no cell-space enumeration), and independent of both explanation engines.
+
+    Parameters
+    ----------
+    tree : DecisionTree
+    x : dict, sequence or pandas Series
+        The instance.
+    features : iterable of str
+        Feature names (or an :class:`~xdt.explain.explanation.Explanation`).
+    path_restricted : bool
+        Hold fixed features to the literals of ``x``'s path instead of ``x``'s cells.
+    solver : str
+        PySAT solver name (default ``"glucose4"``).
+
+    Returns
+    -------
+    AxpCheck
+        ``entails`` from one SAT call; ``reachable`` from one call per class; for each
+        feature of the set, the point of a satisfying assignment once that feature is freed
+        (the instance's own value where its cell is kept, else a value of the model's cell),
+        or ``None`` when the rest still entails the prediction.
+
+    Notes
+    -----
+    One CNF (see :class:`TreeCnf` for its size) and one solver, kept for all
+    ``n_classes + 2 + k`` incremental calls under assumptions for a set of ``k`` features,
+    and released on return (also on errors). Minimality is checked feature by feature,
+    which suffices because entailment is monotone in the set of fixed features.
+    """
+    st = _setting(tree, x, path_restricted)
+    fixed = sorted(set(_positions(tree, features)))
+    cnf = TreeCnf(tree)
+    c = tree.classes.index(st.label)
+
+    def held(fs: Iterable[int]) -> dict[int, int]:
+        return {f: st.allowed[f] for f in fs}
+
+    def point(cells: tuple[int, ...] | None) -> dict | None:
+        return None if cells is None else _point(tree, st, [1 << j for j in cells])
+
+    with _open_solver(cnf, solver) as s:
+        reachable = _sat_classes(s, cnf, held(fixed))
+        other = _other_class_point(s, cnf, held(fixed), c)
+        drops = {tree.features[f].name:
+                 point(_other_class_point(s, cnf, held(g for g in fixed if g != f), c))
+                 for f in fixed}
+    return AxpCheck(
+        features=tuple(tree.features[f].name for f in fixed),
+        prediction=st.label,
+        entails=other is None,
+        reachable=reachable,
+        counterexample=point(other),
+        drop_counterexamples=drops)

@@ -1,0 +1,630 @@
+"""Cross-checking the two explanation engines against each other, row by row.
+
+The path-walker (``engine="path"``, polynomial, trees only) and the SAT oracle
+(``engine="sat"``, PySAT) compute the same mathematical objects by independent means, so on
+every instance they must agree: each engine's AXp must be an AXp for the other (a weak AXp,
+subset-minimal), each one's CXp a CXp for the other, the sets of all AXps and all CXps must
+be equal, and both must say the same about whether the instance's path is
+explanation-redundant. :func:`crosscheck` runs both on every row of a table and returns a
+:class:`CrosscheckReport`.
+
+Every disagreement comes down to one entailment question — does fixing the features of
+``S`` entail the prediction? — on which one engine says yes and the other produces a point
+agreeing with the instance on ``S``. The report gives that point with the class that the
+model's own ``predict`` assigns it (and whether it really agrees with the instance on
+``S``), which settles, independently of both engines, which one is wrong.
+
+Definitions: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (2020),
+Section 2 (AXps, CXps, path-restricted explanations, explanation-redundant paths) and
+Section 5 (polynomial-time CXps, AXps by hitting-set duality).
+
+Example
+-------
+>>> import xdt
+>>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+>>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")],
+...     ["circle", "cross"], ThresholdSplit("y", 0.73, ThresholdSplit("x", 0.64,
+...     Leaf("circle"), Leaf("cross")), Leaf("cross")))
+>>> report = xdt.crosscheck(tree, [{"x": 0.9, "y": 0.2}, {"x": 0.1, "y": 0.95}])
+>>> report.ok, report.rows, report.agreements["all_axps"]
+(True, 2, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from xdt.errors import DataError, UnsupportedModelError, XdtError
+from xdt.explain.explainer import Explainer
+from xdt.explain.sat import DEFAULT_SOLVER
+from xdt.ir.cells import full_mask
+from xdt.ir.instances import as_frame, encode_instance
+from xdt.ir.tree import DecisionTree
+
+ENGINES = ("path", "sat")
+
+CHECKS: dict[str, str] = {
+    "path_axp": "path's AXp is an AXp for sat",
+    "sat_axp": "sat's AXp is an AXp for path",
+    "path_cxp": "path's CXp is a CXp for sat",
+    "sat_cxp": "sat's CXp is a CXp for path",
+    "all_axps": "all AXps: same sets",
+    "all_cxps": "all CXps: same sets",
+    "path_redundant": "path redundancy: same answer",
+}
+"""The checks made on every row, by key, with their readable names."""
+
+ENUMERATION_CHECKS = ("all_axps", "all_cxps")
+
+
+def _plain(v: object) -> object:
+    """A numpy scalar as the Python scalar JSON can write."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _other(engine: str) -> str:
+    return "sat" if engine == "path" else "path"
+
+
+def _set(names: Iterable[str]) -> str:
+    return "{" + ", ".join(names) + "}"
+
+
+# ---------------------------------------------------------------------- report objects
+@dataclass
+class Counterexample:
+    """A concrete point that settles an entailment question between the engines.
+
+    Attributes
+    ----------
+    point : dict
+        Feature name -> value.
+    predicted : object
+        The class the model's own ``predict`` gives the point (not either engine's word).
+    source : {"path", "sat"}
+        The engine that produced the point.
+    fixed : tuple of str
+        The features on which the point is meant to agree with the instance (held to the
+        instance's cell, or to the path's literal for path-restricted explanations).
+    genuine : bool
+        Whether the point is a real counterexample: the model classifies it differently
+        from the instance *and* it agrees with the instance on ``fixed``.
+    refutes : {"path", "sat"}
+        The engine the point proves wrong: the one that claimed that fixing ``fixed``
+        entails the prediction when the point is genuine, else ``source`` itself.
+    """
+
+    point: dict
+    predicted: object
+    source: str
+    fixed: tuple[str, ...]
+    genuine: bool
+    refutes: str
+
+    def describe(self, prediction: object) -> list[str]:
+        """Two readable lines: the point, and what ``model.predict`` makes of it."""
+        shown = ", ".join(f"{k}: {_plain(v)}" for k, v in self.point.items())
+        head = f"counterexample from {self.source}, {_set(self.fixed)} fixed: {{{shown}}}"
+        if self.genuine:
+            return [head, f"model.predict gives {_plain(self.predicted)}, not "
+                          f"{_plain(prediction)}: fixing {_set(self.fixed)} does not entail the "
+                          f"prediction, so {self.refutes} is wrong"]
+        return [head, f"model.predict gives {_plain(self.predicted)}: not a counterexample (same "
+                      f"class, or off the fixed features), so {self.refutes} is wrong"]
+
+    def to_dict(self) -> dict:
+        return {"point": {k: _plain(v) for k, v in self.point.items()},
+                "predicted": _plain(self.predicted), "source": self.source,
+                "fixed": list(self.fixed), "genuine": self.genuine, "refutes": self.refutes}
+
+
+@dataclass
+class Disagreement:
+    """One check on which the engines disagree, on one row.
+
+    Attributes
+    ----------
+    row : object
+        The row: its index label for a DataFrame, its position for a list of dicts.
+    check : str
+        A key of :data:`CHECKS`.
+    path, sat : object
+        Each engine's answer, JSON-ready: a list of feature names (an explanation), a list
+        of such lists (an enumeration), ``None`` (no CXp) or a bool (whether the other
+        engine's explanation is an AXp/CXp for this one; whether the path is redundant).
+    detail : str
+        What went wrong, in words.
+    counterexample : Counterexample or None
+        The point that settles the question, when there is one (an enumeration that misses
+        an explanation its own engine confirms has none).
+    refutes : {"path", "sat", None}
+        The engine found wrong, when the evidence says.
+    """
+
+    row: object
+    check: str
+    path: object
+    sat: object
+    detail: str
+    counterexample: Counterexample | None = None
+    refutes: str | None = None
+
+    def describe(self, prediction: object | None = None) -> list[str]:
+        shown = {"path": _show(self.check, self.path), "sat": _show(self.check, self.sat)}
+        if self.check.endswith("_cxp") and None in (self.path, self.sat):
+            judge = "sat" if self.path is None else "path"  # it denies "no CXp"
+            shown[judge] = "some CXp exists"
+        lines = [f"- row {self.row}: {CHECKS[self.check]}",
+                 f"    path: {shown['path']}", f"    sat:  {shown['sat']}",
+                 f"    {self.detail}"]
+        if self.counterexample is not None:
+            lines += [f"    {line}" for line in self.counterexample.describe(prediction)]
+        return lines
+
+    def to_dict(self) -> dict:
+        return {"row": _plain(self.row), "check": self.check, "path": self.path,
+                "sat": self.sat, "detail": self.detail, "refutes": self.refutes,
+                "counterexample": (None if self.counterexample is None
+                                   else self.counterexample.to_dict())}
+
+
+Evidence = tuple[str, Counterexample | None, str | None]
+"""``(detail, counterexample, engine refuted)`` of a disagreement."""
+
+
+def _show(check: str, answer: object) -> str:
+    """An engine's answer for one check, in words."""
+    if isinstance(answer, bool):
+        if check == "path_redundant":
+            return "redundant" if answer else "not redundant"
+        kind = "an AXp" if check.endswith("axp") else "a CXp"
+        return f"is {kind}" if answer else f"not {kind}"
+    if answer is None:
+        return "no CXp"
+    if isinstance(answer, list) and all(isinstance(a, list) for a in answer):
+        return f"{len(answer)}: " + ", ".join(_set(a) for a in answer)
+    if isinstance(answer, list):
+        return _set(answer)
+    return str(answer)
+
+
+@dataclass
+class CrosscheckReport:
+    """What :func:`crosscheck` found.
+
+    Attributes
+    ----------
+    rows : int
+        Rows checked.
+    agreements : dict[str, int]
+        Per check (a key of :data:`CHECKS`), the rows on which the engines agree.
+    checked : dict[str, int]
+        Per check, the rows on which it was made (0 for the enumerations with
+        ``enumerate=False``; rows whose enumeration hit ``time_limit`` are not counted).
+    disagreements : list of Disagreement
+    times : dict[str, list[float]]
+        Per engine, seconds spent on each row computing its own answers (AXp, CXp, all
+        AXps, all CXps, path redundancy; not the cross-checks).
+    path_restricted, enumerate : bool
+    solver : str
+        The SAT engine's solver.
+    model : str
+        A description of the model.
+    predictions : dict
+        Row -> the predicted class, for rows with a disagreement.
+    """
+
+    rows: int = 0
+    agreements: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHECKS, 0))
+    checked: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHECKS, 0))
+    disagreements: list[Disagreement] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=lambda: {e: [] for e in ENGINES})
+    path_restricted: bool = False
+    enumerate: bool = True
+    solver: str = DEFAULT_SOLVER
+    model: str = ""
+    predictions: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when the engines agree on every check of every row."""
+        return not self.disagreements
+
+    def median_time(self, engine: str) -> float:
+        """Median seconds per row of ``engine`` (NaN with no rows)."""
+        t = self.times[engine]
+        return float(np.median(t)) if t else math.nan
+
+    def total_time(self, engine: str) -> float:
+        """Total seconds of ``engine`` over all rows."""
+        return float(sum(self.times[engine]))
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict of the report."""
+        return {
+            "ok": self.ok, "rows": self.rows, "model": self.model,
+            "path_restricted": self.path_restricted, "enumerate": self.enumerate,
+            "solver": self.solver,
+            "checks": {k: {"name": CHECKS[k], "checked": self.checked[k],
+                           "agree": self.agreements[k]} for k in CHECKS},
+            "disagreements": [d.to_dict() for d in self.disagreements],
+            "time": {e: {"median_s": self.median_time(e) if self.rows else None,
+                         "total_s": self.total_time(e)} for e in ENGINES},
+        }
+
+    def summary(self) -> str:
+        """A readable account: one line per check, times, and every disagreement."""
+        scope = "path-restricted" if self.path_restricted else "unrestricted"
+        lines = [f"crosscheck: path engine vs SAT engine ({self.solver}), {scope} "
+                 f"explanations, {self.rows} row{'' if self.rows == 1 else 's'}"]
+        if self.model:
+            lines.append(f"model: {self.model}")
+        width = max(len(name) for name in CHECKS.values())
+        lines.append(f"  {'check':<{width}}  agree")
+        for key, name in CHECKS.items():
+            if key in ENUMERATION_CHECKS and not self.enumerate:
+                lines.append(f"  {name:<{width}}  skipped (--no-enumerate)")
+                continue
+            skipped = self.rows - self.checked[key]
+            tail = f"  ({skipped} stopped by the time limit)" if skipped else ""
+            lines.append(f"  {name:<{width}}  {self.agreements[key]}/{self.checked[key]}{tail}")
+        lines.append(f"  {'time per row':<{width}}  median      total")
+        for e in ENGINES:
+            med = self.median_time(e) if self.rows else math.nan
+            lines.append(f"  {e:<{width}}  {_ms(med):>9}  {_ms(self.total_time(e)):>9}")
+        if self.ok:
+            lines.append("OK: the engines agree on every check of every row")
+        else:
+            n = len(self.disagreements)
+            lines.append(f"{n} DISAGREEMENT{'' if n == 1 else 'S'}:")
+            for d in self.disagreements:
+                lines += d.describe(self.predictions.get(d.row))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _ms(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "n/a"
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+# ---------------------------------------------------------------------- one row
+class _Row:
+    """Both engines' answers on one row, and the evidence for any disagreement."""
+
+    def __init__(self, model: DecisionTree, engines: dict[str, Explainer], x: dict,
+                 label: object, path_restricted: bool):
+        self.model = model
+        self.engines = engines
+        self.x = x
+        self.label = label
+        self.pr = path_restricted
+        self.names = list(model.features.names)
+        _, self.cells = encode_instance(model.features, model.cells, x)
+        path = model.paths[int(model.leaf_paths(np.asarray([self.cells]))[0])]
+        self.prediction = path.label
+        self.path_names = [self.names[f] for f in path.features]
+        # the cells each feature is held to, unrestricted and path-restricted
+        self.allowed = {False: [1 << c for c in self.cells],
+                        True: [path.masks.get(f, full_mask(c.n_cells))
+                               for f, c in enumerate(model.cells)]}
+        self.universe = (self.ordered(self.path_names) if path_restricted
+                         else tuple(self.names))
+
+    # --------------------------------------------------------------- evidence
+    def ordered(self, features: Iterable[str]) -> tuple[str, ...]:
+        s = set(features)
+        return tuple(n for n in self.names if n in s)
+
+    def probe(self, source: str, fixed: Iterable[str], claimer: str,
+              pr: bool | None = None) -> Counterexample | None:
+        """``source``'s counterexample to "fixing ``fixed`` entails the prediction" (claimed
+        by ``claimer``), checked against the model itself; ``None`` when ``source`` finds
+        none. ``pr``: path-restricted (default: the row's setting)."""
+        pr = self.pr if pr is None else pr
+        fixed = self.ordered(fixed)
+        point = self.engines[source].counterexample(self.x, fixed, path_restricted=pr)
+        if point is None:
+            return None
+        predicted = _plain(self.model.predict([point])[0])
+        _, cells = encode_instance(self.model.features, self.model.cells, point)
+        agrees = all((self.allowed[pr][self.names.index(n)] >> cells[self.names.index(n)]) & 1
+                     for n in fixed)
+        genuine = bool(predicted != _plain(self.prediction) and agrees)
+        return Counterexample({k: _plain(v) for k, v in point.items()}, predicted, source,
+                              fixed, genuine, claimer if genuine else source)
+
+    def weak(self, engine: str, fixed: Iterable[str], pr: bool | None = None) -> bool:
+        return self.engines[engine].is_weak_axp(
+            self.x, self.ordered(fixed), path_restricted=self.pr if pr is None else pr)
+
+    def refute_axp(self, claimer: str, axp: Sequence[str]) -> Evidence:
+        """Evidence on "``axp`` is an AXp", claimed by ``claimer`` and denied by the other."""
+        judge = _other(claimer)
+        shown = _set(axp)
+        cx = self.probe(judge, axp, claimer)
+        if cx is not None:
+            return f"{judge} says fixing {shown} does not entail the prediction", cx, cx.refutes
+        for f in axp:
+            rest = [n for n in axp if n != f]
+            if self.weak(judge, rest):
+                cx = self.probe(claimer, rest, judge)
+                if cx is None:
+                    return (f"{shown} is not minimal: without {f} it still entails the "
+                            f"prediction, by both engines ({claimer} contradicts itself)",
+                            None, claimer)
+                return (f"{judge} says {shown} is not minimal: without {f} it still entails "
+                        "the prediction", cx, cx.refutes)
+        return (f"{judge} denies that {shown} is an AXp, but its own entailment answers say it "
+                "is one (it contradicts itself)", None, judge)
+
+    def refute_cxp(self, claimer: str, cxp: Sequence[str] | None) -> Evidence:
+        """Evidence on "``cxp`` is a CXp" (or, for ``None``, "there is no CXp"), claimed by
+        ``claimer`` and denied by the other."""
+        judge = _other(claimer)
+        if cxp is None:
+            cx = self.probe(judge, [], claimer)
+            if cx is not None:
+                return (f"{claimer} finds no CXp (nothing can change the prediction), but "
+                        f"{judge} changes it with every feature free", cx, cx.refutes)
+            return (f"both engines find that nothing changes the prediction, yet {judge} "
+                    "denies it (it contradicts itself)", None, judge)
+        shown = _set(cxp)
+        off = [n for n in cxp if n not in self.universe]
+        if off:
+            return (f"{shown} has feature(s) {off} off the instance's path: not a "
+                    "path-restricted CXp", None, claimer)
+        keep = [n for n in self.universe if n not in cxp]
+        if self.weak(judge, keep):
+            cx = self.probe(claimer, keep, judge)
+            if cx is None:
+                return (f"freeing {shown} cannot change the prediction, by both engines "
+                        f"({claimer} contradicts itself)", None, claimer)
+            return f"{judge} says freeing {shown} cannot change the prediction", cx, cx.refutes
+        for f in cxp:
+            smaller = [n for n in cxp if n != f]
+            held = [n for n in self.universe if n not in smaller]
+            if not self.weak(judge, held):
+                cx = self.probe(judge, held, claimer)
+                detail = (f"{judge} says {shown} is not minimal: freeing it without {f} "
+                          "already changes the prediction")
+                if cx is None:
+                    return f"{detail}, yet finds no point doing so", None, judge
+                return detail, cx, cx.refutes
+        return (f"{judge} denies that {shown} is a CXp, but its own entailment answers say it "
+                "is one (it contradicts itself)", None, judge)
+
+
+def _names(explanation) -> list[str] | None:
+    return None if explanation is None else list(explanation.features)
+
+
+def _sets(explanations) -> set[frozenset[str]]:
+    return {frozenset(e.features) for e in explanations}
+
+
+def _listed(sets: Iterable[frozenset[str]], names: Sequence[str]) -> list[list[str]]:
+    order = {n: i for i, n in enumerate(names)}
+    rows = [sorted(s, key=order.__getitem__) for s in sets]
+    return sorted(rows, key=lambda r: (len(r), [order[n] for n in r]))
+
+
+def _check_row(row: _Row, report: CrosscheckReport, do_enumerate: bool,
+               time_limit: float | None) -> None:
+    pr, x = row.pr, row.x
+    answers: dict[str, dict] = {}
+    for e, ex in row.engines.items():
+        start = time.perf_counter()
+        a: dict = {"axp": ex.axp(x, path_restricted=pr), "cxp": ex.cxp(x, path_restricted=pr),
+                   "redundant": ex.path_is_redundant(x)}
+        if do_enumerate:
+            a["all_axps"] = ex.all_axps(x, path_restricted=pr, time_limit=time_limit)
+            a["all_cxps"] = ex.all_cxps(x, path_restricted=pr, time_limit=time_limit)
+        report.times[e].append(time.perf_counter() - start)
+        answers[e] = a
+
+    found: list[Disagreement] = []
+
+    def agree(check: str) -> None:
+        report.checked[check] += 1
+        report.agreements[check] += 1
+
+    def disagree(check: str, path: object, sat: object, detail: str,
+                 cx: Counterexample | None, refutes: str | None) -> None:
+        report.checked[check] += 1
+        found.append(Disagreement(row.label, check, path, sat, detail, cx, refutes))
+
+    for e in ENGINES:
+        judge = row.engines[_other(e)]
+        axp = answers[e]["axp"]
+        if judge.is_axp(x, axp.features, path_restricted=pr):
+            agree(f"{e}_axp")
+        else:
+            answer = {e: _names(axp), _other(e): False}
+            disagree(f"{e}_axp", answer["path"], answer["sat"],
+                     *row.refute_axp(e, list(axp.features)))
+        cxp = answers[e]["cxp"]
+        if cxp is None:
+            confirmed = judge.is_weak_axp(x, [], path_restricted=pr)
+        else:
+            confirmed = judge.is_cxp(x, cxp.features, path_restricted=pr)
+        if confirmed:
+            agree(f"{e}_cxp")
+        else:
+            answer = {e: _names(cxp), _other(e): False}
+            disagree(f"{e}_cxp", answer["path"], answer["sat"],
+                     *row.refute_cxp(e, None if cxp is None else list(cxp.features)))
+
+    if do_enumerate:
+        for key, kind in (("all_axps", "AXp"), ("all_cxps", "CXp")):
+            lists = {e: answers[e][key] for e in ENGINES}
+            if not all(lst.complete for lst in lists.values()):
+                continue  # stopped by the time limit: not comparable
+            sets = {e: _sets(lists[e]) for e in ENGINES}
+            if sets["path"] == sets["sat"]:
+                agree(key)
+                continue
+            only = {e: sorted(sets[e] - sets[_other(e)], key=lambda s: (len(s), sorted(s)))
+                    for e in ENGINES}
+            differences = "; ".join(
+                f"{kind}s found by {e} only: {', '.join(_set(row.ordered(t)) for t in only[e])}"
+                for e in ENGINES if only[e])
+            for e in ENGINES:
+                extra = only[e]
+                if not extra:
+                    continue
+                s = list(row.ordered(extra[0]))
+                judge = _other(e)
+                confirm = (row.engines[judge].is_axp if kind == "AXp"
+                           else row.engines[judge].is_cxp)
+                article = "an" if kind == "AXp" else "a"
+                if confirm(x, s, path_restricted=pr):
+                    detail = (f"{judge}'s enumeration misses {_set(s)}, which {judge} itself "
+                              f"confirms is {article} {kind}")
+                    cx, refutes = None, judge
+                else:
+                    detail, cx, refutes = (row.refute_axp(e, s) if kind == "AXp"
+                                           else row.refute_cxp(e, s))
+                disagree(key, _listed(sets["path"], row.names), _listed(sets["sat"], row.names),
+                         f"{differences}; {detail}", cx, refutes)
+                break
+
+    red = {e: answers[e]["redundant"] for e in ENGINES}
+    if red["path"] == red["sat"]:
+        agree("path_redundant")
+    else:
+        claimer = "path" if red["path"] else "sat"  # claims: some path feature can be dropped
+        path_names = row.path_names
+        own = {e: False for e in ENGINES}  # redundancy by each engine's entailment answers
+        cx, refutes, detail = None, None, ""
+        for f in path_names:
+            rest = [n for n in path_names if n != f]
+            answers_f = {e: row.weak(e, rest, pr=True) for e in ENGINES}
+            for e in ENGINES:
+                own[e] |= answers_f[e]
+            if answers_f["path"] != answers_f["sat"] and cx is None:
+                doubter = "path" if not answers_f["path"] else "sat"
+                cx = row.probe(doubter, rest, _other(doubter), pr=True)
+                refutes = None if cx is None else cx.refutes
+                detail = (f"without {f}, the path's other literals entail the prediction "
+                          f"for {_other(doubter)}, not for {doubter}")
+        if cx is None:
+            liar = next((e for e in ENGINES if own[e] != red[e]), None)
+            refutes = liar
+            detail = (f"{claimer} says the path is redundant, {_other(claimer)} that it is not"
+                      + (f"; {liar}'s own entailment answers say the opposite (it contradicts "
+                         "itself)" if liar else ""))
+        disagree("path_redundant", red["path"], red["sat"], detail, cx, refutes)
+
+    if found:
+        report.disagreements.extend(found)
+        report.predictions[row.label] = _plain(row.prediction)
+
+
+# ---------------------------------------------------------------------- the entry point
+def _rows(model: DecisionTree, X) -> tuple[list[object], list[dict]]:
+    """``(labels, instances)`` of the rows of ``X``, feature columns only."""
+    names = list(model.features.names)
+    if isinstance(X, pd.DataFrame):
+        labels = list(X.index)
+        frame = as_frame(model.features, X)
+    else:
+        if isinstance(X, Mapping) or isinstance(X, pd.Series):
+            X = [X]
+        rows = list(X)
+        labels = list(range(len(rows)))
+        if all(isinstance(r, Mapping | pd.Series) for r in rows):
+            rows = [{k: v for k, v in dict(r).items() if k in names} for r in rows]
+        frame = as_frame(model.features, rows) if rows else pd.DataFrame(columns=names)
+    records = [{k: _plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+    return labels, records
+
+
+def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
+               enumerate: bool = True, solver: str = DEFAULT_SOLVER,
+               progress: bool = False, time_limit: float | None = None) -> CrosscheckReport:
+    """Run the path engine and the SAT engine on every row of ``X`` and compare them.
+
+    For each row: the AXp and the CXp of each engine must be an AXp / a CXp for the other
+    engine (:meth:`Explainer.is_axp`, :meth:`Explainer.is_cxp`; "no CXp" must be confirmed
+    too); the sets of all AXps and of all CXps must be equal (with ``enumerate``); both
+    engines must agree on :meth:`Explainer.path_is_redundant`. Definitions: Izza, Ignatiev
+    & Marques-Silva, "On Explaining Decision Trees", Sections 2 and 5.
+
+    Parameters
+    ----------
+    model : DecisionTree
+    X : pandas.DataFrame, list of dicts, or 2-d sequence in feature order
+        The rows; columns that are not features (e.g. the target) are ignored.
+    path_restricted : bool
+        Compare path-restricted explanations (the literals of each row's path).
+    enumerate : bool
+        Also compare all AXps and all CXps (enumeration; the costly part).
+    solver : str
+        The SAT engine's PySAT solver.
+    progress : bool
+        Draw a progress bar (tqdm) on standard error.
+    time_limit : float, optional
+        Seconds allowed to each enumeration; a row whose enumeration is stopped is not
+        counted in that check (see :attr:`CrosscheckReport.checked`).
+
+    Returns
+    -------
+    CrosscheckReport
+        ``report.ok`` is True when the engines agree everywhere; each disagreement names
+        the row and the check, gives both answers and, where one exists, a counterexample
+        point checked with ``model.predict``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        When ``model`` is not a decision tree (the path engine explains trees only).
+    DataError
+        For a row the model cannot read (the message names the row).
+    MissingFeatureError
+        When a feature column is missing from ``X``.
+    """
+    if not isinstance(model, DecisionTree):
+        raise UnsupportedModelError(
+            f"crosscheck compares the engines on decision trees, not on "
+            f"{type(model).__name__}")
+    do_enumerate = enumerate
+    labels, records = _rows(model, X)
+    report = CrosscheckReport(path_restricted=bool(path_restricted), enumerate=do_enumerate,
+                              solver=solver, model=_describe(model))
+    from tqdm.auto import tqdm
+
+    with Explainer(model, "path") as by_path, Explainer(model, "sat", solver=solver) as by_sat:
+        engines = {"path": by_path, "sat": by_sat}
+        bar = tqdm(total=len(records), desc="crosschecking", unit="row", file=sys.stderr,
+                   disable=not progress, leave=False, dynamic_ncols=True)
+        try:
+            for label, x in zip(labels, records, strict=True):
+                try:
+                    row = _Row(model, engines, x, label, bool(path_restricted))
+                except XdtError as e:
+                    raise DataError(f"row {label}: {e}") from None
+                _check_row(row, report, do_enumerate, time_limit)
+                report.rows += 1
+                bar.update(1)
+                if report.disagreements:
+                    bar.set_postfix(disagreements=len(report.disagreements))
+        finally:
+            bar.close()
+    return report
+
+
+def _describe(model: DecisionTree) -> str:
+    target = f", target {model.target!r}" if model.target else ""
+    return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, depth "
+            f"{model.depth}, {len(model.classes)} classes{target}")

@@ -1,0 +1,458 @@
+"""DIMACS CNF of one explanation query, for any SAT solver.
+
+:func:`dimacs_text` and :func:`write_dimacs` write the formula that the SAT engine
+(:class:`~xdt.explain.sat.SatOracle`) holds for one (model, instance) pair: the model's cell
+space (one-hot and order clauses), "the model predicts another class than the instance's"
+and one selector variable per feature, ``s_F -> (x_F in A_F)``, where ``A_F`` is the
+instance's cell (or, path-restricted, the literal of the instance's path on ``F``). It is
+exactly the clause list of :class:`~xdt.explain.sat.SatOracle`, with the same variable
+numbering, written without starting a solver.
+
+How to use the file (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees",
+Section 4: a set of feature literals entails the prediction when no point satisfying them
+reaches a leaf of another class):
+
+* with every selector assumed true the formula is UNSAT: the instance's values entail its
+  prediction;
+* a set ``S`` of features is a **weak AXp** exactly when the formula plus the unit clauses
+  ``s_F`` (``F`` in ``S``) is UNSAT; when it is SAT, the model is a counterexample: a point
+  agreeing with the instance on ``S`` that the model classifies differently;
+* ``S`` is an **AXp** when it is a weak AXp and no ``S`` minus one feature is one; ``T`` is
+  a **CXp** when assuming the selectors of the features outside ``T`` gives SAT and adding
+  back any one feature of ``T`` gives UNSAT.
+
+The header's comment lines say what every variable means. Lines meant for programs carry
+JSON: ``c instance {...}``, ``c prediction ...``, ``c selectors {"feature": var, ...}``,
+``c features [...]``, and each ``c var N <meaning><TAB>{...}`` line (after the tab; JSON
+never contains a raw tab). :func:`parse_dimacs` reads a file back, and
+:meth:`CnfQuery.decode` turns a solver's model into a point (feature name -> value) from
+those comments alone.
+
+Example
+-------
+>>> import xdt
+>>> from xdt.explain.dimacs import dimacs_text, parse_dimacs
+>>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+>>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")],
+...     ["circle", "cross"], ThresholdSplit("y", 0.73, ThresholdSplit("x", 0.64,
+...     Leaf("circle"), Leaf("cross")), Leaf("cross")))
+>>> q = parse_dimacs(dimacs_text(tree, {"x": 0.9, "y": 0.2}))
+>>> q.selectors, q.prediction
+({'x': 3, 'y': 4}, 'cross')
+>>> q.variables[1]["text"], q.variables[3]["text"]
+('x > 0.64', 'selector of x: fixes 0.64 < x')
+>>> q.clauses   # not cross (2 paths), then the selectors
+[[2, -1], [-2], [-3, 1], [-4, -2]]
+>>> q.decode([-1, -2, 4])   # x <= 0.64 and y <= 0.73: a circle
+{'x': 0.64, 'y': 0.2}
+
+Reference: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (2020), Sections
+2 and 4; Ignatiev, Narodytska & Marques-Silva, "Abduction-Based Explanations for Machine
+Learning Models", AAAI 2019 (AXps by SAT oracle calls).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from xdt.errors import UnsupportedModelError
+from xdt.explain.sat import ModelEncoding
+from xdt.ir.cells import IntervalCells, full_mask
+from xdt.ir.instances import encode_instance
+from xdt.ir.tree import DecisionTree
+
+FORMAT = "xdt-dimacs/1"
+"""Name and version of the comment conventions, written in the first line."""
+
+
+def _plain(v: object) -> object:
+    """A numpy scalar as the Python scalar JSON can write."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _one_line(text: str) -> str:
+    """Text safe for one comment line, before the tab that starts its JSON."""
+    return " ".join(str(text).split())
+
+
+@dataclass
+class CnfQuery:
+    """The CNF of one (model, instance) explanation query and what its variables mean.
+
+    Attributes
+    ----------
+    clauses : list of list of int
+        The clauses, as DIMACS literals (the same list :class:`~xdt.explain.sat.SatOracle`
+        bootstraps its solver with).
+    n_vars : int
+        Number of variables (the largest variable number).
+    selectors : dict[str, int]
+        Selector variable of each *candidate* feature, by name: every feature, or for
+        path-restricted explanations the features tested on the instance's path (the
+        selectors of the others hold no clause).
+    variables : dict[int, dict]
+        Per variable, its meaning as a JSON-ready dict with ``"type"`` one of ``"cell"``
+        (``{"feature", "cell", "value"}``: a one-hot feature takes this value), ``"gt"``
+        (``{"feature", "index", "threshold"}``: an ordinal feature is above the threshold),
+        ``"selector"`` (``{"feature", "holds", "candidate"}``) or ``"aux"``
+        (``{"feature"}``: an auxiliary variable of the exactly-one constraint on a feature),
+        plus ``"text"``, the readable meaning.
+    features : list of dict
+        ``{"name", "kind"}`` per feature, in model order.
+    instance : dict
+        The instance, feature name -> value.
+    prediction : object
+        The model's class for the instance.
+    path_restricted : bool
+    model_summary : str
+        One readable line describing the model (and where it came from).
+    """
+
+    clauses: list[list[int]]
+    n_vars: int
+    selectors: dict[str, int]
+    variables: dict[int, dict]
+    features: list[dict]
+    instance: dict
+    prediction: object
+    path_restricted: bool = False
+    model_summary: str = ""
+    comments: list[str] = field(default_factory=list, repr=False)
+
+    # ------------------------------------------------------------------ use
+    def assumptions(self, features: Iterable[str]) -> list[int]:
+        """The selector literals fixing ``features`` (names), to assume or add as units.
+
+        Raises
+        ------
+        KeyError
+            For a name that is not a candidate feature.
+        """
+        if isinstance(features, str):
+            features = [features]
+        out = []
+        for name in features:
+            if name not in self.selectors:
+                raise KeyError(f"{name!r} has no selector here; the candidate features are: "
+                               f"{', '.join(self.selectors)}")
+            out.append(self.selectors[name])
+        return out
+
+    def decode(self, assignment: Iterable[int]) -> dict:
+        """The point (feature name -> value) a satisfying assignment describes.
+
+        Uses only the variable meanings (so it works on a :func:`parse_dimacs` result): a
+        one-hot feature takes the value of its true cell variable; an ordinal feature lies
+        above the thresholds whose ``gt`` variable is true and at or below the others — it
+        keeps the instance's value when that lies in the same interval, else takes a value
+        of the interval (a whole number where the interval holds one). A feature without
+        variables (an ordinal feature no test reads) keeps the instance's value.
+
+        Parameters
+        ----------
+        assignment : iterable of int
+            Signed literals of a model, e.g. ``solver.get_model()``; variables missing
+            from it count as false.
+
+        Raises
+        ------
+        ValueError
+            When the assignment sets no cell variable, or two, for a one-hot feature.
+        """
+        true = {v for v in assignment if v > 0}
+        chosen: dict[str, list] = {}
+        thresholds: dict[str, list[tuple[float, bool]]] = {}
+        for v, meaning in self.variables.items():
+            kind, name = meaning["type"], meaning.get("feature")
+            if kind == "cell" and v in true:
+                chosen.setdefault(name, []).append(meaning["value"])
+            elif kind == "gt":
+                thresholds.setdefault(name, []).append((meaning["threshold"], v in true))
+        point = {}
+        for feat in self.features:
+            name = feat["name"]
+            if name in thresholds:
+                point[name] = self._ordinal_value(name, sorted(thresholds[name]))
+            elif name in chosen:
+                if len(chosen[name]) != 1:
+                    raise ValueError(f"the assignment gives feature {name!r} the values "
+                                     f"{chosen[name]}; exactly one is expected")
+                point[name] = chosen[name][0]
+            elif any(m["type"] == "cell" and m["feature"] == name
+                     for m in self.variables.values()):
+                raise ValueError(f"the assignment sets no value of feature {name!r}")
+            else:
+                point[name] = self.instance[name]
+        return point
+
+    def _ordinal_value(self, name: str, thresholds: list[tuple[float, bool]]) -> object:
+        ts = [t for t, _ in thresholds]
+        cell = sum(above for _, above in thresholds)  # order clauses: a prefix is true
+        cells = IntervalCells(name, ts)
+        here = self.instance.get(name)
+        if isinstance(here, int | float) and not isinstance(here, bool):
+            if cells.cell_of(here) == cell:
+                return here
+        return cells.value(cell)
+
+    # ------------------------------------------------------------------ output
+    def to_text(self) -> str:
+        """The DIMACS text: the header comments, ``p cnf``, one clause per line."""
+        lines = [f"c {line}" if line else "c" for line in self.comments]
+        lines.append(f"p cnf {self.n_vars} {len(self.clauses)}")
+        lines.extend(" ".join(map(str, c + [0])) for c in self.clauses)
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- building
+def _summary(model: DecisionTree, source: str | None) -> str:
+    where = f"{source}: " if source else ""
+    target = f", target {model.target!r}" if model.target else ""
+    return (f"{where}decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
+            f"depth {model.depth}, classes {list(map(_plain, model.classes))}{target}")
+
+
+def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[int],
+              universe: int) -> dict[int, dict]:
+    names = model.features.names
+    meanings: dict[int, dict] = {}
+    owner: dict[int, int] = {}  # auxiliary variable -> feature of its cardinality clauses
+    for clause in encoding.domain:
+        feats = {obj[1] for obj in (encoding.pool.obj(abs(lit)) for lit in clause)
+                 if isinstance(obj, tuple)}
+        if len(feats) == 1:
+            (f,) = feats
+            for lit in clause:
+                if encoding.pool.obj(abs(lit)) is None:
+                    owner.setdefault(abs(lit), f)
+    for v in range(1, encoding.pool.top + 1):
+        obj = encoding.pool.obj(v)
+        if isinstance(obj, tuple) and obj[0] == "cell":
+            _, f, j = obj
+            value = _plain(model.cells[f].value(j))
+            meanings[v] = {"type": "cell", "feature": names[f], "cell": j, "value": value,
+                           "text": f"{names[f]} = {value}"}
+        elif isinstance(obj, tuple) and obj[0] == "gt":
+            _, f, j = obj
+            t = float(model.cells[f].thresholds[j])
+            meanings[v] = {"type": "gt", "feature": names[f], "index": j, "threshold": t,
+                           "text": f"{names[f]} > {t!r}"}
+        elif isinstance(obj, tuple) and obj[0] == "selector":
+            f = obj[1]
+            candidate = bool((universe >> f) & 1)
+            holds = model.cells[f].describe(allowed[f])
+            if not candidate:
+                text = (f"selector of {names[f]}: no clause ({names[f]} is not on the "
+                        "instance's path)")
+            elif allowed[f] == full_mask(model.cells[f].n_cells):
+                text = f"selector of {names[f]}: no clause (no test reads {names[f]})"
+            else:
+                text = f"selector of {names[f]}: fixes {holds}"
+            meanings[v] = {"type": "selector", "feature": names[f], "holds": holds,
+                           "candidate": candidate, "text": text}
+        else:
+            f = owner.get(v)
+            feat = None if f is None else names[f]
+            text = ("auxiliary (exactly-one encoding)" if feat is None
+                    else f"auxiliary of the exactly-one constraint on {feat}")
+            meanings[v] = {"type": "aux", "feature": feat, "text": text}
+    return meanings
+
+
+def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
+                 source: str | None = None) -> CnfQuery:
+    """The CNF of the explanation query of ``x`` on ``model``, with its variable meanings.
+
+    Parameters
+    ----------
+    model : DecisionTree
+    x : dict, sequence or pandas Series
+        The instance, read as :class:`~xdt.Explainer` reads it.
+    path_restricted : bool
+        Selectors hold each feature of the instance's path to the path's literal instead of
+        the instance's cell (Izza et al., Section 2); the candidates are the path's features.
+    source : str, optional
+        Where the model came from (a file name), for the header.
+
+    Returns
+    -------
+    CnfQuery
+
+    Raises
+    ------
+    UnsupportedModelError
+        For a model the SAT encoder does not know.
+    InstanceError
+        (and subclasses) for an instance the model cannot read.
+    """
+    if not isinstance(model, DecisionTree):
+        raise UnsupportedModelError(
+            f"xdt can write the CNF of decision trees, not of {type(model).__name__}")
+    values, cells = encode_instance(model.features, model.cells, x)
+    path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+    if path_restricted:
+        allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
+                        for f, c in enumerate(model.cells))
+        universe = sum(1 << f for f in path.masks)
+    else:
+        allowed = tuple(1 << c for c in cells)
+        universe = full_mask(len(cells))
+    encoding = ModelEncoding(model)
+    # The clause list of SatOracle.__init__, in the same order and numbering.
+    selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]
+    clauses = [list(c) for c in encoding.domain + encoding.differs(path.class_index)] + [
+        [-s] + clause for f, s in enumerate(selectors)
+        for clause in encoding.inside(f, allowed[f])]
+    names = model.features.names
+    n_vars = max([encoding.pool.top] + [abs(lit) for c in clauses for lit in c])
+    query = CnfQuery(
+        clauses=clauses, n_vars=n_vars,
+        selectors={names[f]: selectors[f] for f in range(len(cells)) if (universe >> f) & 1},
+        variables=_meanings(model, encoding, allowed, universe),
+        features=[{"name": f.name, "kind": f.kind} for f in model.features],
+        instance={n: _plain(v) for n, v in zip(names, values, strict=True)},
+        prediction=_plain(path.label), path_restricted=bool(path_restricted),
+        model_summary=_summary(model, source))
+    query.comments = _header(query)
+    return query
+
+
+def _header(q: CnfQuery) -> list[str]:
+    from xdt import __version__
+
+    pred = _json(q.prediction)
+    scope = ("path-restricted (each selector holds its feature to the literal of the "
+             "instance's path; candidates: the path's features)" if q.path_restricted
+             else "unrestricted (each selector fixes its feature to the instance's value)")
+    lines = [
+        f"{FORMAT}: one explanation query of a model, written by xdt {__version__}",
+        f"model: {_one_line(q.model_summary)}",
+        f"explanations: {scope}",
+        "",
+        f"The formula holds for the points that the model classifies differently from {pred}",
+        "and that agree with the instance on every feature whose selector is true.",
+        "How to use it:",
+        "- assuming all selectors true (unit clauses) gives UNSAT: fixing every feature to",
+        "  the instance's value entails the prediction;",
+        "- a set S of features is a weak AXp when the formula plus the unit clauses of the",
+        "  selectors of S is UNSAT (S alone entails the prediction); SAT means no, and the",
+        "  model is a counterexample point (read it with the `c var` lines);",
+        "- S is an AXp when it is a weak AXp and no S minus one feature is; T is a CXp when",
+        "  the selectors of the features outside T give SAT and adding any one of T gives UNSAT.",
+        "Lines for programs: `c instance`, `c prediction`, `c features` and `c selectors` carry",
+        "JSON; each `c var N` line gives the meaning of variable N, then a tab and JSON.",
+        "",
+        f"instance {_json(q.instance)}",
+        f"prediction {pred}",
+        f"features {_json(q.features)}",
+        f"selectors {_json(q.selectors)}",
+    ]
+    for v, meaning in q.variables.items():
+        payload = {k: val for k, val in meaning.items() if k != "text"}
+        lines.append(f"var {v} {_one_line(meaning['text'])}\t{_json(payload)}")
+    return lines
+
+
+def dimacs_text(model: DecisionTree, x, *, path_restricted: bool = False,
+                source: str | None = None) -> str:
+    """The DIMACS text of the explanation query of ``x`` (see :func:`encode_query`)."""
+    return encode_query(model, x, path_restricted=path_restricted, source=source).to_text()
+
+
+def write_dimacs(model: DecisionTree, x, path: str | os.PathLike, *,
+                 path_restricted: bool = False, source: str | None = None) -> CnfQuery:
+    """Write the DIMACS CNF of the explanation query of ``x`` on ``model`` to ``path``.
+
+    Parameters
+    ----------
+    model, x, path_restricted, source
+        As for :func:`encode_query`.
+    path : str or path-like
+        The file to write (UTF-8).
+
+    Returns
+    -------
+    CnfQuery
+        What was written (variables, clauses, selectors), for reporting.
+    """
+    query = encode_query(model, x, path_restricted=path_restricted, source=source)
+    Path(path).write_text(query.to_text(), encoding="utf-8")
+    return query
+
+
+# ---------------------------------------------------------------------- reading back
+def parse_dimacs(text: str) -> CnfQuery:
+    """Read a DIMACS text written by :func:`dimacs_text` back into a :class:`CnfQuery`.
+
+    Only the file is read: variable meanings, selectors, instance and prediction come from
+    the comment lines, so :meth:`CnfQuery.decode` works on the model of any external solver.
+
+    Raises
+    ------
+    ValueError
+        When the text lacks the ``p cnf`` line or the xdt comment lines.
+    """
+    comments: list[str] = []
+    clauses: list[list[int]] = []
+    n_vars = None
+    fields: dict[str, object] = {}
+    variables: dict[int, dict] = {}
+    summary = ""
+    restricted = False
+    pending: list[int] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("c"):
+            body = raw[2:] if raw.startswith("c ") else ""
+            comments.append(body)
+            key, _, rest = body.partition(" ")
+            if key in ("instance", "prediction", "features", "selectors"):
+                fields[key] = json.loads(rest)
+            elif key == "var":
+                num, _, tail = rest.partition(" ")
+                text_part, _, payload = tail.rpartition("\t")
+                variables[int(num)] = {**json.loads(payload), "text": text_part}
+            elif key == "model:":
+                summary = rest
+            elif key == "explanations:":
+                restricted = rest.startswith("path-restricted")
+            continue
+        if line.startswith("p"):
+            parts = line.split()
+            n_vars = int(parts[2])
+            continue
+        for tok in line.split():
+            lit = int(tok)
+            if lit == 0:
+                clauses.append(pending)
+                pending = []
+            else:
+                pending.append(lit)
+    if n_vars is None:
+        raise ValueError("no 'p cnf' line: this is not a DIMACS CNF text")
+    missing = [k for k in ("instance", "prediction", "features", "selectors") if k not in fields]
+    if missing:
+        raise ValueError(f"no 'c {missing[0]}' line: this file was not written by xdt encode")
+    return CnfQuery(clauses=clauses, n_vars=n_vars,
+                    selectors=dict(fields["selectors"]),  # type: ignore[arg-type]
+                    variables=variables, features=list(fields["features"]),  # type: ignore
+                    instance=dict(fields["instance"]),  # type: ignore[arg-type]
+                    prediction=fields["prediction"], path_restricted=restricted,
+                    model_summary=summary, comments=comments)
+
+
+def read_dimacs(path: str | os.PathLike) -> CnfQuery:
+    """:func:`parse_dimacs` of the file at ``path``."""
+    return parse_dimacs(Path(path).read_text(encoding="utf-8"))
