@@ -19,3 +19,16 @@ def test_readme_tour_runs_and_values_match():
     assert ex.path_features(x) == ("Humidity", "Outlook")
     assert ex.path_is_redundant(x) is True
     assert [a.features for a in ex.all_axps(x, path_restricted=True)] == [("Outlook",)]
+
+
+def test_readme_sat_block_runs_and_values_match():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    scope: dict = {}
+    exec(blocks[0], scope)  # noqa: S102 - the README's own example
+    exec(blocks[1], scope)  # noqa: S102
+    assert [a.features for a in scope["axps"]] == [("Outlook",)]
+    assert scope["axps"].complete is True
+    witness = scope["a"].certificate.witnesses["Outlook"]
+    assert witness.label == "no" and witness.point["Outlook"] != "overcast"
+    model = scope["model"]
+    assert model.predict([witness.point])[0] == "no"
