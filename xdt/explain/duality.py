@@ -22,14 +22,15 @@ Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pysat.examples.hitman import Hitman
 
 from xdt.explain.oracle import EntailmentOracle, bits, to_mask
 
 
-def deletion_axp(oracle: EntailmentOracle, order: Sequence[int]) -> int:
+def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
+                 start: int | None = None) -> int:
     """One AXp (subset-minimal weak AXp) by deletion.
 
     Parameters
@@ -38,28 +39,31 @@ def deletion_axp(oracle: EntailmentOracle, order: Sequence[int]) -> int:
     order : sequence of int
         Feature positions in the order they are tried for removal; candidate features not
         listed are tried afterwards in increasing position.
+    start : int, optional
+        A weak AXp to shrink (bit mask); by default all candidate features.
 
     Returns
     -------
     int
-        Bit mask of the AXp. Cost: one entailment query per candidate feature.
+        Bit mask of the AXp. Cost: one entailment query per feature of ``start``.
     """
-    expl = oracle.universe
-    for i in _full_order(oracle.universe, order):
+    expl = oracle.universe if start is None else start
+    for i in _full_order(expl, order):
         smaller = expl & ~(1 << i)
         if oracle.entails(smaller):
             expl = smaller
     return expl
 
 
-def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int]) -> int | None:
+def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int] = (),
+                 start: int | None = None) -> int | None:
     """One CXp (subset-minimal set of features whose change can change the prediction) by
-    deletion, or ``None`` when no change of the candidate features changes the prediction.
-    Features earlier in ``order`` are more likely to be left out of the CXp."""
-    if oracle.entails(0):
+    deletion, or ``None`` when freeing ``start`` (by default all candidate features) cannot
+    change the prediction. Features earlier in ``order`` are more likely to be left out."""
+    free = oracle.universe if start is None else start
+    if oracle.entails(oracle.universe & ~free):
         return None
-    free = oracle.universe
-    for i in _full_order(oracle.universe, order):
+    for i in _full_order(free, order):
         smaller = free & ~(1 << i)
         if not oracle.entails(oracle.universe & ~smaller):
             free = smaller
@@ -91,24 +95,20 @@ def minimum_hitting_set(sets: Sequence[int]) -> int:
     return next(iter(minimal_hitting_sets(sets)))
 
 
-def _shrink_to_cxp(oracle: EntailmentOracle, fixed: int) -> int:
-    """A CXp inside the complement of a set ``fixed`` that does not entail the prediction:
-    fix the free features one by one wherever the prediction can still change."""
-    free = oracle.universe & ~fixed
-    for i in bits(free):
-        smaller = free & ~(1 << i)
-        if not oracle.entails(oracle.universe & ~smaller):
-            free = smaller
-    return free
-
-
-def _shrink_to_axp(oracle: EntailmentOracle, fixed: int) -> int:
-    """An AXp inside a weak AXp ``fixed``, by deletion."""
-    for i in bits(fixed):
-        smaller = fixed & ~(1 << i)
-        if oracle.entails(smaller):
-            fixed = smaller
-    return fixed
+def _duality(is_wanted: Callable[[int], bool], dual_inside: Callable[[int], int]
+             ) -> Iterator[int]:
+    """The hitting-set duality loop: a minimum hitting set ``h`` of the dual explanations
+    found so far is wanted when ``is_wanted(h)`` (then blocked and yielded); otherwise
+    ``dual_inside(h)`` is a new dual explanation that ``h`` misses, added to the sets to hit.
+    The Hitman solver is released when the loop ends or its consumer stops early."""
+    with Hitman(htype="sorted") as hitman:
+        while (hs := hitman.get()) is not None:
+            cand = to_mask(hs)
+            if is_wanted(cand):
+                yield cand
+                hitman.block(hs)
+            else:
+                hitman.hit(bits(dual_inside(cand)))
 
 
 def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
@@ -123,17 +123,9 @@ def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
     if cxps is not None:
         yield from minimal_hitting_sets(cxps)
         return
-    with Hitman(htype="sorted") as hitman:
-        while True:
-            hs = hitman.get()
-            if hs is None:
-                return
-            cand = to_mask(hs)
-            if oracle.entails(cand):
-                yield cand
-                hitman.block(hs)
-            else:
-                hitman.hit(bits(_shrink_to_cxp(oracle, cand)))
+    u = oracle.universe
+    yield from _duality(oracle.entails,
+                        lambda h: deletion_cxp(oracle, start=u & ~h))  # type: ignore[arg-type]
 
 
 def enumerate_cxps(oracle: EntailmentOracle) -> Iterator[int]:
@@ -148,19 +140,11 @@ def enumerate_cxps(oracle: EntailmentOracle) -> Iterator[int]:
     if cxps is not None:
         yield from sorted(cxps, key=lambda m: (m.bit_count(), m))
         return
+    u = oracle.universe
     if oracle.entails(0):  # nothing can change the prediction: no CXp at all
         return
-    with Hitman(htype="sorted") as hitman:
-        while True:
-            hs = hitman.get()
-            if hs is None:
-                return
-            cand = to_mask(hs)
-            if not oracle.entails(oracle.universe & ~cand):
-                yield cand
-                hitman.block(hs)
-            else:
-                hitman.hit(bits(_shrink_to_axp(oracle, oracle.universe & ~cand)))
+    yield from _duality(lambda h: not oracle.entails(u & ~h),
+                        lambda h: deletion_axp(oracle, start=u & ~h))
 
 
 def smallest_axp(oracle: EntailmentOracle) -> int:
