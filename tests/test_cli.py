@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
+from conftest import CASES, require_shared
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
@@ -543,3 +544,38 @@ def test_explain_inflate_widens_the_axp(tmp_path):
 def test_explain_unknown_solver(zhou):
     assert_clean_failure(run("explain", str(zhou), "--instance", '{"x": 0.9, "y": 0.2}',
                              "--engine", "sat", "--solver", "nosat"), "unknown SAT solver")
+
+
+def test_explain_max_count_says_the_enumeration_was_cut(tmp_path):
+    """izza-fig3 (Izza et al., Example 7): instance 1111 has exactly 2 AXps and 3 CXps."""
+    model = tmp_path / "fig3.json"
+    model.write_text(json.dumps(json.loads(
+        (require_shared(CASES) / "izza-fig3-unrestricted.json").read_text())["model"]))
+    x = '{"x1": 1, "x2": 1, "x3": 1, "x4": 1}'
+    cut = jsonl(run("explain", str(model), "--instance", x, "--all-axps", "--all-cxps",
+                    "--max-count", "1", "--format", "jsonl"))[0]
+    assert len(cut["axps"]) == 1 and cut["axps_complete"] is False
+    assert len(cut["cxps"]) == 1 and cut["cxps_complete"] is False
+    full = jsonl(run("explain", str(model), "--instance", x, "--all-axps", "--all-cxps",
+                     "--max-count", "3", "--format", "jsonl"))[0]
+    assert len(full["axps"]) == 2 and full["axps_complete"] is True
+    assert len(full["cxps"]) == 3 and full["cxps_complete"] is True
+    text = run("explain", str(model), "--instance", x, "--all-axps", "--max-count", "1")
+    assert "all AXps (1, stopped by a limit: more exist):" in text.output
+
+
+def test_csv_text_na_is_a_category_and_empty_cells_are_missing(tmp_path):
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps({
+        "format": "xdt-model/1", "kind": "tree",
+        "features": [{"name": "gain", "kind": "categorical", "domain": ["None", "High"]}],
+        "classes": ["no", "yes"],
+        "root": {"feature": "gain", "branches": [{"in": ["None"], "node": {"class": "no"}},
+                                                 {"in": ["High"], "node": {"class": "yes"}}]}}))
+    csv = tmp_path / "d.csv"
+    csv.write_text("gain\nNone\nHigh\n")
+    rows = jsonl(run("explain", str(model), "--data", str(csv), "--format", "jsonl"))
+    assert [r["prediction"] for r in rows] == ["no", "yes"]
+    csv.write_text("gain,other\nNone,1\n,2\n")
+    assert_clean_failure(run("explain", str(model), "--data", str(csv)), "row 1:",
+                         "missing value")

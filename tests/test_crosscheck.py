@@ -110,16 +110,19 @@ def test_bad_inputs(fig3):
         xdt.crosscheck(model, pd.DataFrame([{"x1": 1}]))
     with pytest.raises(UnsupportedModelError):
         xdt.crosscheck({"kind": "tree"}, [x])
-    empty = xdt.crosscheck(model, [])
-    assert empty.ok and empty.rows == 0 and "0 rows" in empty.summary()
+    with pytest.raises(DataError, match="no rows to crosscheck"):
+        xdt.crosscheck(model, [])
 
 
 def test_time_limit_stops_enumerations_without_disagreement(datasets_dir, fitted):
     model, test = fitted(datasets_dir, "german", None)
     report = xdt.crosscheck(model, test.head(5), time_limit=1e-9)
-    assert report.ok
+    assert report.ok and not report.complete
     assert report.checked["all_axps"] < report.rows  # stopped rows are not compared
+    assert report.partial["all_axps"] == report.rows - report.checked["all_axps"]
     assert report.checked["path_axp"] == report.rows
+    assert "INCOMPLETE: no disagreement" in report.summary()
+    assert "OK:" not in report.summary()
 
 
 # ---------------------------------------------------------------------- a lying engine

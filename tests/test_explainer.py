@@ -272,3 +272,25 @@ def test_one_class_tree():
     assert ex.all_cxps([0.0]) == [] and ex.cxp([0.0]) is None
     assert ex.path_is_redundant([0.0]) is True
     assert ex.relevant_features([0.0]) == () and ex.necessary_features([0.0]) == ()
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+def test_time_limit_stops_inside_the_search(engine):
+    """izza-fig3 has 2 AXps and 3 CXps (the case file); a limit that has passed before the
+    first check stops every enumeration, which then says it is incomplete."""
+    with xdt.Explainer(model("izza-fig3-unrestricted"), engine=engine) as ex:
+        for enumerate_ in (ex.all_axps, ex.all_cxps):
+            cut = enumerate_(FIG3_X, time_limit=1e-9)
+            assert cut.complete is False and cut.stopped_by == "time_limit"
+            full = enumerate_(FIG3_X, time_limit=60)
+            assert full.complete is True and len(full) in (2, 3)
+            assert {e.features for e in cut} <= {e.features for e in full}
+
+
+@pytest.mark.parametrize("bad", [{"max_count": 0}, {"max_count": -5}, {"max_count": "2"},
+                                 {"max_count": True}, {"time_limit": 0}, {"time_limit": -1},
+                                 {"time_limit": float("nan")}, {"time_limit": "x"}])
+def test_bad_limits(bad):
+    ex = xdt.Explainer(model("izza-fig3-unrestricted"))
+    with pytest.raises(ValueError, match="must be a positive"):
+        ex.all_axps(FIG3_X, **bad)

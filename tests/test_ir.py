@@ -656,7 +656,7 @@ def test_predict_missing_value_message_names_the_feature_and_rows():
     X = pd.DataFrame({"age": [25, np.nan, 3], "colour": ["red"] * 3, "member": [0, 1, 0]})
     with pytest.raises(MissingValueError) as e:
         three_class_tree().predict(X)
-    assert str(e.value).startswith("feature 'age' has 1 missing value(s) (rows [1]...)")
+    assert str(e.value).startswith("feature 'age' has 1 missing value(s) (rows [1]);")
 
 
 @pytest.mark.parametrize("X, value", [

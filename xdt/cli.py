@@ -68,6 +68,8 @@ def _message(e: BaseException) -> str:
 def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
     """Read a CSV file (``.gz`` and other compressions by extension) into a DataFrame.
 
+    Only empty cells are missing values; text such as ``NA`` or ``None`` is kept as a value.
+
     Raises
     ------
     FileNotFoundError
@@ -79,7 +81,9 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
     if not path.exists():
         raise FileNotFoundError(f"no data file at {str(path)!r}")
     try:
-        frame = pd.read_csv(path, dtype=dtype)
+        # only empty cells are missing: text such as "None" or "NA" is a category's name
+        # (e.g. Capital Gain = None in the discretised Adult data)
+        frame = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: the file is empty; a CSV file with a header row is "
                         "expected") from None
@@ -343,7 +347,8 @@ def _csv_dtypes(model: DecisionTree) -> dict:
 
 def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
                 all_cxps: bool = False, path_restricted: bool = False, inflate: bool = False,
-                verify: bool = False) -> dict:
+                verify: bool = False, max_count: int | None = None,
+                time_limit: float | None = None) -> dict:
     """The explanations of one instance, as a JSON-ready dict.
 
     Returns
@@ -353,7 +358,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         ``path_length`` (tests on the path), ``path_redundant``, ``path_restricted``,
         ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
         ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
-        change of features changes the prediction). With ``verify`` every explanation's
+        change of features changes the prediction); ``axps_complete`` / ``cxps_complete``
+        with the enumerations, False when ``max_count`` or ``time_limit`` (per enumeration)
+        cut them short. With ``verify`` every explanation's
         certificate is re-checked against the model's ``predict`` first; with ``inflate``
         the AXp is widened to maximal cell sets.
     """
@@ -362,8 +369,11 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
     names = model.features.names
     axp = explainer.axp(x, path_restricted=path_restricted, inflate=inflate, verify=verify)
+    complete = {}
     if all_cxps:
-        cxps = explainer.all_cxps(x, path_restricted=path_restricted, verify=verify)
+        cxps = explainer.all_cxps(x, path_restricted=path_restricted, verify=verify,
+                                  max_count=max_count, time_limit=time_limit)
+        complete["cxps_complete"] = cxps.complete
     else:
         one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
         cxps = [] if one is None else [one]
@@ -374,9 +384,12 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
                  "path_restricted": path_restricted,
                  "axp": axp.to_dict()}
     if all_axps:
-        out["axps"] = [e.to_dict() for e in
-                       explainer.all_axps(x, path_restricted=path_restricted, verify=verify)]
+        axps = explainer.all_axps(x, path_restricted=path_restricted, verify=verify,
+                                  max_count=max_count, time_limit=time_limit)
+        out["axps"] = [e.to_dict() for e in axps]
+        complete["axps_complete"] = axps.complete
     out["cxps"] = [e.to_dict() for e in cxps]
+    out.update(complete)  # False when --max-count / --time-limit cut an enumeration
     return out
 
 
@@ -388,16 +401,19 @@ def format_text(record: dict, model: DecisionTree, label: str, all_cxps: bool) -
              f"(path of {record['path_length']} tests{redundant})"]
     axp = record["axp"]
     size = len(axp["features"])
-    lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}): "
+    widened = ", inflated" if axp.get("inflated") else ""
+    lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}): "
                  f"{compact_numbers(axp['rule'])}")
     if "axps" in record:
-        lines.append(f"  all {pr}AXps ({len(record['axps'])}):")
+        more = "" if record.get("axps_complete", True) else ", stopped by a limit: more exist"
+        lines.append(f"  all {pr}AXps ({len(record['axps'])}{more}):")
         lines += [f"    - {compact_numbers(e['rule'])}" for e in record["axps"]]
     cxps = record["cxps"]
     if not cxps:
         lines.append(f"  {pr}CXp: none (no change of features changes the prediction)")
     elif all_cxps:
-        lines.append(f"  all {pr}CXps ({len(cxps)}):")
+        more = "" if record.get("cxps_complete", True) else ", stopped by a limit: more exist"
+        lines.append(f"  all {pr}CXps ({len(cxps)}{more}):")
         lines += [f"    - {compact_numbers(e['rule'])}" for e in cxps]
     else:
         lines.append(f"  {pr}CXp: {compact_numbers(cxps[0]['rule'])}")
@@ -432,6 +448,10 @@ def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence
               help="Explain with the literals of the instance's path (Izza et al.).")
 @click.option("--inflate", is_flag=True,
               help="Widen the AXp to maximal cell sets (x in an interval, colour in a set).")
+@click.option("--max-count", type=click.IntRange(min=1), metavar="N",
+              help="With --all-axps/--all-cxps: list at most N of each per row.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="With --all-axps/--all-cxps: stop each enumeration after S seconds.")
 @click.option("--engine", type=click.Choice(["path", "sat"]), default="path",
               show_default=True, help="path: polynomial path-walker; sat: PySAT oracle.")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
@@ -444,16 +464,19 @@ def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
             all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
-            engine: str, solver: str, verify: bool, fmt: str, quiet: bool) -> None:
+            max_count: int | None, time_limit: float | None, engine: str, solver: str,
+            verify: bool, fmt: str, quiet: bool) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
     Give one instance with --instance, or rows of a CSV file with --data. For each, prints
     the prediction, the length of its path in the tree, one AXp (a minimal set of feature
     values that alone guarantee the prediction, as a rule) and one CXp (a minimal set of
     features whose change can change the prediction, with an example); --all-cxps and
-    --all-axps list all of them. Every explanation carries a certificate (witness points,
-    and the proof of entailment) that is re-checked against the model's own predictions
-    before it is printed (--no-verify skips this); jsonl output includes it. Text output
+    --all-axps list all of them (--max-count and --time-limit bound each enumeration, and
+    the output says when one was cut short). Every explanation carries a certificate
+    (witness points, and the proof of entailment) that is re-checked against the model's
+    own predictions before it is printed (--no-verify skips this); jsonl output includes
+    it. Only empty CSV cells are missing values ("NA", "None" are values). Text output
     rounds long thresholds to 6 digits; --format jsonl keeps exact values. Row numbers are
     0-based positions in the CSV.
 
@@ -473,7 +496,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     with Explainer(model, engine=engine, solver=solver) as explainer:
         _explain_all(explainer, model, instance, data, rows, fmt, quiet,
                      {"all_axps": all_axps, "all_cxps": all_cxps,
-                      "path_restricted": path_restricted, "inflate": inflate, "verify": verify})
+                      "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
+                      "max_count": max_count, "time_limit": time_limit})
 
 
 def _explain_all(explainer: Explainer, model: DecisionTree, instance: str | None,

@@ -231,11 +231,20 @@ class CrosscheckReport:
     solver: str = DEFAULT_SOLVER
     model: str = ""
     predictions: dict = field(default_factory=dict)
+    partial: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(sorted(ENUMERATION_CHECKS), 0))
 
     @property
     def ok(self) -> bool:
-        """True when the engines agree on every check of every row."""
+        """True when no disagreement was found (see :attr:`complete` for how much was
+        compared)."""
         return not self.disagreements
+
+    @property
+    def complete(self) -> bool:
+        """True when every check was made on every row: no enumeration was stopped by the
+        time limit (stopped ones are only checked explanation by explanation)."""
+        return not any(self.partial.values())
 
     def median_time(self, engine: str) -> float:
         """Median seconds per row of ``engine`` (NaN with no rows)."""
@@ -249,7 +258,8 @@ class CrosscheckReport:
     def to_dict(self) -> dict:
         """A JSON-ready dict of the report."""
         return {
-            "ok": self.ok, "rows": self.rows, "model": self.model,
+            "ok": self.ok, "complete": self.complete, "partial": dict(self.partial),
+            "rows": self.rows, "model": self.model,
             "path_restricted": self.path_restricted, "enumerate": self.enumerate,
             "solver": self.solver,
             "checks": {k: {"name": CHECKS[k], "checked": self.checked[k],
@@ -273,14 +283,19 @@ class CrosscheckReport:
                 lines.append(f"  {name:<{width}}  skipped (--no-enumerate)")
                 continue
             skipped = self.rows - self.checked[key]
-            tail = f"  ({skipped} stopped by the time limit)" if skipped else ""
+            tail = (f"  ({skipped} stopped by the time limit: each explanation found was "
+                    "checked by the other engine)" if skipped else "")
             lines.append(f"  {name:<{width}}  {self.agreements[key]}/{self.checked[key]}{tail}")
         lines.append(f"  {'time per row':<{width}}  median      total")
         for e in ENGINES:
             med = self.median_time(e) if self.rows else math.nan
             lines.append(f"  {e:<{width}}  {_ms(med):>9}  {_ms(self.total_time(e)):>9}")
-        if self.ok:
+        if self.ok and self.complete:
             lines.append("OK: the engines agree on every check of every row")
+        elif self.ok:
+            n = sum(self.partial.values())
+            lines.append(f"INCOMPLETE: no disagreement, but {n} enumeration(s) were stopped by "
+                         "the time limit and their sets could not be compared")
         else:
             n = len(self.disagreements)
             lines.append(f"{n} DISAGREEMENT{'' if n == 1 else 'S'}:")
@@ -469,7 +484,23 @@ def _check_row(row: _Row, report: CrosscheckReport, do_enumerate: bool,
         for key, kind in (("all_axps", "AXp"), ("all_cxps", "CXp")):
             lists = {e: answers[e][key] for e in ENGINES}
             if not all(lst.complete for lst in lists.values()):
-                continue  # stopped by the time limit: not comparable
+                # stopped by the time limit: the sets cannot be compared, but each
+                # explanation found must still be one for the other engine
+                report.partial[key] += 1
+                for e in ENGINES:
+                    judge = row.engines[_other(e)]
+                    confirm = judge.is_axp if kind == "AXp" else judge.is_cxp
+                    for expl in lists[e]:
+                        if not confirm(x, list(expl.features), path_restricted=pr):
+                            s = list(expl.features)
+                            detail, cx, refutes = (row.refute_axp(e, s) if kind == "AXp"
+                                                   else row.refute_cxp(e, s))
+                            disagree(key, _listed(_sets(lists["path"]), row.names),
+                                     _listed(_sets(lists["sat"]), row.names),
+                                     f"{e}'s partial enumeration lists {_set(s)}; {detail}",
+                                     cx, refutes)
+                            break
+                continue
             sets = {e: _sets(lists[e]) for e in ENGINES}
             if sets["path"] == sets["sat"]:
                 agree(key)
@@ -600,6 +631,8 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
             f"{type(model).__name__}")
     do_enumerate = enumerate
     labels, records = _rows(model, X)
+    if not records:
+        raise DataError("there are no rows to crosscheck")
     report = CrosscheckReport(path_restricted=bool(path_restricted), enumerate=do_enumerate,
                               solver=solver, model=_describe(model))
     from tqdm.auto import tqdm

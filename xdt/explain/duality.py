@@ -17,7 +17,9 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
 * **A smallest AXp** is a minimum-size hitting set of the CXps (Hitman with RC2 MaxSAT,
   which returns hitting sets in order of increasing size).
 
-Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``).
+Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``). The enumerations poll an
+optional ``stop`` callable between oracle calls and raise :class:`EnumerationStopped` when
+it returns True, so a time limit holds inside long searches too.
 """
 
 from __future__ import annotations
@@ -28,9 +30,22 @@ from pysat.examples.hitman import Hitman
 
 from xdt.explain.oracle import EntailmentOracle, bits, to_mask
 
+Stop = Callable[[], bool] | None
+"""Optional callable polled by long loops; when it returns True they raise
+:class:`EnumerationStopped` (e.g. a deadline has passed)."""
+
+
+class EnumerationStopped(Exception):
+    """Raised inside an enumeration when its ``stop`` callable says so."""
+
+
+def _poll(stop: Stop) -> None:
+    if stop is not None and stop():
+        raise EnumerationStopped
+
 
 def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
-                 start: int | None = None) -> int:
+                 start: int | None = None, stop: Stop = None) -> int:
     """One AXp (subset-minimal weak AXp) by deletion.
 
     Parameters
@@ -49,6 +64,7 @@ def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
     """
     expl = oracle.universe if start is None else start
     for i in _full_order(expl, order):
+        _poll(stop)
         smaller = expl & ~(1 << i)
         if oracle.entails(smaller):
             expl = smaller
@@ -56,7 +72,7 @@ def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
 
 
 def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int] = (),
-                 start: int | None = None) -> int | None:
+                 start: int | None = None, stop: Stop = None) -> int | None:
     """One CXp (subset-minimal set of features whose change can change the prediction) by
     deletion, or ``None`` when freeing ``start`` (by default all candidate features) cannot
     change the prediction. Features earlier in ``order`` are more likely to be left out."""
@@ -64,6 +80,7 @@ def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int] = (),
     if oracle.entails(oracle.universe & ~free):
         return None
     for i in _full_order(free, order):
+        _poll(stop)
         smaller = free & ~(1 << i)
         if not oracle.entails(oracle.universe & ~smaller):
             free = smaller
@@ -75,7 +92,7 @@ def _full_order(universe: int, order: Sequence[int]) -> list[int]:
     return seen + [i for i in bits(universe) if i not in set(seen)]
 
 
-def minimal_hitting_sets(sets: Sequence[int]) -> Iterator[int]:
+def minimal_hitting_sets(sets: Sequence[int], stop: Stop = None) -> Iterator[int]:
     """All minimal hitting sets of a family of non-empty bit masks, smallest first.
 
     Uses PySAT's :class:`~pysat.examples.hitman.Hitman` (RC2 MaxSAT); each set it returns is
@@ -88,6 +105,7 @@ def minimal_hitting_sets(sets: Sequence[int]) -> Iterator[int]:
     with Hitman(bootstrap_with=[bits(s) for s in sets], htype="sorted") as hitman:
         for hs in hitman.enumerate():
             yield to_mask(hs)
+            _poll(stop)
 
 
 def minimum_hitting_set(sets: Sequence[int]) -> int:
@@ -95,14 +113,15 @@ def minimum_hitting_set(sets: Sequence[int]) -> int:
     return next(iter(minimal_hitting_sets(sets)))
 
 
-def _duality(is_wanted: Callable[[int], bool], dual_inside: Callable[[int], int]
-             ) -> Iterator[int]:
+def _duality(is_wanted: Callable[[int], bool], dual_inside: Callable[[int], int],
+             stop: Stop = None) -> Iterator[int]:
     """The hitting-set duality loop: a minimum hitting set ``h`` of the dual explanations
     found so far is wanted when ``is_wanted(h)`` (then blocked and yielded); otherwise
     ``dual_inside(h)`` is a new dual explanation that ``h`` misses, added to the sets to hit.
     The Hitman solver is released when the loop ends or its consumer stops early."""
     with Hitman(htype="sorted") as hitman:
         while (hs := hitman.get()) is not None:
+            _poll(stop)
             cand = to_mask(hs)
             if is_wanted(cand):
                 yield cand
@@ -111,7 +130,7 @@ def _duality(is_wanted: Callable[[int], bool], dual_inside: Callable[[int], int]
                 hitman.hit(bits(dual_inside(cand)))
 
 
-def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
+def enumerate_axps(oracle: EntailmentOracle, stop: Stop = None) -> Iterator[int]:
     """All AXps, smallest first (MHS duality).
 
     With an engine that lists its CXps, the AXps are the MHSes of those. Otherwise: ask the
@@ -121,14 +140,15 @@ def enumerate_axps(oracle: EntailmentOracle) -> Iterator[int]:
     """
     cxps = oracle.all_cxps()
     if cxps is not None:
-        yield from minimal_hitting_sets(cxps)
+        yield from minimal_hitting_sets(cxps, stop)
         return
     u = oracle.universe
     yield from _duality(oracle.entails,
-                        lambda h: deletion_cxp(oracle, start=u & ~h))  # type: ignore[arg-type]
+                        lambda h: deletion_cxp(oracle, start=u & ~h, stop=stop),  # type: ignore
+                        stop)
 
 
-def enumerate_cxps(oracle: EntailmentOracle) -> Iterator[int]:
+def enumerate_cxps(oracle: EntailmentOracle, stop: Stop = None) -> Iterator[int]:
     """All CXps, smallest first (MHS duality, dual to :func:`enumerate_axps`).
 
     With an engine that lists its CXps they are returned directly. Otherwise: a minimum
@@ -144,7 +164,7 @@ def enumerate_cxps(oracle: EntailmentOracle) -> Iterator[int]:
     if oracle.entails(0):  # nothing can change the prediction: no CXp at all
         return
     yield from _duality(lambda h: not oracle.entails(u & ~h),
-                        lambda h: deletion_axp(oracle, start=u & ~h))
+                        lambda h: deletion_axp(oracle, start=u & ~h, stop=stop), stop)
 
 
 def smallest_axp(oracle: EntailmentOracle) -> int:

@@ -19,10 +19,12 @@ Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -55,6 +57,17 @@ def _release(oracle: EntailmentOracle) -> None:
     if close is not None:
         close()
 ORDERS = ("features", "reverse", "path")
+
+
+def _check_limits(max_count: object, time_limit: object) -> None:
+    if max_count is not None and (isinstance(max_count, bool) or not isinstance(max_count, int)
+                                  or max_count < 1):
+        raise ValueError(f"max_count must be a positive integer or None, got {max_count!r}")
+    if time_limit is not None and (
+            isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
+            or not math.isfinite(time_limit) or time_limit <= 0):
+        raise ValueError(
+            f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
 
 
 class ExplanationList(list):
@@ -392,31 +405,37 @@ class Explainer:
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
-    def _enumerate(self, q: _Query, masks: Iterator[int], kind: str, max_count: int | None,
-                   time_limit: float | None, progress: bool,
-                   certify: bool = False) -> ExplanationList:
-        found: list[int] = []
+    def _enumerate(self, q: _Query, search: Callable[[duality.Stop], Iterator[int]],
+                   kind: str, max_count: int | None, time_limit: float | None,
+                   progress: bool, certify: bool = False) -> ExplanationList:
+        """Run ``search(stop)`` under the limits; build the explanations found."""
+        _check_limits(max_count, time_limit)
+        deadline = None if time_limit is None else time.monotonic() + time_limit
+
+        def out_of_time() -> bool:
+            return deadline is not None and time.monotonic() > deadline
+
+        found: dict[int, Explanation] = {}  # each built as soon as found: the limit covers it
         stopped = None
-        start = time.monotonic()
+        masks = search(out_of_time)
         bar = tqdm(desc=f"{kind}s found", unit=f" {kind}", disable=not progress, leave=False)
         try:
             for m in masks:
-                found.append(m)
+                found[m] = self._explanation(q, m, kind, None, certify)
                 bar.update(1)
                 if max_count is not None and len(found) >= max_count:
                     # complete only if the enumeration proves there is no other one
                     stopped = None if next(masks, None) is None else "max_count"
                     break
-                if time_limit is not None and time.monotonic() - start > time_limit:
+                if out_of_time():
                     stopped = "time_limit"
                     break
+        except duality.EnumerationStopped:
+            stopped = "time_limit"
         finally:
             bar.close()
-            close = getattr(masks, "close", None)
-            if close is not None:  # release the hitting-set solver of a stopped enumeration
-                close()
-        return ExplanationList([self._explanation(q, m, kind, None, certify)
-                                for m in self._sorted(found)],
+            masks.close()  # release the hitting-set solver of a stopped enumeration
+        return ExplanationList([found[m] for m in self._sorted(found)],
                                complete=stopped is None, stopped_by=stopped)
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
@@ -432,9 +451,13 @@ class Explainer:
         Parameters
         ----------
         max_count : int, optional
-            Stop after this many CXps.
+            Stop after this many CXps (a positive integer).
         time_limit : float, optional
-            Stop after this many seconds (checked between explanations).
+            Stop after this many seconds (positive). It is polled between oracle calls inside
+            the search, and explanations (with their certificates) are built as they are
+            found, so a call returns soon after it (one solver call or hitting-set step may
+            run over);
+            ``verify=True`` checks come on top of it.
         progress : bool
             Show a progress bar (tqdm, on stderr) of the explanations found.
         verify : bool
@@ -448,7 +471,7 @@ class Explainer:
             enumeration before it could prove there are no more) and ``stopped_by``.
         """
         q = self._query(x, path_restricted)
-        return self._checked(self._enumerate(q, duality.enumerate_cxps(q.oracle), "CXp",
+        return self._checked(self._enumerate(q, partial(duality.enumerate_cxps, q.oracle), "CXp",
                                              max_count, time_limit, progress, verify), verify)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
@@ -460,7 +483,7 @@ class Explainer:
         ``progress`` and ``verify`` are as in :meth:`all_cxps`, and so is the returned
         :class:`ExplanationList`. Each AXp carries its certificate (see :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        return self._checked(self._enumerate(q, duality.enumerate_axps(q.oracle), "AXp",
+        return self._checked(self._enumerate(q, partial(duality.enumerate_axps, q.oracle), "AXp",
                                              max_count, time_limit, progress, verify), verify)
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,

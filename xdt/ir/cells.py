@@ -45,6 +45,16 @@ def _fmt_value(v: object) -> str:
     return str(v)
 
 
+def _reject_missing(name: str, missing: np.ndarray) -> None:
+    """Raise :class:`MissingValueError` naming the first rows of ``missing`` (a bool array)."""
+    if missing.any():
+        rows = np.flatnonzero(missing)[:5].tolist()
+        where = f" (rows {rows}{'...' if missing.sum() > 5 else ''})" if len(missing) > 1 else ""
+        raise MissingValueError(
+            f"feature {name!r} has {int(missing.sum())} missing value(s){where}; xdt models do "
+            "not route missing values: impute or drop them first")
+
+
 def _is_missing(value: object) -> bool:
     if value is None:
         return True
@@ -93,12 +103,7 @@ class CategoricalCells:
 
     def encode(self, column: pd.Series) -> np.ndarray:
         """Cells of a column of values, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
-        missing = column.isna().to_numpy()
-        if missing.any():
-            rows = np.flatnonzero(missing)[:5].tolist()
-            raise MissingValueError(
-                f"feature {self.name!r} has {int(missing.sum())} missing value(s) (rows "
-                f"{rows}...); xdt models do not route missing values: impute or drop them first")
+        _reject_missing(self.name, column.isna().to_numpy())
         codes, uniques = pd.factorize(column.to_numpy(dtype=object))
         table = np.array([self.cell_of(u) for u in uniques], dtype=np.int64)
         return table[codes]
@@ -148,17 +153,14 @@ class IntervalCells:
         """Cells of a column of numbers, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
         if column.dtype == bool:
             raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got booleans")
-        try:
-            values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64)
-        except (ValueError, TypeError) as e:
+        _reject_missing(self.name, column.isna().to_numpy())
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(np.isnan(values))
+        if len(bad):
+            where = f" (row {int(bad[0])})" if len(column) > 1 else ""
             raise InstanceError(
-                f"ordinal feature {self.name!r} needs numbers: {e}") from None
-        missing = np.isnan(values)
-        if missing.any():
-            rows = np.flatnonzero(missing)[:5].tolist()
-            raise MissingValueError(
-                f"feature {self.name!r} has {int(missing.sum())} missing value(s) (rows "
-                f"{rows}...); xdt models do not route missing values: impute or drop them first")
+                f"ordinal feature {self.name!r} needs numbers, got "
+                f"{column.iloc[int(bad[0])]!r}{where}")
         if np.isinf(values).any():
             raise InstanceError(f"ordinal feature {self.name!r} has infinite values")
         return np.searchsorted(self.thresholds, values, side="left").astype(np.int64)
