@@ -685,7 +685,7 @@ def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> 
     return head + _outcome(model, _plain(path.label))
 
 
-@main.command(short_help="Which paths of a tree are explanation-redundant (Table 1 columns).")
+@main.command(short_help="Which paths of a tree are explanation-redundant.")
 @click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
 @click.option("--data", "-d", metavar="DATA.csv", type=click.Path(dir_okay=False),
               help="Rows for %C_data (and %A with --target); columns by feature name.")

@@ -1,7 +1,17 @@
-"""Formal explanations: the engine contract, the path-walker, hitting-set duality and the
-independent brute-force verifier."""
+"""Formal explanations.
 
-from xdt.explain.explainer import Explainer
+* :mod:`~xdt.explain.oracle` — the contract every engine fulfils (entailment of a set of
+  fixed features, and a counterexample when it fails);
+* :mod:`~xdt.explain.path` — the path-walker for trees; :mod:`~xdt.explain.sat` — the
+  PySAT oracle; :mod:`~xdt.explain.dimacs` — a query as DIMACS;
+* :mod:`~xdt.explain.duality` — deletion and hitting-set duality, written once;
+* :mod:`~xdt.explain.certificates`, :mod:`~xdt.explain.inflate` — evidence and widening;
+* :mod:`~xdt.explain.redundancy` — path explanation-redundancy (Izza et al., Alg. 1-2);
+* :mod:`~xdt.explain.verify` — checks independent of both engines.
+"""
+
+from xdt.explain.explainer import Explainer, ExplanationList
 from xdt.explain.explanation import Explanation
+from xdt.explain.redundancy import PathRedundancy, path_redundancy
 
-__all__ = ["Explainer", "Explanation"]
+__all__ = ["Explainer", "Explanation", "ExplanationList", "PathRedundancy", "path_redundancy"]
