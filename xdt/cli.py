@@ -37,6 +37,7 @@ from xdt.errors import DataError, InstanceError, XdtError
 from xdt.explain import Explainer
 from xdt.ir.instances import as_frame, encode_instance
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import to_python
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -181,9 +182,6 @@ def describe_features(model: DecisionTree) -> str:
 def _outcome(model: DecisionTree, label: object) -> str:
     return f"{model.target} = {label}" if model.target else str(label)
 
-
-def _plain(v: object) -> object:
-    return v.item() if isinstance(v, np.generic) else v
 
 
 # ---------------------------------------------------------------------- the command group
@@ -378,7 +376,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     else:
         one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
         cxps = [] if one is None else [one]
-    out: dict = {"prediction": _plain(path.label),
+    out: dict = {"prediction": to_python(path.label),
                  "path": [names[lit.feature] for lit in path.term.literals],
                  "path_length": len(path),
                  "path_redundant": explainer.path_is_redundant(x),
@@ -682,7 +680,7 @@ def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> 
     lits = [model.cells[f].describe(path.masks[f])
             for f in (names.index(n) for n in features)]
     head = f"IF {' AND '.join(lits)} THEN " if lits else "ALWAYS "
-    return head + _outcome(model, _plain(path.label))
+    return head + _outcome(model, to_python(path.label))
 
 
 @main.command(short_help="Which paths of a tree are explanation-redundant.")

@@ -47,6 +47,7 @@ from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import as_frame, encode_instance
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import to_python
 
 ENGINES = ("path", "sat")
 
@@ -63,10 +64,6 @@ CHECKS: dict[str, str] = {
 
 ENUMERATION_CHECKS = ("all_axps", "all_cxps")
 
-
-def _plain(v: object) -> object:
-    """A numpy scalar as the Python scalar JSON can write."""
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _other(engine: str) -> str:
@@ -110,18 +107,18 @@ class Counterexample:
 
     def describe(self, prediction: object) -> list[str]:
         """Two readable lines: the point, and what ``model.predict`` makes of it."""
-        shown = ", ".join(f"{k}: {_plain(v)}" for k, v in self.point.items())
+        shown = ", ".join(f"{k}: {to_python(v)}" for k, v in self.point.items())
         head = f"counterexample from {self.source}, {_set(self.fixed)} fixed: {{{shown}}}"
         if self.genuine:
-            return [head, f"model.predict gives {_plain(self.predicted)}, not "
-                          f"{_plain(prediction)}: fixing {_set(self.fixed)} does not entail the "
+            return [head, f"model.predict gives {to_python(self.predicted)}, not "
+                          f"{to_python(prediction)}: fixing {_set(self.fixed)} does not entail the "
                           f"prediction, so {self.refutes} is wrong"]
-        return [head, f"model.predict gives {_plain(self.predicted)}: not a counterexample (same "
-                      f"class, or off the fixed features), so {self.refutes} is wrong"]
+        return [head, f"model.predict gives {to_python(self.predicted)}: not a counterexample "
+                      f"(same class, or off the fixed features), so {self.refutes} is wrong"]
 
     def to_dict(self) -> dict:
-        return {"point": {k: _plain(v) for k, v in self.point.items()},
-                "predicted": _plain(self.predicted), "source": self.source,
+        return {"point": {k: to_python(v) for k, v in self.point.items()},
+                "predicted": to_python(self.predicted), "source": self.source,
                 "fixed": list(self.fixed), "genuine": self.genuine, "refutes": self.refutes}
 
 
@@ -169,7 +166,7 @@ class Disagreement:
         return lines
 
     def to_dict(self) -> dict:
-        return {"row": _plain(self.row), "check": self.check, "path": self.path,
+        return {"row": to_python(self.row), "check": self.check, "path": self.path,
                 "sat": self.sat, "detail": self.detail, "refutes": self.refutes,
                 "counterexample": (None if self.counterexample is None
                                    else self.counterexample.to_dict())}
@@ -351,12 +348,12 @@ class _Row:
         point = self.engines[source].counterexample(self.x, fixed, path_restricted=pr)
         if point is None:
             return None
-        predicted = _plain(self.model.predict([point])[0])
+        predicted = to_python(self.model.predict([point])[0])
         _, cells = encode_instance(self.model.features, self.model.cells, point)
         agrees = all((self.allowed[pr][self.names.index(n)] >> cells[self.names.index(n)]) & 1
                      for n in fixed)
-        genuine = bool(predicted != _plain(self.prediction) and agrees)
-        return Counterexample({k: _plain(v) for k, v in point.items()}, predicted, source,
+        genuine = bool(predicted != to_python(self.prediction) and agrees)
+        return Counterexample({k: to_python(v) for k, v in point.items()}, predicted, source,
                               fixed, genuine, claimer if genuine else source)
 
     def weak(self, engine: str, fixed: Iterable[str], pr: bool | None = None) -> bool:
@@ -559,7 +556,7 @@ def _check_row(row: _Row, report: CrosscheckReport, do_enumerate: bool,
 
     if found:
         report.disagreements.extend(found)
-        report.predictions[row.label] = _plain(row.prediction)
+        report.predictions[row.label] = to_python(row.prediction)
 
 
 # ---------------------------------------------------------------------- the entry point
@@ -577,7 +574,7 @@ def _rows(model: DecisionTree, X) -> tuple[list[object], list[dict]]:
         if all(isinstance(r, Mapping | pd.Series) for r in rows):
             rows = [{k: v for k, v in dict(r).items() if k in names} for r in rows]
         frame = as_frame(model.features, rows) if rows else pd.DataFrame(columns=names)
-    records = [{k: _plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+    records = [{k: to_python(v) for k, v in r.items()} for r in frame.to_dict("records")]
     return labels, records
 
 

@@ -55,6 +55,7 @@ from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import to_python
 
 
 class Witness(NamedTuple):
@@ -98,7 +99,7 @@ class PathProof:
 
     def to_dict(self) -> dict:
         return {"engine": self.engine,
-                "blocked": [{"path": b.path, "class": _plain(b.leaf_class),
+                "blocked": [{"path": b.path, "class": to_python(b.leaf_class),
                              "feature": b.feature, "dead": b.dead} for b in self.blocked]}
 
 
@@ -164,16 +165,16 @@ class AxpCertificate:
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "instance": _plain_point(self.instance),
-               "prediction": _plain(self.prediction),
+               "prediction": to_python(self.prediction),
                "path_restricted": self.path_restricted, "inflated": self.inflated,
                "held": {k: list(v) for k, v in self.held.items()},
-               "witnesses": {k: {"point": _plain_point(w.point), "class": _plain(w.label)}
+               "witnesses": {k: {"point": _plain_point(w.point), "class": to_python(w.label)}
                              for k, w in self.witnesses.items()},
                "proof": self.proof.to_dict()}
         if self.inflated:
             out["widening"] = {
                 k: [{"cell": w.cell, "literal": w.literal, "point": _plain_point(w.point),
-                     "class": _plain(w.label)} for w in ws]
+                     "class": to_python(w.label)} for w in ws]
                 for k, ws in self.widening.items()}
         return out
 
@@ -200,9 +201,9 @@ class CxpCertificate:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "instance": _plain_point(self.instance),
-                "prediction": _plain(self.prediction), "path_restricted": self.path_restricted,
+                "prediction": to_python(self.prediction), "path_restricted": self.path_restricted,
                 "witness": _plain_point(self.witness),
-                "witness_class": _plain(self.witness_class), "note": self.note}
+                "witness_class": to_python(self.witness_class), "note": self.note}
 
 
 Certificate = AxpCertificate | CxpCertificate
@@ -428,16 +429,17 @@ def _plan(model: DecisionTree, explanation, row: object):
 
     def instance_claim(pred) -> str | None:
         if not _same(pred, target):
-            return f"model.predict gives {_plain(pred)!r} for the instance, not {target!r}"
+            return f"model.predict gives {to_python(pred)!r} for the instance, not {target!r}"
         return None
 
     def witness_claim(what: str, point: dict, label: object):
         def claim(pred) -> str | None:
             if _same(pred, target):
-                return (f"model.predict gives the explained class {_plain(pred)!r} for {what}, "
+                return (f"model.predict gives the explained class {to_python(pred)!r} for {what}, "
                         f"{_plain_point(point)}")
             if not _same(pred, label):
-                return f"model.predict gives {_plain(pred)!r} for {what}, not the stated {label!r}"
+                return (f"model.predict gives {to_python(pred)!r} for {what}, not the stated "
+                        f"{label!r}")
             return None
         return claim
 
@@ -617,10 +619,6 @@ def _same_point(a: dict | None, b: dict | None) -> bool:
     return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
 
 
-def _plain(v: object) -> object:
-    """A numpy scalar as the Python scalar JSON can write."""
-    return v.item() if hasattr(v, "item") else v
-
 
 def _plain_point(point: dict) -> dict:
-    return {k: _plain(v) for k, v in point.items()}
+    return {k: to_python(v) for k, v in point.items()}

@@ -66,14 +66,11 @@ from xdt.explain.sat import ModelEncoding
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import to_python
 
 FORMAT = "xdt-dimacs/1"
 """Name and version of the comment conventions, written in the first line."""
 
-
-def _plain(v: object) -> object:
-    """A numpy scalar as the Python scalar JSON can write."""
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _json(value: object) -> str:
@@ -219,7 +216,7 @@ def _summary(model: DecisionTree, source: str | None) -> str:
     where = f"{source}: " if source else ""
     target = f", target {model.target!r}" if model.target else ""
     return (f"{where}decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
-            f"depth {model.depth}, classes {list(map(_plain, model.classes))}{target}")
+            f"depth {model.depth}, classes {list(map(to_python, model.classes))}{target}")
 
 
 def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[int],
@@ -239,7 +236,7 @@ def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[in
         obj = encoding.pool.obj(v)
         if isinstance(obj, tuple) and obj[0] == "cell":
             _, f, j = obj
-            value = _plain(model.cells[f].value(j))
+            value = to_python(model.cells[f].value(j))
             meanings[v] = {"type": "cell", "feature": names[f], "cell": j, "value": value,
                            "text": f"{names[f]} = {value}"}
         elif isinstance(obj, tuple) and obj[0] == "gt":
@@ -320,8 +317,8 @@ def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
         selectors={names[f]: selectors[f] for f in range(len(cells)) if (universe >> f) & 1},
         variables=_meanings(model, encoding, allowed, universe),
         features=[{"name": f.name, "kind": f.kind} for f in model.features],
-        instance={n: _plain(v) for n, v in zip(names, values, strict=True)},
-        prediction=_plain(path.label), path_restricted=bool(path_restricted),
+        instance={n: to_python(v) for n, v in zip(names, values, strict=True)},
+        prediction=to_python(path.label), path_restricted=bool(path_restricted),
         model_summary=_summary(model, source))
     query.comments = _header(query)
     return query

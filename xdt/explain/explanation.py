@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdt.ir.cells import cells_of
+from xdt.ir.values import to_python
 
 if TYPE_CHECKING:
     from xdt.explain.certificates import Certificate
@@ -112,17 +113,14 @@ class Explanation:
     def to_dict(self) -> dict:
         """A JSON-ready dict of the explanation."""
         out = {"kind": self.kind, "features": list(self.features),
-               "values": [_plain(v) for v in self.values], "literals": list(self.literals),
-               "prediction": _plain(self.prediction), "path_restricted": self.path_restricted,
+               "values": [to_python(v) for v in self.values], "literals": list(self.literals),
+               "prediction": to_python(self.prediction), "path_restricted": self.path_restricted,
                "inflated": self.inflated, "cells": [list(cells_of(m)) for m in self.cells],
                "rule": self.rule}
         if self.counterexample is not None:
-            out["counterexample"] = {k: _plain(v) for k, v in self.counterexample.items()}
-            out["counterexample_class"] = _plain(self.counterexample_class)
+            out["counterexample"] = {k: to_python(v) for k, v in self.counterexample.items()}
+            out["counterexample_class"] = to_python(self.counterexample_class)
         out["certificate"] = None if self.certificate is None else self.certificate.to_dict()
         return out
 
 
-def _plain(v: object) -> object:
-    """A numpy scalar as the Python scalar JSON can write."""
-    return v.item() if hasattr(v, "item") else v

@@ -23,10 +23,13 @@ import pandas as pd
 
 from xdt.errors import DataError, MissingFeatureError
 from xdt.ir.features import Feature
+from xdt.ir.values import to_python
 
 
 def _plain(v: object) -> object:
-    v = v.item() if isinstance(v, np.generic) else v
+    """A Python scalar, with integral floats as ints (a column read as floats keeps
+    integer categories)."""
+    v = to_python(v)
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
