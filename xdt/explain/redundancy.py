@@ -70,7 +70,7 @@ class _Walker:
 
     Nodes are numbered in the tree's preorder (as ``DecisionTree`` numbers them, so a path's
     ``node`` is its leaf here). Per node: the tested feature (``-1`` for a leaf), the edges
-    as ``(cell mask, child)`` pairs (computed as ``DecisionTree._edges`` does) and the bit
+    as ``(cell mask, child)`` pairs (from ``DecisionTree.edges``) and the bit
     set of the classes of the leaves below it (for ``HasPaths``).
     """
 
@@ -97,7 +97,7 @@ class _Walker:
                 masks_of.append([])
                 continue
             fi = tree.features.index(node.feature)
-            out = tree._edges(node, fi, tree.cells[fi])
+            out = tree.edges(node)
             feature.append(fi)
             leaf_class.append(-1)
             pending.append([(0, -1)] * len(out))

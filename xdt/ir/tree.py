@@ -310,6 +310,13 @@ class DecisionTree:
         self.n_nodes = len(node_feature)
         self.n_leaves = len(paths)
 
+    def edges(self, node: ThresholdSplit | CategoricalSplit) -> list[tuple[int, Node]]:
+        """The ``(cell mask, child)`` pairs of a split node of this tree, in branch order
+        (``left`` then ``right`` for a threshold split): the cells of the node's feature that
+        follow each edge."""
+        fi = self.features.index(node.feature)
+        return self._edges(node, fi, self.cells[fi])
+
     def _edges(self, node, fi: int, cells: Cells) -> list[tuple[int, Node]]:
         if isinstance(node, ThresholdSplit):
             j = int(np.searchsorted(cells.thresholds, float(node.threshold)))
