@@ -111,12 +111,14 @@ def big_trees(draw, max_nodes: int = 400):
                         draw(big_node_strategy(features, classes, depth, budget)))
 
 
-def instance_strategy(tree):
+def instance_strategy(tree, ordinal_values=ORDINAL_VALUES, low: float = -5, high: float = 5):
+    """Instances of ``tree``: ordinal values from ``ordinal_values`` (thresholds and
+    neighbours) or any float in ``[low, high]``; domain values otherwise."""
     values = []
     for f in tree.features:
         if f.kind == "ordinal":
-            values.append(st.one_of(st.sampled_from(ORDINAL_VALUES),
-                                    st.floats(-5, 5, allow_nan=False)))
+            values.append(st.one_of(st.sampled_from(ordinal_values),
+                                    st.floats(low, high, allow_nan=False)))
         else:
             values.append(st.sampled_from(f.domain))
     return st.tuples(*values).map(lambda vs: dict(zip(tree.features.names, vs, strict=True)))
@@ -323,14 +325,7 @@ def cell_space_size(tree) -> int:
 
 
 def big_instance_strategy(tree):
-    values = []
-    for f in tree.features:
-        if f.kind == "ordinal":
-            values.append(st.one_of(st.sampled_from(BIG_THRESHOLDS + (0.0, 4.0, 9.0, -3.0)),
-                                    st.floats(-1, 10, allow_nan=False)))
-        else:
-            values.append(st.sampled_from(f.domain))
-    return st.tuples(*values).map(lambda vs: dict(zip(tree.features.names, vs, strict=True)))
+    return instance_strategy(tree, BIG_THRESHOLDS + (0.0, 4.0, 9.0, -3.0), -1, 10)
 
 
 @st.composite
