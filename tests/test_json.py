@@ -638,19 +638,18 @@ def test_documents_the_loader_accepts_validate(doc):
 def _structurally_bad() -> list:
     """(id, mutation of the PlayTennis or Zhou document): both the schema and the loader reject."""
 
-    def pt(change):
+    def mutated(base, change):
         def make():
-            d = playtennis()
+            d = base()
             change(d)
             return d
         return make
 
+    def pt(change):
+        return mutated(playtennis, change)
+
     def zh(change):
-        def make():
-            d = zhou()
-            change(d)
-            return d
-        return make
+        return mutated(zhou, change)
 
     def outlook(change):
         return pt(lambda d: change(outlook_split(d)))
