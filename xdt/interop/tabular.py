@@ -106,6 +106,7 @@ class TabularEncoder:
 
     @property
     def feature_names(self) -> list[str]:
+        """Names of the fitted features, in column order."""
         return [f.name for f in self.features_]
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
@@ -129,4 +130,5 @@ class TabularEncoder:
         return out
 
     def fit_transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """``fit(frame)`` then ``transform(frame)``; shape ``(n, len(encoded_names_))``, float64."""
         return self.fit(frame).transform(frame)

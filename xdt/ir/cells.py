@@ -74,6 +74,7 @@ class CategoricalCells:
 
     @property
     def n_cells(self) -> int:
+        """Number of cells: one per domain value."""
         return len(self.domain)
 
     def cell_of(self, value: object) -> int:
@@ -134,6 +135,7 @@ class IntervalCells:
 
     @property
     def n_cells(self) -> int:
+        """Number of cells: one more than the number of distinct thresholds."""
         return len(self.thresholds) + 1
 
     def cell_of(self, value: object) -> int:

@@ -90,6 +90,7 @@ class Feature:
 
     @property
     def is_ordinal(self) -> bool:
+        """Whether the feature is ordinal (split by thresholds, cells are intervals)."""
         return self.kind == "ordinal"
 
     def to_dict(self) -> dict:
@@ -133,6 +134,7 @@ class FeatureSpace(Sequence):
 
     @property
     def names(self) -> tuple[str, ...]:
+        """Feature names, in feature order."""
         return tuple(f.name for f in self._features)
 
     def index(self, name: str) -> int:  # type: ignore[override]
