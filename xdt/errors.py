@@ -28,7 +28,8 @@ what to do about it.
     ├── EngineError                        an explanation engine cannot serve a request
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
-    └── DataError (ValueError)             a data file (CSV) is not usable
+    ├── DataError (ValueError)             a data file or table is not usable
+    └── ParameterError (ValueError)        a learner's parameter is out of range
 """
 
 from __future__ import annotations
@@ -142,3 +143,8 @@ class CertificateError(XdtError):
 
 class DataError(XdtError, ValueError):
     """A data file or table cannot be used as asked (missing target column, empty, ...)."""
+
+
+class ParameterError(XdtError, ValueError):
+    """A learner's parameter is out of its range (e.g. ``max_depth=-1``); raised by ``fit``,
+    as scikit-learn validates parameters."""

@@ -1,0 +1,192 @@
+"""What xdt's tree learners share: scikit-learn's estimator conventions around a grown tree.
+
+A subclass supplies the split rule (:meth:`TreeClassifierBase._rule`) and, if it wants, a
+weight preprocessing step; :meth:`TreeClassifierBase.fit` reads the data, grows the tree
+with :func:`xdt.learn.grow.grow`, merges sibling leaves and keeps the tree as the IR.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from xdt.errors import DataError, NotFittedError, ParameterError
+from xdt.ir.tree import DecisionTree
+from xdt.learn.criteria import CRITERIA
+from xdt.learn.data import label_for_ir, read_labels, read_sample_weight, read_training_data
+from xdt.learn.grow import SplitRule, grow, merge_leaves, to_ir
+from xdt.learn.splitter import Splitter
+
+
+class TreeClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base class of :class:`~xdt.learn.CARTClassifier` and :class:`~xdt.learn.SERDTClassifier`.
+
+    Fitted attributes
+    -----------------
+    tree_ : xdt.ir.DecisionTree
+        The fitted tree over the columns of ``X`` (categorical columns keep their values).
+    classes_ : numpy.ndarray of shape (n_classes,)
+        The class labels, sorted (as scikit-learn).
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+    leaf_weights_ : numpy.ndarray of shape (n_leaves,), float64
+        Training sample weight reaching each leaf, in ``tree_.paths`` order (the weights of
+        the explanation-size averages in :mod:`xdt.metrics`).
+    leaf_class_weights_ : numpy.ndarray of shape (n_leaves, n_classes), float64
+        Training sample weight per class at each leaf (``predict_proba`` normalises it).
+    leaf_samples_ : numpy.ndarray of shape (n_leaves,), int64
+        Training rows reaching each leaf.
+    n_merged_ : int
+        Pairs of same-class sibling leaves merged after growth.
+    """
+
+    _needs_wpm = False
+
+    def _rule(self) -> SplitRule:
+        raise NotImplementedError
+
+    def _preprocess_weights(self, weight: np.ndarray) -> np.ndarray:
+        return weight
+
+    def _check_params(self) -> None:
+        depth = self.max_depth
+        if depth is not None and (isinstance(depth, bool) or not isinstance(
+                depth, numbers.Integral) or depth < 0):
+            raise ParameterError(f"max_depth must be None or an integer >= 0, got {depth!r}")
+        msl = self.min_samples_leaf
+        if isinstance(msl, bool) or not isinstance(msl, numbers.Integral) or msl < 1:
+            raise ParameterError(f"min_samples_leaf must be an integer >= 1, got {msl!r}")
+        if self.criterion not in CRITERIA:
+            raise ParameterError(f"criterion must be one of {', '.join(CRITERIA)}, got "
+                            f"{self.criterion!r}")
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features) or pandas.DataFrame
+            Numbers (ordinal features, split by thresholds), or — in DataFrames, object
+            arrays or columns named in ``categorical_features`` — categories (split by
+            ``x = v`` against ``x != v``). ``bool`` columns are binary features. No missing
+            values.
+        y : array-like of shape (n,)
+            Class labels (strings or integers; any number of classes).
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weights (default 1 each). Rows of weight 0 are ignored.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        MissingValueError
+            ``X`` or ``y`` has missing values (NaN, None).
+        InstanceShapeError
+            ``X`` is not 2-d, or ``y`` does not have one label per row.
+        DataError
+            Bad parameters, infinite values, continuous targets, bad sample weights,
+            sparse input.
+        """
+        self._check_params()
+        data = read_training_data(X, self.categorical_features)
+        n = data.n_rows
+        classes, codes = read_labels(y, n)
+        weight = read_sample_weight(sample_weight, n)
+        keep = weight > 0
+        if not keep.all():  # scikit-learn's convention: weight 0 = not in the data
+            data = _select_rows(data, keep)
+            codes, weight = codes[keep], weight[keep]
+        weight = self._preprocess_weights(weight)
+        splitter = Splitter(data, codes, weight, len(classes), self.criterion,
+                            int(self.min_samples_leaf), with_wpm=self._needs_wpm)
+        rule = self._rule()
+        grown = grow(splitter, rule, self.max_depth)
+        self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
+        ir_classes = [label_for_ir(c) for c in classes]
+        if len(set(ir_classes)) != len(ir_classes):
+            raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
+                            "use distinct strings or integers")
+        compiled = to_ir(grown, splitter, ir_classes)
+        self.tree_: DecisionTree = compiled.tree
+        self.classes_ = classes
+        self.n_features_in_ = len(data.features)
+        if data.feature_names_in is not None:
+            self.feature_names_in_ = data.feature_names_in
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.leaf_class_weights_ = compiled.leaf_class_weight
+        self.leaf_weights_ = compiled.leaf_class_weight.sum(axis=1)
+        self.leaf_samples_ = compiled.leaf_rows
+        self._after_fit(rule)
+        return self
+
+    def _after_fit(self, rule: SplitRule) -> None:
+        """Hook for learner-specific fitted attributes."""
+
+    # ------------------------------------------------------------------ prediction
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "tree_"):
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+
+    def to_ir(self) -> DecisionTree:
+        """The fitted tree as an :class:`xdt.ir.DecisionTree` (same as ``tree_``), ready for
+        :class:`xdt.Explainer` and :func:`xdt.save_model`.
+
+        Raises
+        ------
+        NotFittedError
+        """
+        self._check_fitted()
+        return self.tree_
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (in ``tree_.paths``) each row of ``X`` reaches; shape (n,), int64.
+
+        Raises
+        ------
+        NotFittedError, InstanceError
+            (shape, missing value, unknown category: see :meth:`xdt.ir.DecisionTree.encode`)
+        """
+        self._check_fitted()
+        return self.tree_.leaf_paths(self.tree_.encode(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the training weight share of each class at the row's leaf.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, n_classes), float64, columns in ``classes_`` order.
+        """
+        leaf = self.apply(X)
+        dist = self.leaf_class_weights_ / self.leaf_weights_[:, None]
+        return dist[leaf]
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted class of each row of ``X``; shape (n,), values from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError, InstanceError
+        """
+        self._check_fitted()
+        labels = np.asarray([p.class_index for p in self.tree_.paths], dtype=np.int64)
+        return self.classes_[labels[self.apply(X)]]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _select_rows(data, keep: np.ndarray):
+    from dataclasses import replace
+
+    return replace(data, ordinal=data.ordinal[keep], codes=data.codes[keep])
