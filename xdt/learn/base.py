@@ -9,15 +9,31 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+import warnings
 
-from xdt.errors import DataError, NotFittedError, ParameterError
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+from xdt.errors import (
+    DataError,
+    InstanceError,
+    InstanceShapeError,
+    MissingValueError,
+    NotFittedError,
+    ParameterError,
+)
 from xdt.ir.tree import DecisionTree
 from xdt.learn.criteria import CRITERIA
 from xdt.learn.data import label_for_ir, read_labels, read_sample_weight, read_training_data
 from xdt.learn.grow import SplitRule, grow, merge_leaves, to_ir
 from xdt.learn.splitter import Splitter
+
+
+class LearnerNotFittedError(NotFittedError, SklearnNotFittedError):
+    """A learner was used before ``fit``: both xdt's :class:`~xdt.errors.NotFittedError` and
+    scikit-learn's ``NotFittedError``, so either ``except`` clause catches it."""
 
 
 class TreeClassifierBase(ClassifierMixin, BaseEstimator):
@@ -131,8 +147,45 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _check_fitted(self) -> None:
         if not hasattr(self, "tree_"):
-            raise NotFittedError(
+            raise LearnerNotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+
+    def _rows(self, X):
+        """``X`` as the IR reads it: DataFrames by column name (positionally when fitted
+        without names), anything else as a 2-d array of ``n_features_in_`` columns."""
+        self._check_fitted()
+        named = hasattr(self, "feature_names_in_")
+        if isinstance(X, pd.DataFrame):
+            if named and all(isinstance(c, str) for c in X.columns):
+                return X
+            if named:
+                warnings.warn(f"X has non-string column names, but {type(self).__name__} "
+                              "was fitted with feature names; columns are taken by position",
+                              UserWarning, stacklevel=3)
+            elif all(isinstance(c, str) for c in X.columns):
+                warnings.warn(f"X has feature names, but {type(self).__name__} was fitted "
+                              "without feature names; columns are taken by position",
+                              UserWarning, stacklevel=3)
+            X = X.to_numpy()
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise InstanceShapeError(
+                f"expected a 2-d array (rows x {self.n_features_in_} features), got shape "
+                f"{arr.shape}; Reshape your data either using X.reshape(-1, 1) if it has a "
+                "single feature or X.reshape(1, -1) if it is a single row")
+        if arr.shape[1] != self.n_features_in_:
+            raise InstanceShapeError(
+                f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input")
+        if arr.dtype.kind == "f":
+            if np.isnan(arr).any():
+                raise MissingValueError(
+                    f"X has {int(np.isnan(arr).sum())} NaN (missing) value(s); xdt's trees do "
+                    "not route missing values: impute or drop them first")
+            if np.isinf(arr).any():
+                raise InstanceError(
+                    f"X has {int(np.isinf(arr).sum())} inf value(s); give finite numbers")
+        return arr
 
     def to_ir(self) -> DecisionTree:
         """The fitted tree as an :class:`xdt.ir.DecisionTree` (same as ``tree_``), ready for
@@ -153,8 +206,8 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         NotFittedError, InstanceError
             (shape, missing value, unknown category: see :meth:`xdt.ir.DecisionTree.encode`)
         """
-        self._check_fitted()
-        return self.tree_.leaf_paths(self.tree_.encode(X))
+        rows = self._rows(X)
+        return self.tree_.leaf_paths(self.tree_.encode(rows))
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the training weight share of each class at the row's leaf.

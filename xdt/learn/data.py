@@ -88,7 +88,8 @@ def _reject_missing(name: str, missing: np.ndarray) -> None:
         more = "..." if missing.sum() > 5 else ""
         raise MissingValueError(
             f"column {name!r} has {int(missing.sum())} missing value(s) (rows {rows}{more}); "
-            "xdt's learners do not handle missing values: impute or drop them first (e.g. "
+            "NaN/None are missing values, which xdt's learners do not handle: impute or drop "
+            "them first (e.g. "
             "with sklearn.impute.SimpleImputer)")
 
 
@@ -114,8 +115,16 @@ def _columns(X) -> tuple[list[str], list[np.ndarray], list[object], np.ndarray |
             "feature use X.reshape(-1, 1), for a single row X.reshape(1, -1)")
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
+    if arr.dtype.kind == "c" or (arr.dtype == object and any(
+            isinstance(v, complex | np.complexfloating) for v in arr.ravel()[:1000])):
+        raise DataError("Complex data not supported: X holds complex numbers; use real "
+                        "numbers or categories")
     names = [f"x{j}" for j in range(arr.shape[1])]
     return names, [arr[:, j] for j in range(arr.shape[1])], [None] * arr.shape[1], None
+
+
+def _n_rows(X) -> int:
+    return len(X) if hasattr(X, "__len__") else 0
 
 
 def _resolve_categorical(spec: Iterable | None, names: Sequence[str]) -> set[int]:
@@ -169,7 +178,8 @@ def read_training_data(X, categorical_features: Iterable | None = None) -> Train
     """
     names, values, dtypes, feature_names_in = _columns(X)
     if len(names) == 0:
-        raise DataError("X has no columns (0 features); a tree needs at least one feature")
+        raise DataError(f"X has 0 feature(s) (shape=({_n_rows(X)}, 0)) while a minimum of 1 "
+                        "is required.")
     n = len(values[0])
     if n == 0:
         raise DataError("X has no rows (0 samples); fit needs at least one sample")

@@ -41,7 +41,8 @@ class _SerdtRule:
             assert block.wpm_left is not None and block.wpm_right is not None
             balanced = np.maximum(block.wpm_left, block.wpm_right) <= half
             factor = np.where(np.isin(block.features, path), self.factor_expl, 1.0)[:, None]
-            return np.where(decreasing & balanced, factor * block.impurity, np.inf)
+            with np.errstate(invalid="ignore"):   # 0 * inf on padding entries
+                return np.where(decreasing & balanced, factor * block.impurity, np.inf)
 
         split = splitter.best(node, score)
         if split is not None:
