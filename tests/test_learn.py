@@ -4,8 +4,6 @@ and errors, and agreement with scikit-learn's splitter."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATASETS, require_shared
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -13,8 +14,6 @@ from xdt.demo import load_german
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import CARTClassifier, SERDTClassifier
-
-from conftest import DATASETS, require_shared
 
 
 @parametrize_with_checks([CARTClassifier(), SERDTClassifier()])

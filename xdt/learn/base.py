@@ -8,7 +8,6 @@ with :func:`xdt.learn.grow.grow`, merges sibling leaves and keeps the tree as th
 from __future__ import annotations
 
 import numbers
-
 import warnings
 
 import numpy as np
