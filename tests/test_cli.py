@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,7 +89,8 @@ def _branch_values(node: dict) -> list[tuple[str, list]]:
 def test_fit_saves_a_model_that_predicts_like_sklearn(table, tmp_path):
     csv, frame = table
     out = tmp_path / "model.json"
-    result = run("fit", str(csv), "--target", "label", "--max-depth", "4", "-o", str(out))
+    result = run("fit", str(csv), "--target", "label", "--max-depth", "4", "--learner",
+                 "sklearn", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "120 rows" in result.stdout and "84 train / 36 test rows" in result.stdout
     assert "1 categorical, 1 ordinal, 1 binary" in result.stdout
@@ -156,6 +158,225 @@ def test_fit_missing_values_and_missing_file(tmp_path):
     empty.write_text("")
     assert_clean_failure(run("fit", str(empty), "-t", "y", "-o", str(tmp_path / "m.json")),
                          "empty")
+
+
+# ---------------------------------------------------------------------- xdt fit: learners
+def _known_table(tmp_path: Path, reps: int = 3) -> Path:
+    """label = p when x <= 4, else q when c = a, else r; ``reps`` copies of the 20 points.
+
+    By hand (both learners, all rows for training): the root test x <= 4.5 leaves Gini
+    0.25 (c = a leaves 0.5); it is balanced for SER-DT (wpm 0 and 250*reps^2 against half of
+    2500*reps^2). The right child splits on c (pure sides). Depth 2, 3 leaves, 5 nodes;
+    the training rows reach the leaves 10, 5, 5 (x reps): depth_avg = expl_avg = 1.5.
+    """
+    rows = [(x, c, "p" if x <= 4 else ("q" if c == "a" else "r"))
+            for _ in range(reps) for x in range(10) for c in ("a", "b")]
+    csv = tmp_path / "known.csv"
+    pd.DataFrame(rows, columns=["x", "c", "label"]).to_csv(csv, index=False)
+    return csv
+
+
+METRIC_ROW = re.compile(r"^  (\S+(?: \S+)*)  +(\S+)")
+
+
+def metric_rows(stdout: str) -> dict[str, str]:
+    """label -> value of the indented metric rows of ``xdt fit``'s text output."""
+    return {m.group(1): m.group(2) for m in map(METRIC_ROW.match, stdout.splitlines()) if m}
+
+
+def fit_json(*args: str) -> dict:
+    result = run("fit", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("learner", ["cart", "ser-dt", "sklearn"])
+def test_fit_learners_on_a_tree_known_by_construction(tmp_path, learner):
+    csv = _known_table(tmp_path)
+    out = tmp_path / "known.json"
+    report = fit_json(str(csv), "-t", "label", "--learner", learner, "--test-size", "0",
+                      "-o", str(out))
+    assert report["learner"] == learner and report["train_accuracy"] == 1.0
+    assert report["test_accuracy"] is None and report["split"]["train"] == 60
+    assert (report["depth_wc"], report["expl_wc"]) == (2, 2)
+    assert report["depth_avg"] == pytest.approx(1.5) == report["expl_avg"]
+    assert (report["leaves"], report["nodes"]) == (3, 5)
+    assert report["fallback_splits"] == (0 if learner == "ser-dt" else None)
+    assert report["factor_expl"] == (0.97 if learner == "ser-dt" else None)
+    model = xdt.load_model(out)
+    assert model.target == "label" and model.classes == ("p", "q", "r")
+    ex = xdt.Explainer(model)
+    # (scikit-learn's thresholds are float32: 4.500000238418579)
+    assert compact_numbers(ex.axp({"x": 7, "c": "b"}).rule) == \
+        "IF 4.5 < x AND c = b THEN label = r"
+    assert compact_numbers(ex.axp({"x": 2, "c": "b"}).rule) == "IF x <= 4.5 THEN label = p"
+
+    text = run("fit", str(csv), "-t", "label", "--learner", learner, "--test-size", "0")
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    assert "model not saved (give -o MODEL.json to save it)" in lines
+    table = metric_rows(text.stdout)
+    assert (table["train accuracy"], table["test accuracy"]) == ("1.000", "n/a")
+    assert (table["depth_wc"], table["depth_avg"], table["expl_wc"], table["expl_avg"]) == \
+        ("2", "1.500", "2", "1.500")
+    assert (table["leaves"], table["nodes"]) == ("3", "5")
+    assert ("fallback splits" in table) == (learner == "ser-dt")
+
+
+def test_fit_serdt_reports_its_three_way_fallback_split(tmp_path):
+    """x = 0 on 18 rows (10 a, 8 b), x = 1 on 2 rows (b). The one test, x <= 0.5, lowers the
+    Gini impurity (0.444 < 0.5) but is not balanced: its left side has wpm 80 * 18 = 1440,
+    above half of the node's 100 * 20 = 2000. So SER-DT takes Algorithm 1's three-way
+    split, which on x (smallest value t* = 0) is the same test: one fallback split, and the
+    same tree as CART's (a | b)."""
+    csv = tmp_path / "fallback.csv"
+    csv.write_text("x,y\n" + "0,a\n" * 10 + "0,b\n" * 8 + "1,b\n" * 2)
+    reports = {learner: fit_json(str(csv), "-t", "y", "-l", learner, "--test-size", "0")
+               for learner in ("ser-dt", "cart")}
+    assert reports["ser-dt"]["fallback_splits"] == 1
+    assert reports["cart"]["fallback_splits"] is None
+    for report in reports.values():
+        assert (report["leaves"], report["depth_wc"]) == (2, 1)
+        assert report["train_accuracy"] == pytest.approx(12 / 20)  # 10 a left, 2 b right
+    text = run("fit", str(csv), "-t", "y", "-l", "ser-dt", "--test-size", "0")
+    assert metric_rows(text.stdout)["fallback splits"] == "1"
+
+
+def _direct_fit(frame: pd.DataFrame, target: str, learner: str, **params):
+    """The split and the learner as xdt fit documents them, done by hand: stratified 70/30
+    split with seed 0; string columns as pandas categories over all rows, 0/1 as bool."""
+    from xdt.learn import CARTClassifier, SERDTClassifier
+
+    X = frame.drop(columns=[target]).copy()
+    for name in X.columns:
+        if X[name].dtype.kind not in "iufb":
+            X[name] = pd.Categorical(X[name], categories=sorted(X[name].unique()))
+        elif set(X[name].unique()) <= {0, 1}:
+            X[name] = X[name] == 1
+    train, test = train_test_split(X.index, test_size=0.3, random_state=0,
+                                   stratify=frame[target])
+    est = (SERDTClassifier(**params) if learner == "ser-dt" else CARTClassifier(**params))
+    est.fit(X.loc[train], frame.loc[train, target])
+    return est, X, train, test
+
+
+@pytest.mark.parametrize(("learner", "args", "params"), [
+    ("cart", [], {"max_depth": 6}),
+    ("cart", ["--max-depth", "2"], {"max_depth": 2}),
+    ("ser-dt", [], {"max_depth": 6, "factor_expl": 0.97}),
+    ("ser-dt", ["--factor-expl", "0.5", "--max-depth", "none"],
+     {"max_depth": None, "factor_expl": 0.5}),
+])
+def test_fit_metrics_match_the_learner_and_the_saved_model(table, tmp_path, learner, args,
+                                                           params):
+    from xdt.metrics import tree_sizes
+
+    csv, frame = table
+    out = tmp_path / "model.json"
+    report = fit_json(str(csv), "-t", "label", "--learner", learner, *args, "-o", str(out))
+    est, X, train, test = _direct_fit(frame, "label", learner, **params)
+    y = frame["label"]
+    assert report["train_accuracy"] == pytest.approx(est.score(X.loc[train], y[train]))
+    assert report["test_accuracy"] == pytest.approx(est.score(X.loc[test], y[test]))
+    assert report["leaves"] == est.tree_.n_leaves and report["nodes"] == est.tree_.n_nodes
+    if learner == "ser-dt":
+        assert report["fallback_splits"] == est.n_fallback_splits_
+        assert report["factor_expl"] == params["factor_expl"]
+
+    # the saved model: predicts like the estimator, and its sizes weighted by the training
+    # rows (read back from the CSV) are the printed ones
+    model = xdt.load_model(out)
+    np.testing.assert_array_equal(model.predict(frame), est.predict(X))
+    sizes = tree_sizes(model, X=frame.loc[train])
+    assert sizes == tree_sizes(est)
+    assert (report["depth_wc"], report["expl_wc"]) == (sizes.depth_wc, sizes.expl_wc)
+    assert report["depth_avg"] == pytest.approx(sizes.depth_avg)
+    assert report["expl_avg"] == pytest.approx(sizes.expl_avg)
+    assert report["max_depth"] == params["max_depth"]
+    if params["max_depth"] is not None:
+        assert sizes.depth_wc <= params["max_depth"]
+
+
+def test_fit_max_depth_0_is_a_single_leaf(table):
+    csv, frame = table
+    report = fit_json(str(csv), "-t", "label", "--max-depth", "0", "--test-size", "0")
+    majority = frame["label"].value_counts(normalize=True).max()
+    assert report["train_accuracy"] == pytest.approx(majority)
+    assert (report["leaves"], report["nodes"], report["depth_wc"], report["expl_avg"]) == \
+        (1, 1, 0, 0.0)
+
+
+def test_fit_text_output_is_aligned_and_says_what_the_sizes_are(table):
+    csv, _ = table
+    result = run("fit", str(csv), "-t", "label", "--learner", "ser-dt")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "learner: SER-DT (short explainable rules, Souza et al. NeurIPS 2022), " \
+           "factor_expl 0.97, max depth 6" in out
+    rows = [METRIC_ROW.match(line) for line in out.splitlines() if line.startswith("  ")]
+    assert all(rows)
+    assert [m.group(1) for m in rows] == [
+        "train accuracy", "test accuracy", "depth_wc", "depth_avg", "expl_wc", "expl_avg",
+        "leaves", "nodes", "fallback splits", "fit time"]
+    assert len({m.end(2) for m in rows}) == 1, out  # the values are right-aligned
+    assert float(metric_rows(out)["fit time"]) >= 0
+    assert "mean weighted by training rows" in out
+    assert "check: the xdt tree predicts exactly like the fitted learner on every row" in out
+
+
+def test_fit_errors_of_the_learner_options(table, tmp_path):
+    csv, _ = table
+    assert_clean_failure(run("fit", str(csv), "-t", "label", "--factor-expl", "0.9"),
+                         "--factor-expl is a parameter of SER-DT", "--learner ser-dt",
+                         "the learner is cart")
+    assert_clean_failure(run("fit", str(csv), "-t", "label", "--learner", "sklearn",
+                             "--factor-expl", "0.9"), "the learner is sklearn")
+    for bad in ("1.5", "-0.1", "nan"):
+        assert_clean_failure(run("fit", str(csv), "-t", "label", "--learner", "ser-dt",
+                                 "--factor-expl", bad), "--factor-expl", bad)
+    for bad in ("-1", "six", "2.5"):
+        assert_clean_failure(run("fit", str(csv), "-t", "label", "--max-depth", bad),
+                             "is not a depth", "'none' (no limit)")
+    assert_clean_failure(run("fit", str(csv), "-t", "label", "--learner", "sklearn",
+                             "--max-depth", "0"), "not available with --learner sklearn")
+    assert_clean_failure(run("fit", str(csv), "-t", "label", "--learner", "tree"),
+                         "'tree' is not one of 'cart', 'ser-dt', 'sklearn'")
+    assert not list(tmp_path.glob("*.json"))  # nothing written by a failed fit
+
+
+@pytest.mark.parametrize("learner", ["cart", "ser-dt", "sklearn"])
+def test_fit_data_errors_are_messages_not_tracebacks(tmp_path, learner):
+    holes = tmp_path / "holes.csv"
+    holes.write_text("a,b,y\n1,x,p\n,y,q\n3,,p\n4,y,q\n")
+    assert_clean_failure(run("fit", str(holes), "-t", "y", "-l", learner),
+                         "column 'a' has 1 missing value(s) at row(s) 1 (0-based data rows) "
+                         "(and 1 other column(s) have some: b)", "impute")
+    assert_clean_failure(run("fit", str(holes), "-t", "klass", "-l", learner),
+                         "target column 'klass' is not in", "a, b, y")
+    continuous = tmp_path / "reg.csv"
+    continuous.write_text("a,y\n" + "".join(f"{i},{i / 7:.4f}\n" for i in range(20)))
+    assert_clean_failure(run("fit", str(continuous), "-t", "y", "-l", learner),
+                         "target column 'y' holds continuous values, not class labels")
+
+
+def test_fit_tree_learners_share_the_feature_kinds_and_domains():
+    """A value only test rows hold stays in the domain, for every learner."""
+    from xdt.errors import ParameterError
+    from xdt.interop.fit import fit_tree
+
+    frame = pd.DataFrame({"c": ["a", "b"] * 20 + ["rare"], "f": [0, 1] * 20 + [1],
+                          "y": [0, 1] * 20 + [1]})
+    for learner in ("cart", "ser-dt", "sklearn"):
+        fit = fit_tree(frame, "y", learner=learner, test_size=0.5, seed=3)
+        assert [(f.kind, f.domain) for f in fit.model.features] == \
+            [("categorical", ("a", "b", "rare")), ("binary", (0, 1))]
+        assert fit.train_accuracy == 1.0 and fit.test_accuracy == 1.0
+        assert fit.learner == learner and fit.fit_seconds >= 0
+        assert fit.model.predict(frame.iloc[[-1]]).tolist() == [1]
+    with pytest.raises(ParameterError, match="unknown learner 'c45'"):
+        fit_tree(frame, "y", learner="c45")
+    with pytest.raises(ParameterError, match="factor_expl"):
+        fit_tree(frame, "y", learner="ser-dt", factor_expl=2.0)
 
 
 # ---------------------------------------------------------------------- xdt explain
@@ -307,12 +528,20 @@ def test_explain_usage_errors(zhou, tmp_path):
 
 
 # ---------------------------------------------------------------------- xdt demo
-def test_demo_prints_table_and_summary():
+def test_demo_prints_comparison_table_and_summary():
     result = run("demo", "--show", "3")
     assert result.exit_code == 0, result.output
     out = result.stdout
     flat = " ".join(out.split())  # the header is wrapped to the terminal's width
     assert "1000 rows, 21 features (14 categorical, 7 ordinal)" in flat
+    assert "700 train / 300 test rows" in flat
+    head = [line for line in out.splitlines() if line.split()[:2] == ["learner", "test"]]
+    assert head == ["  learner                    test acc  depth_wc  depth_avg  expl_wc  "
+                    "expl_avg  leaves"]
+    assert sum(line.startswith(("  SER-DT (factor_expl 0.97)", "  CART (greedy Gini)"))
+               for line in out.splitlines()) == 2
+    assert "mean weighted by the 700 training rows" in flat
+    assert "300 test rows on the SER-DT tree" in flat
     assert "Summary over all 300 test rows" in out
     for line in ("redundant paths:", "mean AXp size:", "vs mean path length",
                  "median time per AXp:", "median time per all-CXps:", "total time:"):
@@ -335,6 +564,41 @@ def test_run_demo_numbers_are_consistent():
     assert load_german().shape == (1000, 22)
 
 
+def test_demo_comparison_matches_fitting_the_learners_directly():
+    """The side-by-side rows are SER-DT (factor_expl 0.97) and CART, depth 6, fit by hand on
+    the stratified 70/30 split of seed 0; the explained tree is SER-DT's."""
+    from xdt.demo import load_german, run_demo
+    from xdt.metrics import tree_sizes
+
+    lines: list[str] = []
+    result = run_demo(show=0, echo=lines.append)
+    frame = load_german()
+    assert [c.learner for c in result.comparison] == ["ser-dt", "cart"]
+    for summary, params in zip(result.comparison, [{"factor_expl": 0.97, "max_depth": 6},
+                                                   {"max_depth": 6}], strict=True):
+        est, X, train, test = _direct_fit(frame, "class", summary.learner, **params)
+        y = frame["class"]
+        accuracy = est.score(X.loc[test], y[test])
+        sizes = tree_sizes(est)
+        assert summary.test_accuracy == pytest.approx(accuracy)
+        assert summary.train_accuracy == pytest.approx(est.score(X.loc[train], y[train]))
+        assert (summary.depth_wc, summary.expl_wc) == (sizes.depth_wc, sizes.expl_wc)
+        assert summary.depth_avg == pytest.approx(sizes.depth_avg)
+        assert summary.expl_avg == pytest.approx(sizes.expl_avg)
+        assert summary.leaves == est.tree_.n_leaves
+        printed = [line.split()[-6:] for line in lines
+                   if line.startswith(f"  {summary.label}  ")]
+        assert printed == [[f"{accuracy:.3f}", str(sizes.depth_wc), f"{sizes.depth_avg:.2f}",
+                            str(sizes.expl_wc), f"{sizes.expl_avg:.2f}",
+                            str(est.tree_.n_leaves)]]
+        if summary.learner == "ser-dt":  # the explained tree
+            assert result.n_nodes == est.tree_.n_nodes
+            assert result.test_accuracy == pytest.approx(accuracy)
+            paths = est.apply(X.loc[sorted(test)])
+            assert [r.path_length for r in result.rows] == \
+                [len(est.tree_.paths[p]) for p in paths]
+
+
 # ---------------------------------------------------------------------- version, help
 def test_version_and_help():
     assert run("--version").stdout.strip() == f"xdt {xdt.__version__}"
@@ -344,6 +608,23 @@ def test_version_and_help():
         assert f"  {name} " in top.stdout
         sub = run(name, "--help")
         assert sub.exit_code == 0 and "Example" in sub.stdout and f"xdt {name}" in sub.stdout
+
+
+def test_fit_and_demo_help_explain_the_learners_and_every_option():
+    import click
+
+    flat = " ".join(run("fit", "--help").stdout.split())
+    for fragment in ("cart CART: greedy Gini", "ser-dt SER-DT: short explainable rules",
+                     "NeurIPS 2022", "sklearn scikit-learn's DecisionTreeClassifier",
+                     "--factor-expl F ser-dt only: in [0, 1]", "or none (no limit)",
+                     "without it nothing is written", "json: one JSON object"):
+        assert fragment in flat, fragment
+    assert "SER-DT" in " ".join(run("demo", "--help").stdout.split())
+    for name in ("fit", "demo"):
+        command = main.commands[name]
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help and "\n" not in param.help, (name, param.name)
 
 
 def test_python_dash_m_xdt_version():

@@ -2,13 +2,19 @@
 
 1. Read ``xdt/data/german.csv.gz`` (UCI Statlog German credit, 1000 rows, 14 categorical and
    7 numeric features; see ``xdt/data/README.md``).
-2. Fit a depth-6 scikit-learn CART tree on a stratified 70% split (seed 0) and import it
-   (:func:`xdt.interop.fit.fit_sklearn_tree`); string columns are categorical features.
-3. Explain every test row with the path engine (Izza, Ignatiev & Marques-Silva, "On
-   Explaining Decision Trees"): one AXp (:meth:`xdt.Explainer.axp`), all CXps
-   (:meth:`xdt.Explainer.all_cxps`) and whether the row's path is explanation-redundant
-   (:meth:`xdt.Explainer.path_is_redundant`).
-4. Print a table of the first rows and a summary over all test rows.
+2. Fit two depth-6 trees on the same stratified 70% split (seed 0) with
+   :func:`xdt.interop.fit.fit_tree`: SER-DT (:class:`xdt.learn.SERDTClassifier`,
+   ``factor_expl`` 0.97; Souza, Cicalese, Laber & Molinaro, "Decision Trees with Short
+   Explainable Rules", NeurIPS 2022) and CART (:class:`xdt.learn.CARTClassifier`, greedy
+   Gini); string columns are categorical features.
+3. Print them side by side: test accuracy, worst-case and average depth and explanation
+   size (distinct features on a leaf's path; averages weighted by the training rows) and
+   leaves.
+4. Explain every test row on the SER-DT tree with the path engine (Izza, Ignatiev &
+   Marques-Silva, "On Explaining Decision Trees"): one AXp (:meth:`xdt.Explainer.axp`), all
+   CXps (:meth:`xdt.Explainer.all_cxps`) and whether the row's path is
+   explanation-redundant (:meth:`xdt.Explainer.path_is_redundant`).
+5. Print a table of the first rows and a summary over all test rows.
 
 Example
 -------
@@ -16,6 +22,8 @@ Example
 >>> result = run_demo(show=0, echo=lambda line: None)   # doctest: +SKIP
 >>> result.n_rows                                        # doctest: +SKIP
 300
+>>> [c.learner for c in result.comparison]               # doctest: +SKIP
+['ser-dt', 'cart']
 """
 
 from __future__ import annotations
@@ -33,12 +41,18 @@ import pandas as pd
 
 from xdt.cli import compact_numbers, describe_features, pack_tokens, wrap_rule
 from xdt.explain import Explainer
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir.tree import DecisionTree
 
 #: The shipped German credit data (a gzipped CSV inside the package).
 GERMAN = files("xdt").joinpath("data/german.csv.gz")
 TARGET = "class"
+#: The settings of the demo's trees (those of Souza et al.'s Table 1).
+MAX_DEPTH = 6
+TEST_SIZE = 0.3
+SEED = 0
+#: The learners of the side-by-side table, the explained one first, with their labels.
+LEARNERS = (("ser-dt", f"SER-DT (factor_expl {FACTOR_EXPL})"), ("cart", "CART (greedy Gini)"))
 
 
 def load_german() -> pd.DataFrame:
@@ -64,8 +78,40 @@ class RowResult:
 
 
 @dataclass
+class LearnerSummary:
+    """One row of the demo's side-by-side table: a learner's tree on the demo's split.
+
+    ``depth_avg`` and ``expl_avg`` are weighted by the training rows (Souza et al., NeurIPS
+    2022, Section 3).
+    """
+
+    learner: str
+    label: str
+    train_accuracy: float
+    test_accuracy: float
+    depth_wc: int
+    depth_avg: float
+    expl_wc: int
+    expl_avg: float
+    leaves: int
+    nodes: int
+    fit_seconds: float
+
+    @classmethod
+    def of(cls, fit: FitResult, label: str) -> LearnerSummary:
+        """The summary of one :func:`~xdt.interop.fit.fit_tree` result."""
+        s = fit.sizes
+        return cls(fit.learner, label, fit.train_accuracy, float(fit.test_accuracy or 0.0),
+                   s.depth_wc, s.depth_avg, s.expl_wc, s.expl_avg, fit.model.n_leaves,
+                   fit.model.n_nodes, fit.fit_seconds)
+
+
+@dataclass
 class DemoResult:
-    """What :func:`run_demo` measured (``rows``: one :class:`RowResult` per test row)."""
+    """What :func:`run_demo` measured: the explained (SER-DT) tree's sizes and accuracy,
+    the explanations' summary, ``comparison`` (one :class:`LearnerSummary` per learner of
+    the side-by-side table, SER-DT first) and ``rows`` (one :class:`RowResult` per test
+    row)."""
 
     n_rows: int
     n_nodes: int
@@ -80,6 +126,7 @@ class DemoResult:
     median_cxps_ms: float
     total_s: float
     rows: list[RowResult] = field(repr=False, default_factory=list)
+    comparison: list[LearnerSummary] = field(default_factory=list)
 
 
 def _ms(start: float) -> float:
@@ -146,9 +193,27 @@ def _echo_wrapped(echo: Callable[[str], None], text: str, width: int, indent: in
         echo(line)
 
 
+def comparison_table(rows: list[LearnerSummary], n_train: int) -> list[str]:
+    """The side-by-side lines of the learners (test accuracy, sizes, leaves), aligned, then
+    one line of legend (to wrap)."""
+    head = ("learner", "test acc", "depth_wc", "depth_avg", "expl_wc", "expl_avg", "leaves")
+    cells = [(r.label, f"{r.test_accuracy:.3f}", str(r.depth_wc), f"{r.depth_avg:.2f}",
+              str(r.expl_wc), f"{r.expl_avg:.2f}", str(r.leaves)) for r in rows]
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
+
+    def line(c: tuple[str, ...]) -> str:
+        return "  " + "  ".join([c[0].ljust(widths[0])] + [v.rjust(w) for v, w in
+                                                             zip(c[1:], widths[1:], strict=True)])
+
+    return [line(head), *(line(c) for c in cells),
+            f"  depth: tests on a leaf's path; expl: its distinct features (explanation size); "
+            f"_wc: worst case; _avg: mean weighted by the {n_train} training rows."]
+
+
 def run_demo(show: int = 15, width: int = 100,
              echo: Callable[[str], None] = click.echo) -> DemoResult:
-    """Run the demo and print its table (``show`` rows) and summary through ``echo``.
+    """Run the demo and print, through ``echo``, the side-by-side table of SER-DT and CART,
+    the explanations of ``show`` test rows on the SER-DT tree and their summary.
 
     Parameters
     ----------
@@ -165,22 +230,33 @@ def run_demo(show: int = 15, width: int = 100,
     """
     t0 = time.perf_counter()
     frame = load_german()
-    fit = fit_sklearn_tree(frame, TARGET, max_depth=6, test_size=0.3, seed=0)
+    fits = {name: fit_tree(frame, TARGET, learner=name, max_depth=MAX_DEPTH,
+                           factor_expl=FACTOR_EXPL, test_size=TEST_SIZE, seed=SEED)
+            for name, _ in LEARNERS}
     fit_s = time.perf_counter() - t0
+    fit = fits["ser-dt"]
     model = fit.model
+    comparison = [LearnerSummary.of(fits[name], label) for name, label in LEARNERS]
     echo("xdt demo: formal explanations of a decision tree's predictions on German credit")
     for text in (
             f"  data:         {GERMAN.name} (UCI Statlog German credit, shipped with xdt): "
             f"{len(frame)} rows, {describe_features(model)}, target '{TARGET}' "
-            f"({', '.join(map(str, model.classes))})",
-            f"  tree:         scikit-learn CART, depth {model.depth}, {model.n_nodes} nodes, "
-            f"{model.n_leaves} leaves, fit on {len(fit.train)} rows (stratified 70/30 split, "
-            f"seed 0); accuracy: train {fit.train_accuracy:.3f}, test "
-            f"{fit.test_accuracy:.3f}",
-            "  explanations: one AXp, all CXps and path redundancy for each of the "
-            f"{len(fit.test)} test rows, by the path engine (Izza, Ignatiev & Marques-Silva, "
-            "'On Explaining Decision Trees')"):
+            f"({', '.join(map(str, model.classes))}); "
+            f"{'stratified ' if fit.stratified else ''}70/30 split (seed {SEED}): "
+            f"{len(fit.train)} train / {len(fit.test)} test rows",
+            f"  trees:        depth <= {MAX_DEPTH}, by SER-DT (short explainable rules, Souza, "
+            "Cicalese, Laber & Molinaro, NeurIPS 2022) and by CART (greedy Gini):"):
         _echo_wrapped(echo, text, width, 16)
+    echo("")
+    *table, legend = comparison_table(comparison, len(fit.train))
+    for text in table:  # not wrapped: a row stays on one line
+        echo(text)
+    _echo_wrapped(echo, legend, width, 2)
+    echo("")
+    _echo_wrapped(echo, "  explanations: one AXp, all CXps and path redundancy for each of the "
+                  f"{len(fit.test)} test rows on the SER-DT tree (train accuracy "
+                  f"{fit.train_accuracy:.3f}, {model.n_nodes} nodes), by the path engine "
+                  "(Izza, Ignatiev & Marques-Silva, 'On Explaining Decision Trees')", width, 16)
     echo("")
 
     t1 = time.perf_counter()
@@ -202,7 +278,7 @@ def run_demo(show: int = 15, width: int = 100,
         mean_path_features=float(np.mean([r.path_features for r in rows])),
         median_axp_ms=statistics.median(r.axp_ms for r in rows),
         median_cxps_ms=statistics.median(r.cxps_ms for r in rows),
-        total_s=time.perf_counter() - t0, rows=rows)
+        total_s=time.perf_counter() - t0, rows=rows, comparison=comparison)
     mean_cxps = float(np.mean([len(r.cxps) for r in rows]))
     summary = [
         f"Summary over all {n} test rows",

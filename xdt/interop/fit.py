@@ -1,48 +1,81 @@
-"""Fit a scikit-learn CART tree on a table and import it as an xdt model, in one call.
+"""Fit a decision tree on a table and get it as an xdt model, in one call.
 
-This is the shared core of ``xdt fit`` and ``xdt demo``: split the rows into train and test
-sets, decide each column's feature kind with :class:`~xdt.interop.tabular.TabularEncoder`
-(string columns become categorical features, not codes), fit a
-:class:`sklearn.tree.DecisionTreeClassifier` on the encoded training rows, import it with
-:func:`~xdt.interop.sklearn.from_sklearn`, and check that the imported tree predicts exactly
-what scikit-learn predicts.
+This is the shared core of ``xdt fit`` and ``xdt demo``. :func:`fit_tree` splits the rows
+into train and test sets, decides each column's feature kind once on *all* rows with
+:class:`~xdt.interop.tabular.TabularEncoder` (string columns become categorical features with
+their own values, not codes; 0/1 columns binary; other numbers ordinal), fits one of the
+learners of :data:`LEARNERS` on the training rows, checks that the resulting
+:class:`~xdt.ir.DecisionTree` predicts exactly what the fitted estimator predicts on every
+row, and measures the tree: accuracy, and depth and explanation size, worst case and
+average weighted by the training rows (:func:`xdt.metrics.tree_sizes`; Souza, Cicalese,
+Laber & Molinaro, "Decision Trees with Short Explainable Rules", NeurIPS 2022, Section 3).
+
+Learners:
+
+* ``"cart"`` -- :class:`xdt.learn.CARTClassifier`: the greedy Gini tree, with native
+  categorical tests ``x = v``;
+* ``"ser-dt"`` -- :class:`xdt.learn.SERDTClassifier`: short explainable rules (Souza et al.,
+  NeurIPS 2022), favouring features already on the path by ``factor_expl``;
+* ``"sklearn"`` -- :class:`sklearn.tree.DecisionTreeClassifier` on the one-hot encoded rows,
+  imported with :func:`~xdt.interop.sklearn.from_sklearn` (categorical splits on the
+  original values); :func:`fit_sklearn_tree` is this learner.
 
 Example
 -------
 >>> import pandas as pd
->>> from xdt.interop.fit import fit_sklearn_tree
+>>> from xdt.interop.fit import fit_tree
 >>> frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
 ...                       "size": [1.0, 2.0, 3.0, 4.0] * 5,
 ...                       "label": ["a", "b", "a", "b"] * 5})
->>> fit = fit_sklearn_tree(frame, "label", max_depth=2, test_size=0.25)
->>> fit.model.features[0].kind, fit.test_accuracy
-('categorical', 1.0)
+>>> fit = fit_tree(frame, "label", learner="ser-dt", max_depth=2, test_size=0.25)
+>>> fit.model.features[0].kind, fit.test_accuracy, fit.sizes.expl_wc
+('categorical', 1.0, 1)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError
+from xdt.errors import DataError, MissingFeatureError, MissingValueError, ParameterError
 from xdt.interop.sklearn import from_sklearn
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop.tabular import TabularEncoder, _plain
 from xdt.ir.tree import DecisionTree
+from xdt.metrics import TreeSizes, tree_sizes
+
+__all__ = ["FACTOR_EXPL", "LEARNERS", "LEARNER_NAMES", "FitResult", "fit_sklearn_tree", "fit_tree",
+           "learner_frame", "split_rows"]
+
+#: The learners :func:`fit_tree` knows, by the names ``xdt fit --learner`` takes.
+LEARNERS = ("cart", "ser-dt", "sklearn")
+
+#: SER-DT's default ``factor_expl``: the value of Souza et al.'s Table 1 (NeurIPS 2022).
+FACTOR_EXPL = 0.97
+
+#: What each learner is, in a few words (shown by ``xdt fit`` and ``xdt demo``).
+LEARNER_NAMES = {
+    "cart": "CART (greedy Gini)",
+    "ser-dt": "SER-DT (short explainable rules, Souza et al. NeurIPS 2022)",
+    "sklearn": "scikit-learn CART (DecisionTreeClassifier on one-hot columns)",
+}
 
 
 @dataclass
 class FitResult:
-    """What :func:`fit_sklearn_tree` returns.
+    """What :func:`fit_tree` returns.
 
     Attributes
     ----------
     model : DecisionTree
-        The imported tree, over the table's original columns and values.
-    estimator : sklearn.tree.DecisionTreeClassifier
-        The fitted scikit-learn tree (on ``encoder.transform`` of the feature columns).
+        The fitted tree, over the table's original columns and values, with ``target`` set.
+    estimator : object
+        The fitted learner: :class:`xdt.learn.CARTClassifier`,
+        :class:`xdt.learn.SERDTClassifier` (on :func:`learner_frame` of the rows), or
+        :class:`sklearn.tree.DecisionTreeClassifier` (on ``encoder.transform`` of the rows).
     encoder : TabularEncoder
         The feature kinds and domains, decided on all rows (train and test).
     train, test : pandas.DataFrame
@@ -55,6 +88,17 @@ class FitResult:
         ``None`` when there are no test rows.
     stratified : bool
         Whether the split kept the class proportions.
+    learner : str
+        One of :data:`LEARNERS`.
+    sizes : TreeSizes
+        Depth and explanation size of ``model``, worst case and average weighted by the
+        training rows (one each; Souza et al., NeurIPS 2022, Section 3).
+    fit_seconds : float
+        Wall-clock time of the estimator's ``fit`` on the training rows (not counting the
+        split, the encoding, the import or the checks).
+    n_fallback_splits : int or None
+        SER-DT only: the nodes where no balanced test existed and the three-way split of
+        Algorithm 1 (lines 6-8) was used; ``None`` for the other learners.
     """
 
     model: DecisionTree
@@ -66,6 +110,10 @@ class FitResult:
     train_accuracy: float
     test_accuracy: float | None
     stratified: bool
+    learner: str
+    sizes: TreeSizes
+    fit_seconds: float
+    n_fallback_splits: int | None = None
 
 
 def split_rows(frame: pd.DataFrame, target: str, test_size: float = 0.3,
@@ -104,10 +152,75 @@ def split_rows(frame: pd.DataFrame, target: str, test_size: float = 0.3,
     return train, test, bool(can_stratify)
 
 
-def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6,
-                     test_size: float = 0.3, seed: int = 0,
-                     categorical: Iterable[str] | None = None) -> FitResult:
-    """Fit a scikit-learn CART tree on ``frame`` and import it as an xdt model.
+def learner_frame(encoder: TabularEncoder, rows: pd.DataFrame) -> pd.DataFrame:
+    """The feature columns of ``rows`` as xdt's learners should read them, with the kinds and
+    domains ``encoder`` decided: categorical features become pandas ``category`` columns
+    whose categories are the feature's whole domain (so a value that only test rows hold is
+    still in the tree's domain), binary features ``bool`` columns, ordinal features float64.
+
+    Raises
+    ------
+    MissingFeatureError
+        A fitted column is absent from ``rows``.
+    """
+    missing = [n for n in encoder.feature_names if n not in rows.columns]
+    if missing:
+        raise MissingFeatureError(f"the data has no column(s) {missing}")
+    columns: dict[str, object] = {}
+    for f in encoder.features_:
+        col = rows[f.name]
+        if f.kind == "categorical":
+            columns[f.name] = pd.Categorical(col.map(_plain), categories=list(f.domain))
+        elif f.kind == "binary":
+            columns[f.name] = np.asarray(col.to_numpy(), dtype=np.float64) == 1.0
+        else:
+            columns[f.name] = pd.to_numeric(col).to_numpy(dtype=np.float64)
+    return pd.DataFrame(columns, index=rows.index)
+
+
+def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> None:
+    """Reject what no learner can fit: the reasons :func:`fit_tree` lists under Raises."""
+    from sklearn.utils.multiclass import type_of_target
+
+    if target not in frame.columns:
+        raise DataError(f"target column {target!r} is not in the data; the columns are: "
+                        f"{', '.join(map(str, frame.columns))}")
+    if len(frame) < 2:
+        raise DataError(f"the data has {len(frame)} row(s); a tree needs at least 2")
+    labels = frame[target]
+    if labels.isna().any():
+        raise DataError(f"target column {target!r} has {int(labels.isna().sum())} "
+                        "missing value(s); drop those rows first")
+    if target in categorical:
+        raise DataError(f"{target!r} is the target; do not list it among categorical columns")
+    if frame.shape[1] < 2:
+        raise DataError("the data has no feature columns besides the target")
+    kind = type_of_target(labels.to_numpy())
+    if kind not in ("binary", "multiclass"):
+        raise DataError(f"target column {target!r} holds {kind} values, not class labels; "
+                        "the learners are classifiers: the target must hold classes "
+                        "(strings or integers)")
+    holes = frame.drop(columns=[target]).isna()
+    per_column = holes.sum()
+    if per_column.any():
+        bad = per_column[per_column > 0]
+        name = bad.index[0]
+        rows = np.flatnonzero(holes[name].to_numpy())
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        others = (f" (and {len(bad) - 1} other column(s) have some: "
+                  f"{', '.join(map(str, bad.index[1:6]))}{', ...' if len(bad) > 6 else ''})"
+                  if len(bad) > 1 else "")
+        raise MissingValueError(
+            f"column {name!r} has {int(bad.iloc[0])} missing value(s) at row(s) {shown} "
+            f"(0-based data rows){others}; the trees do not route missing values: impute "
+            "them or drop those rows first")
+
+
+def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
+             max_depth: int | None = 6, factor_expl: float = FACTOR_EXPL,
+             test_size: float = 0.3, seed: int = 0,
+             categorical: Iterable[str] | None = None) -> FitResult:
+    """Fit a decision tree on ``frame`` with one of :data:`LEARNERS` and measure it.
 
     Parameters
     ----------
@@ -115,13 +228,22 @@ def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6
         The table: feature columns and the ``target`` column. No missing values.
     target : str
         The column to predict (any labels: strings or integers).
+    learner : {"cart", "ser-dt", "sklearn"}
+        ``"cart"``: :class:`xdt.learn.CARTClassifier` (greedy Gini); ``"ser-dt"``:
+        :class:`xdt.learn.SERDTClassifier` (Souza et al., NeurIPS 2022); ``"sklearn"``:
+        scikit-learn's ``DecisionTreeClassifier`` on one-hot columns, imported.
     max_depth : int or None
-        Maximum depth of the tree (``None``: unlimited).
+        Largest number of tests on a path; 0 is a single leaf (not available with
+        ``"sklearn"``, whose trees have depth >= 1), ``None`` unlimited.
+    factor_expl : float
+        SER-DT's factor in ``[0, 1]`` on the Gini impurity of a test whose feature is already
+        on the path (lower favours shorter explanations); ignored by the other learners.
     test_size : float
         Share of rows held out for testing, in ``[0, 1)``; the split is stratified by class
         when every class has enough rows.
     seed : int
-        Random seed of the split and of the tree.
+        Random seed of the split (and of scikit-learn's tree; xdt's learners are
+        deterministic).
     categorical : iterable of str, optional
         Integer-coded columns to treat as categorical features (string columns are
         categorical anyway).
@@ -132,12 +254,16 @@ def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6
 
     Raises
     ------
+    ParameterError
+        An unknown ``learner``, ``max_depth`` 0 with ``"sklearn"``, or a parameter out of
+        the learner's range (``factor_expl`` outside ``[0, 1]``, a negative ``max_depth``).
+    MissingValueError
+        A feature column has missing values (the message names the column and rows).
     DataError
-        The target is not a column, has missing or continuous values, a feature column has
-        missing values, a name in ``categorical`` is not a feature column, or there are too
-        few rows.
+        The target is not a column, has missing or continuous values, a name in
+        ``categorical`` is not a feature column, or there are too few rows.
     RuntimeError
-        When the imported tree does not predict exactly like scikit-learn (a bug in xdt).
+        When the tree does not predict exactly like the fitted estimator (a bug in xdt).
 
     Notes
     -----
@@ -145,47 +271,115 @@ def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6
     row with a value rare enough to be absent from the training rows can still be predicted
     and explained; the tree itself only sees the training rows and their labels.
     """
-    from sklearn.tree import DecisionTreeClassifier
-
-    if target not in frame.columns:
-        raise DataError(f"target column {target!r} is not in the data; the columns are: "
-                        f"{', '.join(map(str, frame.columns))}")
-    if len(frame) < 2:
-        raise DataError(f"the data has {len(frame)} row(s); a tree needs at least 2")
-    if frame[target].isna().any():
-        raise DataError(f"target column {target!r} has {int(frame[target].isna().sum())} "
-                        "missing value(s); drop those rows first")
+    if learner not in LEARNERS:
+        raise ParameterError(f"unknown learner {learner!r}; use one of {', '.join(LEARNERS)}")
+    if learner == "sklearn" and max_depth == 0:
+        raise ParameterError("scikit-learn's trees have a depth of at least 1; for a single "
+                             "leaf (max depth 0) use learner 'cart' or 'ser-dt'")
     categorical = list(categorical or [])
-    if target in categorical:
-        raise DataError(f"{target!r} is the target; do not list it among categorical columns")
-    if frame.shape[1] < 2:
-        raise DataError("the data has no feature columns besides the target")
+    _check_table(frame, target, categorical)
     train, test, stratified = split_rows(frame, target, test_size, seed)
-
     encoder = TabularEncoder(categorical).fit(frame.drop(columns=[target]))
-    X_train = encoder.transform(train)
-    estimator = DecisionTreeClassifier(max_depth=max_depth, random_state=seed)
-    try:
-        estimator.fit(X_train, train[target].to_numpy())
-    except ValueError as e:  # e.g. continuous target values: a regression problem
-        raise DataError(f"cannot fit a classifier on target column {target!r}: {e}") from None
-    model = from_sklearn(estimator, encoder=encoder, target=str(target))
+    y_train = train[target].to_numpy()
+
+    if learner == "sklearn":
+        estimator, model, fit_seconds, predict_index = _fit_sklearn(
+            encoder, train, y_train, target, max_depth, seed)
+        sizes = tree_sizes(model, X=train)
+        fallback = None
+    else:
+        estimator, model, fit_seconds, predict_index = _fit_xdt(
+            learner, encoder, train, y_train, target, max_depth, factor_expl)
+        sizes = tree_sizes(estimator)  # weighted by the training rows (leaf_weights_)
+        fallback = int(estimator.n_fallback_splits_) if learner == "ser-dt" else None
+    classes = np.asarray(estimator.classes_)
 
     def accuracy(rows: pd.DataFrame) -> float | None:
         if len(rows) == 0:
             return None
-        X = encoder.transform(rows)
         ours = model.predict_index(rows)
-        theirs = np.argmax(estimator.predict_proba(X), axis=1)  # what predict() picks
+        theirs = predict_index(rows)
         if not np.array_equal(ours, theirs):
             bad = int(np.flatnonzero(ours != theirs)[0])
             raise RuntimeError(
-                f"the imported tree disagrees with scikit-learn on row {rows.index[bad]!r}; "
-                "this is a bug in xdt, please report it")
-        return float(np.mean(estimator.classes_[theirs] == rows[target].to_numpy()))
+                f"the xdt tree disagrees with the fitted {learner} estimator on row "
+                f"{rows.index[bad]!r}; this is a bug in xdt, please report it")
+        return float(np.mean(classes[theirs] == rows[target].to_numpy()))
 
     train_accuracy = accuracy(train)
     test_accuracy = accuracy(test)
     assert train_accuracy is not None
     return FitResult(model, estimator, encoder, train, test, str(target), train_accuracy,
-                     test_accuracy, stratified)
+                     test_accuracy, stratified, learner, sizes, fit_seconds, fallback)
+
+
+_Fitted = tuple[object, DecisionTree, float, Callable[[pd.DataFrame], np.ndarray]]
+
+
+def _fit_sklearn(encoder: TabularEncoder, train: pd.DataFrame, y: np.ndarray, target: str,
+                 max_depth: int | None, seed: int) -> _Fitted:
+    """scikit-learn's tree on the one-hot rows, imported; and its class index per row."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    estimator = DecisionTreeClassifier(max_depth=max_depth, random_state=seed)
+    X = encoder.transform(train)
+    start = time.perf_counter()
+    try:
+        estimator.fit(X, y)
+    except ValueError as e:  # e.g. a bad max_depth
+        raise DataError(f"cannot fit a classifier on target column {target!r}: {e}") from None
+    seconds = time.perf_counter() - start
+    model = from_sklearn(estimator, encoder=encoder, target=str(target))
+
+    def predict_index(rows: pd.DataFrame) -> np.ndarray:
+        # what predict() picks
+        return np.argmax(estimator.predict_proba(encoder.transform(rows)), axis=1)
+
+    return estimator, model, seconds, predict_index
+
+
+def _fit_xdt(learner: str, encoder: TabularEncoder, train: pd.DataFrame, y: np.ndarray,
+             target: str, max_depth: int | None, factor_expl: float) -> _Fitted:
+    """xdt's CART or SER-DT on :func:`learner_frame` of the rows; and its class index per
+    row."""
+    from xdt.learn import CARTClassifier, SERDTClassifier
+
+    estimator = (SERDTClassifier(factor_expl=factor_expl, max_depth=max_depth)
+                 if learner == "ser-dt" else CARTClassifier(max_depth=max_depth))
+    X = learner_frame(encoder, train)
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    seconds = time.perf_counter() - start
+    tree = estimator.tree_
+    if list(tree.features) != encoder.features_:
+        raise RuntimeError(f"the {learner} tree's features {list(tree.features)} differ from "
+                           f"the table's {encoder.features_}; this is a bug in xdt, please "
+                           "report it")
+    model = DecisionTree(tree.features, tree.classes, tree.root, target=str(target))
+
+    def predict_index(rows: pd.DataFrame) -> np.ndarray:
+        labels = estimator.predict(learner_frame(encoder, rows))
+        return np.searchsorted(estimator.classes_, labels)
+
+    return estimator, model, seconds, predict_index
+
+
+def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6,
+                     test_size: float = 0.3, seed: int = 0,
+                     categorical: Iterable[str] | None = None) -> FitResult:
+    """Fit a scikit-learn CART tree on ``frame`` and import it as an xdt model:
+    :func:`fit_tree` with ``learner="sklearn"`` (``max_depth`` ``None``: unlimited; at least
+    1 otherwise).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
+    ...                       "size": [1.0, 2.0, 3.0, 4.0] * 5,
+    ...                       "label": ["a", "b", "a", "b"] * 5})
+    >>> fit = fit_sklearn_tree(frame, "label", max_depth=2, test_size=0.25)
+    >>> fit.model.features[0].kind, fit.test_accuracy
+    ('categorical', 1.0)
+    """
+    return fit_tree(frame, target, learner="sklearn", max_depth=max_depth,
+                    test_size=test_size, seed=seed, categorical=categorical)

@@ -231,21 +231,22 @@ def _encode_categorical(name: str, col: np.ndarray, declared: list | None
                         ) -> tuple[np.ndarray, list]:
     """Codes (positions in the domain) and the domain of one categorical column."""
     try:
-        plain = [_plain(v) for v in col]
-        seen = set(plain)
+        codes, uniques = pd.factorize(col)
     except TypeError:
         raise DataError(f"column {name!r} holds values that are not strings or numbers "
                         "(e.g. lists or dicts)") from None
-    for v in seen:
+    plain = [_plain(v) for v in uniques]
+    for v in plain:
         if isinstance(v, float) and not math.isfinite(v):
             raise DataError(f"column {name!r} has the value {v!r}; categories must be finite "
                             "numbers or strings")
         if not isinstance(v, str | int | float):
             raise DataError(f"column {name!r} holds {v!r} of type {type(v).__name__}; "
                             "categories must be strings or numbers")
-    domain = declared if declared is not None else sorted(seen, key=_sort_key)
+    domain = declared if declared is not None else sorted(set(plain), key=_sort_key)
     position = {v: i for i, v in enumerate(domain)}
-    return np.fromiter((position[v] for v in plain), dtype=np.int64, count=len(plain)), domain
+    lookup = np.asarray([position[v] for v in plain], dtype=np.int64)
+    return lookup[codes], domain
 
 
 def read_labels(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,8 @@ class _SerdtRule:
     def choose(self, splitter: Splitter, node: Node) -> Plan | None:
         parent = splitter.impurity(node)
         half = 0.5 * float(wpm(node.class_count, node.weight)) * (1.0 + BALANCE_SLACK)
-        path = np.fromiter(node.path_features, dtype=np.int64, count=len(node.path_features))
+        on_path = np.zeros(len(splitter.data.features), dtype=bool)
+        on_path[list(node.path_features)] = True
         lowers = False
 
         def score(block: Block, _node: Node) -> np.ndarray:
@@ -40,7 +41,7 @@ class _SerdtRule:
             lowers = lowers or bool((decreasing & block.valid).any())
             assert block.wpm_left is not None and block.wpm_right is not None
             balanced = np.maximum(block.wpm_left, block.wpm_right) <= half
-            factor = np.where(np.isin(block.features, path), self.factor_expl, 1.0)[:, None]
+            factor = np.where(on_path[block.features], self.factor_expl, 1.0)[:, None]
             with np.errstate(invalid="ignore"):   # 0 * inf on padding entries
                 return np.where(decreasing & balanced, factor * block.impurity, np.inf)
 
