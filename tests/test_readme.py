@@ -32,3 +32,20 @@ def test_readme_sat_block_runs_and_values_match():
     assert witness.label == "no" and witness.point["Outlook"] != "overcast"
     model = scope["model"]
     assert model.predict([witness.point])[0] == "no"
+
+
+def test_readme_learner_block_runs_and_values_match(tmp_path, monkeypatch):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    (block,) = [b for b in blocks if "SERDTClassifier" in b]
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    from xdt.metrics import TreeSizes
+
+    assert scope["tree_sizes"](scope["ser"]) == TreeSizes(6, 4.697, 5, 3.292)
+    assert scope["tree_sizes"](scope["cart"]) == TreeSizes(6, 5.347, 6, 4.744)
+    rule = scope["xdt"].Explainer(scope["ser"].tree_).axp(scope["X"].iloc[0]).rule
+    assert rule == ("IF checking_status = <0 AND duration <= 11.5 AND credit_history = "
+                    "critical/other existing credit AND personal_status = male single "
+                    "THEN class = good")
+    assert (tmp_path / "serdt.json").exists()

@@ -89,7 +89,8 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             ``x = v`` against ``x != v``). ``bool`` columns are binary features. No missing
             values.
         y : array-like of shape (n,)
-            Class labels (strings or integers; any number of classes).
+            Class labels (strings or integers; any number of classes). The name of a pandas
+            Series becomes the tree's ``target`` (``IF ... THEN class = good``).
         sample_weight : array-like of shape (n,), optional
             Non-negative weights (default 1 each). Rows of weight 0 are ignored.
 
@@ -126,7 +127,9 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         if len(set(ir_classes)) != len(ir_classes):
             raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
                             "use distinct strings or integers")
-        compiled = to_ir(grown, splitter, ir_classes)
+        # a named pandas Series names the predicted attribute in the IR's rules
+        target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
+        compiled = to_ir(grown, splitter, ir_classes, target=target)
         self.tree_: DecisionTree = compiled.tree
         self.classes_ = classes
         self.n_features_in_ = len(data.features)
