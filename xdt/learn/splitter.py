@@ -181,19 +181,28 @@ class Splitter:
         # exact; impurities do not depend on the scale
         self.unit = float(self.weight[0]) if np.all(self.weight == self.weight[0]) else None
         self.values = np.ascontiguousarray(data.ordinal.T)          # (n_ordinal, n)
-        # per ordinal column, dense ranks of its values (in a small dtype) to find ties in a
-        # node's sorted order; None for a column without ties, where every position is a
-        # candidate threshold
+        # each ordinal column sorted once (stable); per column, dense ranks of its values (in
+        # a small dtype) to find ties in a node's sorted order; None for a column without
+        # ties, where every position is a candidate threshold
+        self._root_order = np.argsort(self.values, axis=1, kind="stable").astype(
+            np.intp, copy=False)
         self.ranks: list[np.ndarray | None] = []
-        for column in self.values:
-            distinct, rank = np.unique(column, return_inverse=True)
-            self.ranks.append(None if len(distinct) == len(column)
-                              else _small_int(rank.reshape(-1), len(distinct) - 1))
+        distinct = []
+        for column, order in zip(self.values, self._root_order, strict=True):
+            ordered = column[order]
+            starts = np.ones(self.n, dtype=bool)
+            starts[1:] = ordered[1:] != ordered[:-1]
+            n_distinct = int(starts.sum())
+            distinct.append(n_distinct)
+            if n_distinct == self.n:
+                self.ranks.append(None)
+                continue
+            rank = np.empty(self.n, dtype=np.int64)
+            rank[order] = np.cumsum(starts) - 1
+            self.ranks.append(_small_int(rank, n_distinct - 1))
         # columns with few distinct values are scored per run of equal values, the others
         # per position (then ties only mask positions out)
-        distinct = np.asarray([len(np.unique(r)) if r is not None else self.n
-                               for r in self.ranks], dtype=np.int64)
-        few = distinct <= max(1, self.n // RUNS_BELOW)
+        few = np.asarray(distinct, dtype=np.int64) <= max(1, self.n // RUNS_BELOW)
         self._many = np.flatnonzero(~few)
         self._few = np.flatnonzero(few)
         self.codes = data.codes                                     # (n, n_categorical)
@@ -206,8 +215,7 @@ class Splitter:
     def root(self) -> Node:
         """The root node: all rows, each ordinal column sorted once (stable)."""
         rows = np.arange(self.n, dtype=np.intp)
-        order = np.argsort(self.values, axis=1, kind="stable").astype(np.intp, copy=False)
-        return self._node(rows, order, 0, frozenset())
+        return self._node(rows, self._root_order, 0, frozenset())
 
     def _node(self, rows: np.ndarray, order: np.ndarray, depth: int,
               path_features: frozenset[int]) -> Node:
