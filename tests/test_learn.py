@@ -353,3 +353,35 @@ def test_leaf_statistics_match_the_training_rows():
         # every leaf predicts its weighted majority
         labels = [p.class_index for p in est.tree_.paths]
         assert labels == np.argmax(expected, axis=1).tolist()
+
+
+def test_balanced_tests_that_do_not_lower_the_gini_leave_the_three_way_split():
+    # 4 A + 4 B (wpm 128, half 64). x0 halves the rows into {2 A, 2 B} twice: balanced
+    # (wpm 16 each) but the Gini stays 1/2, so it is not permissible (Section 6). x1 isolates
+    # one A: the Gini drops, but {3 A, 4 B} keeps wpm 84 > 64. With Gini-lowering tests and
+    # no permissible balanced one, Algorithm 1 takes its three-way split: the attribute of
+    # lightest heaviest group is x0 (16 against 84), whose split is the single test x0 <= 0.5.
+    X = np.array([[0, 1], [0, 0], [0, 0], [0, 0], [1, 0], [1, 0], [1, 0], [1, 0]], dtype=float)
+    y = list("AABBAABB")
+    ser = SERDTClassifier(max_depth=None).fit(X, y)
+    assert ser.n_fallback_splits_ == 1
+    assert ser.tree_.root == ThresholdSplit(
+        "x0", 0.5, ThresholdSplit("x1", 0.5, Leaf("B"), Leaf("A")), Leaf("A"))
+    # CART starts with the only Gini-lowering test
+    cart = CARTClassifier(max_depth=None).fit(X, y)
+    assert cart.tree_.root.feature == "x1"
+
+
+def test_three_way_split_on_a_categorical_feature_uses_its_indicators():
+    # c = p: A; c = q: 3 A + 3 B; c = r: B (wpm 128, half 64). "c = q" is balanced (54 and 2)
+    # but keeps the Gini at 1/2; "c = p" and "c = r" lower it but leave wpm 84. The indicator
+    # of q has the lightest heaviest group (54 < 84): the three-way split is the test c = q.
+    frame = pd.DataFrame({"c": list("pqqqqqqr")})
+    y = list("AAAABBBB")
+    ser = SERDTClassifier(max_depth=None).fit(frame, y)
+    assert ser.n_fallback_splits_ == 1
+    root = ser.tree_.root
+    assert root.branches[0] == Branch(("q",), Leaf("A"))
+    assert root.branches[1].values == ("p", "r")
+    cart = CARTClassifier(max_depth=None).fit(frame, y)
+    assert cart.tree_.root.branches[0].values == ("p",)
