@@ -508,7 +508,8 @@ def test_explain_bad_model_files(tmp_path):
                          "leaf class 'cross' is not in classes")
     dnf = tmp_path / "dnf.json"
     dnf.write_text(json.dumps({"format": "xdt-model/1", "kind": "dnf"}))
-    assert_clean_failure(run("explain", str(dnf), "--instance", "{}"), "not yet supported")
+    assert_clean_failure(run("explain", str(dnf), "--instance", "{}"),
+                         "the dnf model has no 'features' field")
     assert_clean_failure(run("explain", str(tmp_path / "absent.json"), "--instance", "{}"),
                          "no model file")
 

@@ -20,14 +20,13 @@ import xdt
 from xdt.errors import (
     BranchCoverageError,
     InvalidModelError,
-    ModelError,
     ModelFormatError,
     UnknownFeatureError,
     UnsupportedModelError,
     ValueOutsideDomainError,
     XdtError,
 )
-from xdt.ir import DecisionTree, load_model, model_from_dict, model_to_dict, save_model
+from xdt.ir import DNF, DecisionTree, load_model, model_from_dict, model_to_dict, save_model
 
 ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ROOT / "encodings"
@@ -432,24 +431,19 @@ def test_threshold_that_is_not_a_number(threshold):
     assert str(e.value) == (f"root: threshold on 'y' must be a finite number, got {threshold!r}")
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_DNF_CASES))
-def test_known_dnf_cases_are_not_yet_supported(name):
-    with pytest.raises(UnsupportedModelError):
-        load_model(load_case(name)["model"])
-
-
 @pytest.mark.parametrize("name", dnf_case_names())
-def test_every_dnf_case_is_rejected_as_not_yet_supported(name, tmp_path):
-    doc = load_case(name)["model"]
+def test_every_dnf_case_loads_and_round_trips(name, tmp_path):
+    case = load_case(name)
+    doc = case["model"]
     assert doc["kind"] == "dnf"
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     for source in (doc, path):
-        with pytest.raises(UnsupportedModelError) as e:
-            load_model(source)
-        assert isinstance(e.value, ModelError) and not isinstance(e.value, ModelFormatError)
-        assert "model kind 'dnf' is not yet supported" in str(e.value)
-        assert "only 'tree' models" in str(e.value)
+        model = load_model(source)
+        assert isinstance(model, DNF) and model.kind == "dnf"
+        assert model_to_dict(model) == doc
+        for q in case["queries"]:
+            assert model.predict([q["instance"]]).tolist() == [q["prediction"]]
 
 
 @pytest.mark.parametrize("kind", ["forest", "Tree", "", None])
@@ -462,7 +456,7 @@ def test_unknown_or_missing_kind(kind):
     with pytest.raises(ModelFormatError) as e:
         load_model(doc)
     assert str(e.value).startswith(f"unknown model kind {kind!r}; \"xdt-model/1\" models are of "
-                                   "kind 'tree' or 'dnf'")
+                                   "kind 'tree', 'dnf' or 'nested-kdnf'")
 
 
 @pytest.mark.parametrize("text", ['{"format": "xdt-model/1", "kind": ', "", "not json",
@@ -594,7 +588,7 @@ def test_every_model_error_is_a_value_error_and_an_xdt_error():
 
 
 def test_model_to_dict_of_something_else():
-    with pytest.raises(UnsupportedModelError, match="only DecisionTree models can be saved"):
+    with pytest.raises(UnsupportedModelError, match="saves DecisionTree, DNF and NestedKDNF"):
         model_to_dict({"format": "xdt-model/1"})
 
 
@@ -698,7 +692,7 @@ def test_schema_and_loader_both_reject_structural_errors(make):
         load_model(doc)
 
 
-def test_schema_describes_the_reserved_dnf_kind():
+def test_schema_describes_the_dnf_kinds():
     doc = load_case("dnf-ab-or-cd")["model"]
     VALIDATOR.validate(doc)
     bad = copy.deepcopy(doc)

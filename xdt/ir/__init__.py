@@ -5,13 +5,15 @@ for its JSON form ``xdt-model/1``.
 """
 
 from xdt.ir.cells import CategoricalCells, IntervalCells
+from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.json_io import load_model, model_from_dict, model_to_dict, save_model
 from xdt.ir.terms import Literal, Term
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Path, ThresholdSplit
 
 __all__ = [
-    "Branch", "CategoricalCells", "CategoricalSplit", "DecisionTree", "Feature", "FeatureSpace",
-    "IntervalCells", "Leaf", "Literal", "Path", "Term", "ThresholdSplit", "load_model",
+    "Branch", "CategoricalCells", "CategoricalSplit", "Condition", "DNF", "DecisionTree",
+    "Feature", "FeatureSpace", "IntervalCells", "Leaf", "Literal", "NestedKDNF", "Path", "Term",
+    "ThresholdSplit", "load_model",
     "model_from_dict", "model_to_dict", "save_model",
 ]

@@ -14,8 +14,12 @@ The schema is documented in ``encodings/README.md`` and shipped as a JSON Schema
 where a node is a leaf ``{"class": c}``, a numeric split
 ``{"feature": f, "threshold": t, "left": <node>, "right": <node>}`` (``x <= t`` goes left) or
 a categorical split ``{"feature": f, "branches": [{"in": [values], "node": <node>}, ...]}``.
-Kind ``dnf`` is reserved for a later version and rejected with
-:class:`~xdt.errors.UnsupportedModelError`.
+
+Kind ``dnf`` replaces ``root`` by ``"terms": [[<condition>, ...], ...]`` (``classes[1]`` when
+some term holds); kind ``nested-kdnf`` by ``"matrix": [[<condition> x k] x k]`` and
+``"terms": [[r_1, ..., r_k], ...]`` (row prefix lengths). A condition is
+``{"feature": f, "in": [values]}`` (categorical/binary) or ``{"feature": f, "gt": a}``,
+``{"feature": f, "le": b}``, ``{"feature": f, "gt": a, "le": b}`` (ordinal: ``a < x <= b``).
 """
 
 from __future__ import annotations
@@ -26,15 +30,21 @@ from collections.abc import Mapping
 from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
+from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
 
 FORMAT = "xdt-model/1"
-KNOWN_KINDS = ("tree", "dnf")
-_TREE_KEYS = {"format", "kind", "features", "classes", "root", "target"}
+KNOWN_KINDS = ("tree", "dnf", "nested-kdnf")
+_COMMON_KEYS = {"format", "kind", "features", "classes", "target"}
+_KEYS = {"tree": _COMMON_KEYS | {"root"}, "dnf": _COMMON_KEYS | {"terms"},
+         "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"}}
+_REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "classes", "terms"),
+             "nested-kdnf": ("features", "classes", "matrix", "terms")}
+Model = DecisionTree | DNF
 
 
-def load_model(source) -> DecisionTree:
+def load_model(source) -> Model:
     """Load and validate an ``xdt-model/1`` model.
 
     Parameters
@@ -44,16 +54,15 @@ def load_model(source) -> DecisionTree:
 
     Returns
     -------
-    DecisionTree
+    DecisionTree, DNF or NestedKDNF
 
     Raises
     ------
     ModelFormatError
         Unreadable JSON, a missing or unknown ``format`` or ``kind``, wrong field types.
-    UnsupportedModelError
-        A kind of the format this version cannot use yet (``dnf``).
     InvalidModelError, UnknownFeatureError
-        The model breaks a rule of the IR (see :class:`~xdt.ir.tree.DecisionTree`).
+        The model breaks a rule of the IR (see :class:`~xdt.ir.tree.DecisionTree`,
+        :class:`~xdt.ir.dnf.DNF` and :class:`~xdt.ir.dnf.NestedKDNF`).
     FileNotFoundError
         ``source`` names no file.
     """
@@ -86,7 +95,7 @@ def load_model(source) -> DecisionTree:
     return model_from_dict(doc)
 
 
-def model_from_dict(doc: Mapping) -> DecisionTree:
+def model_from_dict(doc: Mapping) -> Model:
     """Build a model from a parsed ``xdt-model/1`` object; errors as in :func:`load_model`."""
     if not isinstance(doc, Mapping):
         raise ModelFormatError(f"an xdt model is a JSON object, got {type(doc).__name__}")
@@ -103,26 +112,61 @@ def model_from_dict(doc: Mapping) -> DecisionTree:
     if kind not in KNOWN_KINDS:
         raise ModelFormatError(
             f"unknown model kind {kind!r}; \"{FORMAT}\" models are of kind "
-            f"{' or '.join(map(repr, KNOWN_KINDS))}")
-    if kind != "tree":
-        raise UnsupportedModelError(
-            f"model kind {kind!r} is not yet supported by this version of xdt (only 'tree' "
-            "models can be loaded for now)")
-    extra = set(doc) - _TREE_KEYS
+            f"{', '.join(map(repr, KNOWN_KINDS[:-1]))} or {KNOWN_KINDS[-1]!r}")
+    extra = set(doc) - _KEYS[kind]
     if extra:
         raise ModelFormatError(
-            f"unknown field(s) {sorted(extra)} in a tree model; allowed: {sorted(_TREE_KEYS)}")
-    for key in ("features", "classes", "root"):
+            f"unknown field(s) {sorted(extra)} in a {kind} model; allowed: "
+            f"{sorted(_KEYS[kind])}")
+    for key in _REQUIRED[kind]:
         if key not in doc:
-            raise ModelFormatError(f"the tree model has no {key!r} field")
+            raise ModelFormatError(f"the {kind} model has no {key!r} field")
     if not isinstance(doc["features"], list) or not isinstance(doc["classes"], list):
         raise ModelFormatError("'features' and 'classes' must be JSON lists")
     features = [_feature_from_dict(f, k) for k, f in enumerate(doc["features"])]
     target = doc.get("target")
     if target is not None and not isinstance(target, str):
         raise ModelFormatError(f"'target' must be a string, got {target!r}")
+    if kind == "dnf":
+        terms = _list(doc["terms"], "terms")
+        return DNF(features, doc["classes"],
+                   [[_condition_from_dict(c, f"terms[{p}][{q}]")
+                     for q, c in enumerate(_list(t, f"terms[{p}]"))]
+                    for p, t in enumerate(terms)], target=target)
+    if kind == "nested-kdnf":
+        matrix = [[_condition_from_dict(c, f"matrix[{i}][{j}]")
+                   for j, c in enumerate(_list(row, f"matrix[{i}]"))]
+                  for i, row in enumerate(_list(doc["matrix"], "matrix"))]
+        if "k" in doc and doc["k"] != len(matrix):
+            raise InvalidModelError(f"'k' is {doc['k']!r} but the matrix has {len(matrix)} "
+                                    "rows; the matrix is k x k")
+        prefixes = [_list(r, f"terms[{p}]") for p, r in enumerate(_list(doc["terms"], "terms"))]
+        return NestedKDNF(features, doc["classes"], matrix, prefixes, target=target)
     return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"], "root"),
                         target=target)
+
+
+def _list(value, where: str) -> list:
+    if not isinstance(value, list):
+        raise ModelFormatError(f"{where} must be a JSON list, got {value!r}")
+    return value
+
+
+def _condition_from_dict(d, where: str) -> Condition:
+    if not isinstance(d, Mapping) or "feature" not in d:
+        raise InvalidModelError(
+            f"a condition is {{\"feature\": f, \"in\": [values]}} or {{\"feature\": f, "
+            f"\"gt\": a, \"le\": b}} (either bound may be left out), got {d!r}", where)
+    keys = set(d) - {"feature"}
+    if keys == {"in"}:
+        if not isinstance(d["in"], list):
+            raise InvalidModelError(f"'in' must be a list of values, got {d['in']!r}", where)
+        return Condition(d["feature"], tuple(d["in"]))
+    if keys and keys <= {"gt", "le"}:
+        return Condition(d["feature"], above=d.get("gt"), upto=d.get("le"))
+    raise InvalidModelError(
+        f"unrecognised condition fields {sorted(keys)}; use 'in' (categorical/binary) or "
+        "'gt' and/or 'le' (ordinal)", where)
 
 
 def _feature_from_dict(d, k: int) -> Feature:
@@ -171,17 +215,25 @@ def _node_from_dict(d, where: str) -> Node:
         "split {\"feature\", \"branches\"}", where)
 
 
-def model_to_dict(model: DecisionTree) -> dict:
+def model_to_dict(model: Model) -> dict:
     """The ``xdt-model/1`` JSON object of a model (inverse of :func:`model_from_dict`)."""
-    if not isinstance(model, DecisionTree):
+    if not isinstance(model, DecisionTree | DNF):
         raise UnsupportedModelError(
-            f"cannot save a {type(model).__name__}; only DecisionTree models can be saved")
-    out: dict = {"format": FORMAT, "kind": "tree",
+            f"cannot save a {type(model).__name__}; xdt saves DecisionTree, DNF and "
+            "NestedKDNF models")
+    out: dict = {"format": FORMAT, "kind": model.kind,
                  "features": [f.to_dict() for f in model.features],
                  "classes": list(model.classes)}
     if model.target is not None:
         out["target"] = model.target
-    out["root"] = _node_to_dict(model.root)
+    if isinstance(model, NestedKDNF):
+        out["k"] = model.k
+        out["matrix"] = [[c.to_dict() for c in row] for row in model.matrix]
+        out["terms"] = [list(r) for r in model.prefixes]
+    elif isinstance(model, DNF):
+        out["terms"] = [[c.to_dict() for c in term] for term in model.conditions]
+    else:
+        out["root"] = _node_to_dict(model.root)
     return out
 
 
@@ -196,7 +248,7 @@ def _node_to_dict(node: Node) -> dict:
                          for b in node.branches]}
 
 
-def save_model(model: DecisionTree, path) -> None:
+def save_model(model: Model, path) -> None:
     """Write ``model`` as an ``xdt-model/1`` JSON file at ``path`` (UTF-8, indented).
 
     Raises

@@ -1,0 +1,458 @@
+"""DNF classifiers and nested k-DNFs in the IR.
+
+A :class:`DNF` is a binary classifier: it predicts ``classes[1]`` when some of its terms
+holds and ``classes[0]`` otherwise. A term is a conjunction of :class:`Condition` objects —
+literals as written in a model file, over features of any kind:
+
+* ``colour in {red, blue}``, ``b = 1`` (categorical and binary features: a set of domain
+  values);
+* ``x <= 2.5``, ``1 < x``, ``1 < x <= 2.5`` (ordinal features: bounds).
+
+Like a tree, a DNF derives the cells of each feature from its conditions (the thresholds
+its ordinal conditions use) and compiles every term to an IR :class:`~xdt.ir.terms.Term` of
+cell-mask literals, which the explainers read.
+
+A :class:`NestedKDNF` (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025,
+Section 4) is a DNF given by a ``k x k`` matrix ``L`` of conditions and, per term ``p``, row
+prefix lengths ``r_p1 .. r_pk`` with ``sum_i r_pi <= k``: term ``p`` is the conjunction, over
+rows ``i``, of the ``r_pi`` leftmost conditions of row ``i``. Every nested k-DNF is
+k-AXp-interpretable (their Proposition 2).
+
+Example
+-------
+>>> from xdt.ir import Feature
+>>> from xdt.ir.dnf import DNF, Condition
+>>> bits = [Feature(n, "binary") for n in "abcd"]
+>>> f = DNF(bits, [0, 1], [[Condition("a", (1,)), Condition("b", (1,))],
+...                        [Condition("c", (1,)), Condition("d", (1,))]])
+>>> f.predict([[1, 1, 0, 0], [1, 0, 1, 0]]).tolist()
+[1, 0]
+>>> [str(t) for t in f.complement().rules()]
+['a = 0 AND c = 0', 'a = 0 AND d = 0', 'b = 0 AND c = 0', 'b = 0 AND d = 0']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from xdt.errors import (
+    InvalidModelError,
+    UnknownNodeFeatureError,
+    ValueOutsideDomainError,
+)
+from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
+from xdt.ir.features import Feature, FeatureSpace
+from xdt.ir.instances import encode_rows
+from xdt.ir.terms import Literal, Term
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One literal of a DNF term, as written in a model.
+
+    Exactly one form is used:
+
+    * ``values`` — for a categorical or binary feature, the domain values allowed
+      (``x in values``);
+    * ``above`` / ``upto`` — for an ordinal feature, ``above < x <= upto`` (either bound may
+      be ``None``, not both).
+    """
+
+    feature: str
+    values: tuple | None = None
+    above: float | None = None
+    upto: float | None = None
+
+    def negation(self, feature: Feature) -> Condition | None:
+        """The condition that holds exactly when this one does not, or ``None`` when that
+        needs two conditions (an ordinal interval) or none (a condition always true)."""
+        if self.values is not None:
+            rest = tuple(v for v in feature.domain if v not in self.values)
+            return Condition(self.feature, rest) if rest else None
+        if self.above is not None and self.upto is not None:
+            return None
+        if self.above is not None:
+            return Condition(self.feature, upto=self.above)
+        return Condition(self.feature, above=self.upto)
+
+    def split(self) -> tuple[Condition, ...]:
+        """The condition as one-sided parts: an interval ``a < x <= b`` becomes
+        ``a < x`` and ``x <= b``; other conditions are returned alone."""
+        if self.above is not None and self.upto is not None:
+            return (Condition(self.feature, above=self.above),
+                    Condition(self.feature, upto=self.upto))
+        return (self,)
+
+    def to_dict(self) -> dict:
+        """The condition as in an ``xdt-model/1`` document."""
+        out: dict = {"feature": self.feature}
+        if self.values is not None:
+            out["in"] = list(self.values)
+        if self.above is not None:
+            out["gt"] = self.above
+        if self.upto is not None:
+            out["le"] = self.upto
+        return out
+
+    def __str__(self) -> str:
+        if self.values is not None:
+            if len(self.values) == 1:
+                return f"{self.feature} = {self.values[0]}"
+            return f"{self.feature} in {{{', '.join(map(str, self.values))}}}"
+        if self.above is None:
+            return f"{self.feature} <= {_num(self.upto)}"
+        if self.upto is None:
+            return f"{_num(self.above)} < {self.feature}"
+        return f"{_num(self.above)} < {self.feature} <= {_num(self.upto)}"
+
+
+def _num(t: float | None) -> str:
+    assert t is not None
+    return repr(int(t)) if float(t).is_integer() and abs(t) < 1e15 else repr(float(t))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A readable term: its conditions joined by ``AND`` (``str(rule)``)."""
+
+    conditions: tuple[Condition, ...]
+
+    def __str__(self) -> str:
+        return " AND ".join(str(c) for c in self.conditions) if self.conditions else "TRUE"
+
+
+class DNF:
+    """A binary classifier: ``classes[1]`` when some term holds, else ``classes[0]``.
+
+    Parameters
+    ----------
+    features : sequence of Feature, or FeatureSpace
+    classes : sequence of two str/int
+        ``classes[0]`` is predicted when no term holds, ``classes[1]`` when one does.
+    terms : sequence of sequences of Condition
+        The terms (conjunctions). An empty term always holds; no terms: always
+        ``classes[0]``.
+    target : str, optional
+        Name of the predicted attribute, used in readable rules.
+
+    Raises
+    ------
+    InvalidModelError
+        Not exactly two classes; a condition of the wrong form for its feature (values for
+        an ordinal feature, bounds for a categorical one, empty value sets, bounds that are
+        not finite or with ``above >= upto``); an inconsistent term (no point satisfies
+        it). The message names the term by its position.
+    ValueOutsideDomainError
+        A condition names a value outside the feature's domain.
+    UnknownNodeFeatureError
+        A condition names a feature the model does not have.
+
+    Attributes
+    ----------
+    cells : tuple of CategoricalCells / IntervalCells
+        Per feature, the model's partition of its domain.
+    terms : tuple of Term
+        The compiled terms (cell-mask literals), in order.
+    conditions : tuple of tuple of Condition
+        The terms as given.
+    """
+
+    kind = "dnf"
+
+    def __init__(self, features, classes: Sequence, terms: Sequence[Sequence[Condition]],
+                 target: str | None = None):
+        self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
+        self.classes = tuple(classes)
+        self.target = target
+        self._check_classes()
+        self.conditions: tuple[tuple[Condition, ...], ...] = tuple(tuple(t) for t in terms)
+        thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
+        for p, term in enumerate(self.conditions):
+            for cond in term:
+                self._check_condition(cond, f"term {p}", thresholds)
+        self.cells: tuple[Cells, ...] = tuple(
+            IntervalCells(f.name, thresholds[i]) if f.is_ordinal
+            else CategoricalCells(f.name, f.domain)
+            for i, f in enumerate(self.features))
+        self.terms: tuple[Term, ...] = tuple(self._compile(term) for term in self.conditions)
+        for p, term in enumerate(self.terms):
+            if not term.is_consistent():
+                empty = [self.features[f].name for f, m in term.masks().items() if m == 0]
+                raise InvalidModelError(
+                    f"the term is inconsistent: its conditions on {', '.join(empty)} exclude "
+                    "each other, so no point satisfies it; drop the term or fix a condition",
+                    f"term {p}")
+
+    # ------------------------------------------------------------------ validation
+    def _check_classes(self) -> None:
+        if len(self.classes) != 2:
+            raise InvalidModelError(
+                f"a DNF is a binary classifier and needs exactly two classes "
+                f"([class when no term holds, class when one does]), got {list(self.classes)}")
+        for c in self.classes:
+            if isinstance(c, bool) or not isinstance(c, str | int):
+                raise InvalidModelError(f"class labels must be strings or integers, got {c!r}")
+        if self.classes[0] == self.classes[1]:
+            raise InvalidModelError(f"the two classes are the same label {self.classes[0]!r}")
+
+    def _check_condition(self, cond: Condition, where: str,
+                         thresholds: dict[int, list[float]]) -> None:
+        if not isinstance(cond, Condition):
+            raise InvalidModelError(f"not a condition: {cond!r}", where)
+        if cond.feature not in self.features:
+            raise UnknownNodeFeatureError(
+                f"a condition names unknown feature {cond.feature!r}; the model's features "
+                f"are: {', '.join(self.features.names)}", where)
+        fi = self.features.index(cond.feature)
+        feat = self.features[fi]
+        if feat.is_ordinal:
+            if cond.values is not None:
+                raise InvalidModelError(
+                    f"ordinal feature {feat.name!r} is tested by bounds ('gt' / 'le'), not by "
+                    "values ('in'); or declare it categorical with a domain", where)
+            bounds = [b for b in (cond.above, cond.upto) if b is not None]
+            if not bounds:
+                raise InvalidModelError(
+                    f"the condition on {feat.name!r} has no bound; give 'gt', 'le' or both",
+                    where)
+            for b in bounds:
+                if isinstance(b, bool) or not isinstance(b, int | float | np.number) \
+                        or not math.isfinite(float(b)):
+                    raise InvalidModelError(
+                        f"bounds on {feat.name!r} must be finite numbers, got {b!r}", where)
+            if cond.above is not None and cond.upto is not None \
+                    and not float(cond.above) < float(cond.upto):
+                raise InvalidModelError(
+                    f"the condition {cond.above} < {feat.name} <= {cond.upto} is empty", where)
+            thresholds[fi].extend(float(b) for b in bounds)
+            return
+        if cond.above is not None or cond.upto is not None:
+            raise InvalidModelError(
+                f"{feat.kind} feature {feat.name!r} is tested by values ('in'), not by "
+                "bounds; or declare it ordinal", where)
+        if cond.values is None or len(cond.values) == 0:
+            raise InvalidModelError(f"the condition on {feat.name!r} allows no value", where)
+        domain = {v: True for v in feat.domain}
+        for v in cond.values:
+            if isinstance(v, bool) or not isinstance(v, Hashable) or v not in domain:
+                raise ValueOutsideDomainError(
+                    f"the condition on {feat.name!r} names {v!r}, which is not in the domain "
+                    f"{list(feat.domain)}", where)
+
+    def _compile(self, conditions: Sequence[Condition]) -> Term:
+        return Term(tuple(self.literal(c) for c in conditions))
+
+    def literal(self, cond: Condition) -> Literal:
+        """The cell-mask literal of a condition of this model."""
+        fi = self.features.index(cond.feature)
+        cells = self.cells[fi]
+        if isinstance(cells, CategoricalCells):
+            mask = 0
+            for v in cond.values or ():
+                mask |= 1 << cells.cell_of(v)
+            return Literal(fi, mask)
+        lo = 0 if cond.above is None else int(np.searchsorted(cells.thresholds, cond.above)) + 1
+        hi = cells.n_cells - 1 if cond.upto is None else int(
+            np.searchsorted(cells.thresholds, cond.upto))
+        return Literal(fi, full_mask(hi + 1) & ~full_mask(lo))
+
+    # ------------------------------------------------------------------ prediction
+    def encode(self, X) -> np.ndarray:
+        """Cells of the rows of ``X``: shape (n, n_features), int64 (see
+        :meth:`xdt.ir.DecisionTree.encode` for the accepted forms and errors)."""
+        return encode_rows(self.features, self.cells, X)
+
+    def satisfied_terms(self, cells: np.ndarray) -> np.ndarray:
+        """Which terms hold at each row of ``cells`` (shape (n, F)): bool, shape (n, terms)."""
+        cells = np.asarray(cells, dtype=np.int64)
+        out = np.ones((len(cells), len(self.terms)), dtype=bool)
+        for p, term in enumerate(self.terms):
+            for lit in term.literals:
+                out[:, p] &= ((lit.cells >> cells[:, lit.feature]) & 1).astype(bool)
+        return out
+
+    def predict_cells(self, cells: np.ndarray) -> np.ndarray:
+        """Class index (0 or 1) per row of ``cells`` (shape (n, F)); shape (n,), int64."""
+        return self.satisfied_terms(cells).any(axis=1).astype(np.int64)
+
+    def predict_index(self, X) -> np.ndarray:
+        """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""
+        return self.predict_cells(self.encode(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class label per row of ``X``; shape (n,) (int64 for integer labels)."""
+        labels = np.asarray(self.classes, dtype=object)
+        out = labels[self.predict_index(X)]
+        if all(isinstance(c, int) for c in self.classes):
+            return out.astype(np.int64)
+        return out
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def k(self) -> int:
+        """Largest number of conditions in a term (the model is a k-DNF for this k)."""
+        return max((len(t) for t in self.conditions), default=0)
+
+    def rules(self) -> list[Rule]:
+        """The terms as readable rules, in order."""
+        return [Rule(t) for t in self.conditions]
+
+    def complement(self, max_terms: int = 100_000) -> DNF:
+        """A DNF of the complement: the same predictions, with ``classes`` swapped, so its
+        terms describe the class ``classes[0]``.
+
+        Its terms are the minimal transversals (hitting sets) of the terms, each taken as the
+        conjunction of the negations of its literals (Cooper, Bousdira & Carbonnel, IJCAI
+        2025, Section 4: the canonical expression of the complement); an interval condition
+        counts as its two one-sided parts, and inconsistent terms are dropped. Minimal
+        transversals are enumerated with PySAT's ``Hitman``.
+
+        Raises
+        ------
+        InvalidModelError
+            When the complement has more than ``max_terms`` terms.
+        """
+        from pysat.examples.hitman import Hitman
+
+        atoms: dict[Condition, int] = {}
+        sets: list[list[int]] = []
+        always_true = False
+        for term in self.conditions:
+            ids = []
+            for cond in term:
+                for part in cond.split():
+                    if part.values is not None and len(part.values) == len(
+                            self.features[self.features.index(part.feature)].domain):
+                        continue  # a condition every value meets
+                    ids.append(atoms.setdefault(part, len(atoms) + 1))
+            if not ids:
+                always_true = True
+            sets.append(ids)
+        flipped = (self.classes[1], self.classes[0])
+        if always_true:
+            return DNF(self.features, flipped, [], target=self.target)
+        if not sets:
+            return DNF(self.features, flipped, [[]], target=self.target)
+        by_id = {i: a for a, i in atoms.items()}
+        out: list[tuple[Condition, ...]] = []
+        seen: set = set()
+        with Hitman(bootstrap_with=sets, htype="lbx") as hitman:
+            for hitting in hitman.enumerate():
+                negated = [by_id[i].negation(self.features[self.features.index(
+                    by_id[i].feature)]) for i in sorted(hitting)]
+                term = self._merge([c for c in negated if c is not None])
+                if term is None or term in seen:
+                    continue
+                seen.add(term)
+                out.append(term)
+                if len(out) > max_terms:
+                    raise InvalidModelError(
+                        f"the complement has more than {max_terms} terms; raise max_terms or "
+                        "use a smaller model")
+        out.sort(key=lambda t: (len(t), [str(c) for c in t]))
+        return DNF(self.features, flipped, out, target=self.target)
+
+    def _merge(self, conds: list[Condition]) -> tuple[Condition, ...] | None:
+        """One condition per feature (the intersection), in feature order; ``None`` when
+        the conjunction is inconsistent."""
+        by_feature: dict[int, Condition] = {}
+        for c in conds:
+            fi = self.features.index(c.feature)
+            old = by_feature.get(fi)
+            by_feature[fi] = c if old is None else _intersect(old, c)
+            if by_feature[fi] is None:
+                return None
+        return tuple(by_feature[f] for f in sorted(by_feature))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(features={len(self.features)}, "
+                f"classes={list(self.classes)}, terms={len(self.terms)}, k={self.k})")
+
+
+def _intersect(a: Condition, b: Condition) -> Condition | None:
+    """The conjunction of two conditions on one feature, or ``None`` when it is empty."""
+    if a.values is not None and b.values is not None:
+        both = tuple(v for v in a.values if v in b.values)
+        return Condition(a.feature, both) if both else None
+    lows = [x for x in (a.above, b.above) if x is not None]
+    highs = [x for x in (a.upto, b.upto) if x is not None]
+    lo = max(lows) if lows else None
+    hi = min(highs) if highs else None
+    if lo is not None and hi is not None and not lo < hi:
+        return None
+    return Condition(a.feature, above=lo, upto=hi)
+
+
+class NestedKDNF(DNF):
+    """A nested k-DNF (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025,
+    Section 4): term ``p`` is the conjunction over rows ``i`` of the ``r_pi`` leftmost
+    conditions of row ``i`` of the ``k x k`` matrix ``L``.
+
+    Parameters
+    ----------
+    features, classes, target
+        As :class:`DNF`.
+    matrix : sequence of k sequences of k Condition
+        The matrix ``L``, row by row.
+    prefixes : sequence of sequences of k int
+        Per term, the row prefix lengths ``r_p1 .. r_pk``, each in ``0..k``, with
+        ``sum_i r_pi <= k``.
+
+    Raises
+    ------
+    InvalidModelError
+        ``matrix`` is not ``k x k``; a prefix list has the wrong length, a length outside
+        ``0..k`` or a sum above ``k``; an expanded term is inconsistent; and the errors of
+        :class:`DNF`.
+    """
+
+    kind = "nested-kdnf"
+
+    def __init__(self, features, classes: Sequence, matrix: Sequence[Sequence[Condition]],
+                 prefixes: Sequence[Sequence[int]], target: str | None = None):
+        self.matrix = tuple(tuple(row) for row in matrix)
+        k = len(self.matrix)
+        if k == 0:
+            raise InvalidModelError("the matrix of a nested k-DNF needs at least one row")
+        for i, row in enumerate(self.matrix):
+            if len(row) != k:
+                raise InvalidModelError(
+                    f"the matrix must be {k} x {k} (k rows of k conditions); row {i} has "
+                    f"{len(row)} condition(s)")
+        self.prefixes = tuple(tuple(r) for r in prefixes)
+        for p, r in enumerate(self.prefixes):
+            where = f"term {p}"
+            if len(r) != k:
+                raise InvalidModelError(
+                    f"needs {k} prefix lengths (one per row of the matrix), got {len(r)}", where)
+            for i, length in enumerate(r):
+                if isinstance(length, bool) or not isinstance(length, int | np.integer) \
+                        or not 0 <= length <= k:
+                    raise InvalidModelError(
+                        f"prefix length of row {i} must be an integer in 0..{k}, got "
+                        f"{length!r}", where)
+            if sum(r) > k:
+                raise InvalidModelError(
+                    f"prefix lengths {list(r)} sum to {sum(r)} > k = {k}: the term would have "
+                    f"more than {k} conditions", where)
+        self.nested_k = k
+        terms = [[cond for i, row in enumerate(self.matrix) for cond in row[:r[i]]]
+                 for r in self.prefixes]
+        super().__init__(features, classes, terms, target=target)
+        seen_matrix: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
+        for i, row in enumerate(self.matrix):   # unused cells of L must be valid too
+            for j, cond in enumerate(row):
+                self._check_condition(cond, f"matrix[{i}][{j}]", seen_matrix)
+
+    @property
+    def k(self) -> int:
+        """The k of the nested k-DNF (the size of its matrix)."""
+        return self.nested_k
+
+    def to_dnf(self) -> DNF:
+        """The same classifier as a plain :class:`DNF` (its expanded terms)."""
+        return DNF(self.features, self.classes, self.conditions, target=self.target)
