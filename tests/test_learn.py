@@ -11,6 +11,7 @@ import pytest
 from xdt import Explainer, load_model, save_model
 from xdt.errors import (
     DataError,
+    InstanceError,
     InstanceShapeError,
     MissingValueError,
     NotFittedError,
@@ -385,3 +386,78 @@ def test_three_way_split_on_a_categorical_feature_uses_its_indicators():
     assert root.branches[1].values == ("p", "r")
     cart = CARTClassifier(max_depth=None).fit(frame, y)
     assert cart.tree_.root.branches[0].values == ("p",)
+
+
+# ---------------------------------------------------------------------- reported faults
+def test_duplicate_column_names_at_predict_are_refused():
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [10.0, 20, 10, 20, 10, 20]})
+    est = CARTClassifier().fit(X, [0, 0, 0, 1, 1, 1])
+    twice = X.assign(junk=9.0)[["junk", "a", "b"]].rename(columns={"junk": "a"})
+    with pytest.raises(InstanceError, match="more than one column named 'a'"):
+        est.predict(twice)
+
+
+def test_deep_learned_trees_save_and_load(tmp_path):
+    X = np.arange(1500.0).reshape(-1, 1)
+    y = np.arange(1500) % 2                       # alternating: a chain of depth 1499
+    est = CARTClassifier(max_depth=None).fit(X, y)
+    assert est.get_depth() == 1499 and est.get_n_leaves() == 1500
+    save_model(est.tree_, tmp_path / "deep.json")
+    back = load_model(tmp_path / "deep.json")
+    assert back.depth == 1499
+    assert np.array_equal(back.predict(X), y)
+
+
+def test_reported_bad_inputs_get_xdt_errors():
+    X = np.array([[0.0], [1.0], [2.0]])
+    with pytest.raises(DataError, match="mixes labels of different types"):
+        CARTClassifier().fit(X, np.array(["1", 1, 2], dtype=object))
+    with pytest.raises(InstanceShapeError, match="one label per row"):
+        CARTClassifier().fit(X, np.c_[[0, 1, 0], [0, 1, 0]])
+    with pytest.raises(DataError, match="sample_weight must be numbers"):
+        CARTClassifier().fit(X, [0, 1, 0], sample_weight="abc")
+    with pytest.raises(ParameterError, match="merge_leaves"):
+        CARTClassifier(merge_leaves="no").fit(X, [0, 1, 0])
+    est = CARTClassifier().fit(X, [0, 1, 0])
+    from scipy.sparse import csr_matrix
+    with pytest.raises(DataError, match="sparse"):
+        est.predict(csr_matrix(X))
+
+
+def test_one_name_in_categorical_features():
+    frame = pd.DataFrame({"num": [1, 2, 3, 1, 2, 3], "x": [0.0, 1, 2, 3, 4, 5]})
+    est = CARTClassifier(categorical_features="num").fit(frame, list("aabaab"))
+    assert est.tree_.features["num"].kind == "categorical"
+
+
+def test_serdt_weight_preprocessing_only_reaches_wpm():
+    # a weight below w(O)/n^3 is raised for wpm, but probabilities use the weights as given
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    w = [1, 1, 1, 1e-6]
+    ser = SERDTClassifier(max_depth=0).fit(X, [0, 0, 1, 1], sample_weight=w)
+    cart = CARTClassifier(max_depth=0).fit(X, [0, 0, 1, 1], sample_weight=w)
+    assert np.allclose(ser.predict_proba(X[:1]), cart.predict_proba(X[:1]))
+    assert np.allclose(ser.predict_proba(X[:1]), [[2 / (3 + 1e-6), (1 + 1e-6) / (3 + 1e-6)]])
+    assert ser.leaf_weights_.tolist() == pytest.approx([3 + 1e-6])
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1.0, 1e250])
+def test_weight_scale_does_not_change_the_tree(scale):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    base = SERDTClassifier(max_depth=4).fit(X, y)
+    scaled = SERDTClassifier(max_depth=4).fit(X, y, sample_weight=np.full(200, scale))
+    assert scaled.tree_.root == base.tree_.root
+    assert np.isfinite(scaled.predict_proba(X)).all()
+    assert scaled.leaf_weights_.sum() == pytest.approx(200 * scale)
+
+
+def test_factor_expl_zero_still_prefers_lower_impurity_among_path_features():
+    # with factor 0 every test on a feature already on the path scores 0; the tie goes to
+    # the lower split impurity, not to the first threshold
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    y = list("AABBBBAA")
+    ser = SERDTClassifier(factor_expl=0.0, max_depth=2, merge_leaves=False).fit(X, y)
+    plain = SERDTClassifier(factor_expl=1.0, max_depth=2, merge_leaves=False).fit(X, y)
+    assert ser.tree_.root == plain.tree_.root

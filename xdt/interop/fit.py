@@ -217,7 +217,7 @@ def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> No
 
 
 def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
-             max_depth: int | None = 6, factor_expl: float = FACTOR_EXPL,
+             max_depth: int | None = 6, factor_expl: float | None = None,
              test_size: float = 0.3, seed: int = 0,
              categorical: Iterable[str] | None = None) -> FitResult:
     """Fit a decision tree on ``frame`` with one of :data:`LEARNERS` and measure it.
@@ -235,9 +235,10 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
     max_depth : int or None
         Largest number of tests on a path; 0 is a single leaf (not available with
         ``"sklearn"``, whose trees have depth >= 1), ``None`` unlimited.
-    factor_expl : float
+    factor_expl : float, optional
         SER-DT's factor in ``[0, 1]`` on the Gini impurity of a test whose feature is already
-        on the path (lower favours shorter explanations); ignored by the other learners.
+        on the path (lower favours shorter explanations); default 0.97. Only for
+        ``"ser-dt"``: the other learners raise :class:`~xdt.errors.ParameterError` if given.
     test_size : float
         Share of rows held out for testing, in ``[0, 1)``; the split is stratified by class
         when every class has enough rows.
@@ -271,8 +272,18 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
     row with a value rare enough to be absent from the training rows can still be predicted
     and explained; the tree itself only sees the training rows and their labels.
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"fit_tree takes a pandas DataFrame (features and the target column), "
+                        f"got {type(frame).__name__}")
     if learner not in LEARNERS:
         raise ParameterError(f"unknown learner {learner!r}; use one of {', '.join(LEARNERS)}")
+    if learner != "ser-dt" and factor_expl is not None:
+        raise ParameterError(f"factor_expl is a parameter of SER-DT; learner {learner!r} "
+                             "does not use it")
+    if factor_expl is None:
+        factor_expl = FACTOR_EXPL
+    if isinstance(categorical, str):
+        categorical = [categorical]
     if learner == "sklearn" and max_depth == 0:
         raise ParameterError("scikit-learn's trees have a depth of at least 1; for a single "
                              "leaf (max depth 0) use learner 'cart' or 'ser-dt'")

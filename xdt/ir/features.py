@@ -118,6 +118,9 @@ class FeatureSpace(Sequence):
             self._index[f.name] = i
 
     def __getitem__(self, i):
+        """The feature at position ``i``, or the feature named ``i`` when ``i`` is a string."""
+        if isinstance(i, str):
+            return self._features[self.index(i)]
         return self._features[i]
 
     def __len__(self) -> int:

@@ -11,7 +11,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from xdt.errors import InstanceShapeError, MissingFeatureError, UnknownFeatureError
+from xdt.errors import (
+    InstanceError,
+    InstanceShapeError,
+    MissingFeatureError,
+    UnknownFeatureError,
+)
 from xdt.ir.features import FeatureSpace
 
 
@@ -78,6 +83,12 @@ def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
     """
     names = list(features.names)
     if isinstance(X, pd.DataFrame):
+        repeated = set(X.columns[X.columns.duplicated()])
+        clash = [n for n in names if n in repeated]
+        if clash:
+            raise InstanceError(
+                f"the data has more than one column named {', '.join(map(repr, clash))}; "
+                "column names must be unique (rename or drop the copies)")
         missing = [n for n in names if n not in X.columns]
         if missing:
             raise MissingFeatureError(

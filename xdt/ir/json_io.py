@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
@@ -42,6 +44,23 @@ _KEYS = {"tree": _COMMON_KEYS | {"root"}, "dnf": _COMMON_KEYS | {"terms"},
 _REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "classes", "terms"),
              "nested-kdnf": ("features", "classes", "matrix", "terms")}
 Model = DecisionTree | DNF
+
+
+#: Nesting depth of JSON documents that load_model reads (a tree of depth d nests about d
+#: levels, 3d with categorical splits); deeper documents get a ModelFormatError.
+MAX_NESTING = 20_000
+
+
+@contextmanager
+def _nesting(levels: int) -> Iterator[None]:
+    """Room for ``levels`` nested calls: Python's json module and the tree builders recurse
+    once per level of a model, and learned trees can be deeper than the default limit."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, levels + 1000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def load_model(source) -> Model:
@@ -84,7 +103,12 @@ def load_model(source) -> Model:
             raise ModelFormatError(f"{path}: not a UTF-8 text file; an xdt model is JSON") \
                 from None
         try:
-            doc = json.loads(text)
+            with _nesting(MAX_NESTING):
+                doc = json.loads(text)
+        except RecursionError:
+            raise ModelFormatError(
+                f"{path}: the JSON nests deeper than {MAX_NESTING} levels; xdt reads models "
+                "of depth up to about that") from None
         except json.JSONDecodeError as e:
             raise ModelFormatError(
                 f"{path}: not valid JSON ({e}); an xdt model is a JSON object with "
@@ -97,6 +121,14 @@ def load_model(source) -> Model:
 
 def model_from_dict(doc: Mapping) -> Model:
     """Build a model from a parsed ``xdt-model/1`` object; errors as in :func:`load_model`."""
+    try:
+        with _nesting(MAX_NESTING):
+            return _model_from_dict(doc)
+    except RecursionError:
+        raise ModelFormatError(f"the model nests deeper than {MAX_NESTING} levels") from None
+
+
+def _model_from_dict(doc: Mapping) -> Model:
     if not isinstance(doc, Mapping):
         raise ModelFormatError(f"an xdt model is a JSON object, got {type(doc).__name__}")
     fmt = doc.get("format")
@@ -237,15 +269,27 @@ def model_to_dict(model: Model) -> dict:
     return out
 
 
-def _node_to_dict(node: Node) -> dict:
-    if isinstance(node, Leaf):
-        return {"class": node.label}
-    if isinstance(node, ThresholdSplit):
-        return {"feature": node.feature, "threshold": node.threshold,
-                "left": _node_to_dict(node.left), "right": _node_to_dict(node.right)}
-    return {"feature": node.feature,
-            "branches": [{"in": list(b.values), "node": _node_to_dict(b.node)}
-                         for b in node.branches]}
+def _node_to_dict(root: Node) -> dict:
+    """The JSON object of a subtree, built without recursion (learned trees can be deep)."""
+    out: dict[int, dict] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if isinstance(node, Leaf):
+            out[id(node)] = {"class": node.label}
+        elif not done:
+            stack.append((node, True))
+            children = ([node.left, node.right] if isinstance(node, ThresholdSplit)
+                        else [b.node for b in node.branches])
+            stack.extend((c, False) for c in children)
+        elif isinstance(node, ThresholdSplit):
+            out[id(node)] = {"feature": node.feature, "threshold": node.threshold,
+                             "left": out.pop(id(node.left)), "right": out.pop(id(node.right))}
+        else:
+            out[id(node)] = {"feature": node.feature,
+                             "branches": [{"in": list(b.values), "node": out.pop(id(b.node))}
+                                          for b in node.branches]}
+    return out[id(root)]
 
 
 def save_model(model: Model, path) -> None:
@@ -256,5 +300,7 @@ def save_model(model: Model, path) -> None:
     UnsupportedModelError
         For a model kind that cannot be saved yet.
     """
-    text = json.dumps(model_to_dict(model), indent=1, ensure_ascii=False)
+    depth = getattr(model, "depth", 0)
+    with _nesting(4 * depth):   # json's encoder recurses once per nesting level
+        text = json.dumps(model_to_dict(model), indent=1, ensure_ascii=False)
     FilePath(path).write_text(text + "\n", encoding="utf-8")

@@ -63,8 +63,10 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
     def _rule(self) -> SplitRule:
         raise NotImplementedError
 
-    def _preprocess_weights(self, weight: np.ndarray) -> np.ndarray:
-        return weight
+    def _wpm_weights(self, weight: np.ndarray) -> np.ndarray | None:
+        """The weights ``w`` of ``wpm = P * w`` when the learner uses its own (SER-DT's
+        preprocessing); ``None`` otherwise."""
+        return None
 
     def _check_params(self) -> None:
         depth = self.max_depth
@@ -76,7 +78,10 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             raise ParameterError(f"min_samples_leaf must be an integer >= 1, got {msl!r}")
         if self.criterion not in CRITERIA:
             raise ParameterError(f"criterion must be one of {', '.join(CRITERIA)}, got "
-                            f"{self.criterion!r}")
+                                 f"{self.criterion!r}")
+        if not isinstance(self.merge_leaves, bool | np.bool_):
+            raise ParameterError(f"merge_leaves must be True or False, got "
+                                 f"{self.merge_leaves!r}")
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and ``y``.
@@ -117,9 +122,13 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         if not keep.all():  # scikit-learn's convention: weight 0 = not in the data
             data = _select_rows(data, keep)
             codes, weight = codes[keep], weight[keep]
-        weight = self._preprocess_weights(weight)
+        # impurities are scale-free: divide by the mean weight so that sums of squares can
+        # neither underflow nor overflow, and report leaf weights in the user's units
+        scale = float(weight.mean())
+        weight = weight / scale
         splitter = Splitter(data, codes, weight, len(classes), self.criterion,
-                            int(self.min_samples_leaf), with_wpm=self._needs_wpm)
+                            int(self.min_samples_leaf), with_wpm=self._needs_wpm,
+                            wpm_weight=self._wpm_weights(weight))
         rule = self._rule()
         grown = grow(splitter, rule, self.max_depth)
         self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
@@ -137,8 +146,8 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = data.feature_names_in
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.leaf_class_weights_ = compiled.leaf_class_weight
-        self.leaf_weights_ = compiled.leaf_class_weight.sum(axis=1)
+        self.leaf_class_weights_ = compiled.leaf_class_weight * scale
+        self.leaf_weights_ = self.leaf_class_weights_.sum(axis=1)
         self.leaf_samples_ = compiled.leaf_rows
         self._after_fit(rule)
         return self
@@ -156,6 +165,9 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         """``X`` as the IR reads it: DataFrames by column name (positionally when fitted
         without names), anything else as a 2-d array of ``n_features_in_`` columns."""
         self._check_fitted()
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise DataError("sparse matrices are not supported; pass a dense array "
+                            "(X.toarray())")
         named = hasattr(self, "feature_names_in_")
         if isinstance(X, pd.DataFrame):
             if named and all(isinstance(c, str) for c in X.columns):
@@ -221,6 +233,21 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         leaf = self.apply(X)
         dist = self.leaf_class_weights_ / self.leaf_weights_[:, None]
         return dist[leaf]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a class absent from the leaf)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def get_depth(self) -> int:
+        """Largest number of tests on a root-to-leaf path of the fitted tree."""
+        self._check_fitted()
+        return self.tree_.depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        self._check_fitted()
+        return self.tree_.n_leaves
 
     def predict(self, X) -> np.ndarray:
         """The predicted class of each row of ``X``; shape (n,), values from ``classes_``.

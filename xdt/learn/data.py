@@ -131,6 +131,8 @@ def _resolve_categorical(spec: Iterable | None, names: Sequence[str]) -> set[int
     """Positions of the columns named or indexed in ``categorical_features``."""
     if spec is None:
         return set()
+    if isinstance(spec, str | int):   # one column, not a sequence of characters
+        spec = [spec]
     arr = np.asarray(list(spec) if not isinstance(spec, np.ndarray) else spec)
     if arr.dtype == bool:
         if len(arr) != len(names):
@@ -261,17 +263,29 @@ def read_labels(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import column_or_1d
 
-    y = column_or_1d(y, warn=True)
+    try:
+        y = column_or_1d(y, warn=True)
+    except ValueError as e:
+        raise InstanceShapeError(f"y must hold one label per row (shape (n,)): {e}") from None
     if len(y) != n_rows:
         raise InstanceShapeError(f"y has {len(y)} labels but X has {n_rows} rows")
     if pd.isna(y).any() if y.dtype == object else (y.dtype.kind == "f" and np.isnan(y).any()):
         raise MissingValueError("y has missing labels (NaN/None); drop those rows first")
+    if y.dtype == object and len({type(v) for v in y}) > 1 and any(isinstance(v, str) for v in y):
+        kinds = sorted({type(v).__name__ for v in y})
+        raise DataError(f"y mixes labels of different types ({', '.join(kinds)}); make them "
+                        "all strings or all numbers")
     try:
         check_classification_targets(y)
     except ValueError as e:
         raise DataError(f"{e}; xdt's learners are classifiers: the target must hold class "
                         "labels (strings or integers), not continuous values") from None
-    classes, codes = np.unique(y, return_inverse=True)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in y})
+        raise DataError(f"y mixes labels of different types ({', '.join(kinds)}); make them "
+                        "all strings or all numbers") from None
     return classes, codes.astype(np.int64).reshape(-1)
 
 
@@ -285,7 +299,10 @@ def read_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     """
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError(f"sample_weight must be numbers, got {sample_weight!r:.80}") from None
     if w.ndim == 0:
         w = np.full(n_rows, float(w))
     if w.shape != (n_rows,):

@@ -30,7 +30,7 @@ class _SerdtRule:
 
     def choose(self, splitter: Splitter, node: Node) -> Plan | None:
         parent = splitter.impurity(node)
-        half = 0.5 * float(wpm(node.class_count, node.weight)) * (1.0 + BALANCE_SLACK)
+        half = 0.5 * float(wpm(node.class_count, node.wpm_total)) * (1.0 + BALANCE_SLACK)
         on_path = np.zeros(len(splitter.data.features), dtype=bool)
         on_path[list(node.path_features)] = True
         lowers = False
@@ -73,7 +73,7 @@ def three_way_split(splitter: Splitter, node: Node) -> Plan | None:
     Returns ``None`` when no feature has two values in the node, or the test would leave
     fewer than ``min_samples_leaf`` rows on a side.
     """
-    total = float(wpm(node.class_count, node.weight))
+    total = float(wpm(node.class_count, node.wpm_total))
     found: list[tuple[float, int, int, object]] = []   # (score, feature, value order, info)
     data = splitter.data
     for feature in data.ordinal_features.tolist():
@@ -86,7 +86,7 @@ def three_way_split(splitter: Splitter, node: Node) -> Plan | None:
         counts, weights = splitter.category_sums(node, feature)
         n_value = counts.sum(axis=1)
         eq = wpm(counts, weights.sum(axis=1))
-        ne = wpm(node.class_count - counts, node.weight - weights.sum(axis=1))
+        ne = wpm(node.class_count - counts, node.wpm_total - weights.sum(axis=1))
         score = np.maximum(eq, ne)
         usable = (n_value > 0) & (n_value < node.size)
         if len(counts) == 2:
@@ -165,7 +165,10 @@ class SERDTClassifier(TreeClassifierBase):
 
     Section 6's practical rules: a node is not expanded at ``max_depth`` or when *no* test
     (balanced or not) lowers its Gini impurity; sibling leaves of the same class are merged
-    after growth; and the weights are preprocessed (:func:`preprocess_weights`).
+    after growth; and the weights are preprocessed (:func:`preprocess_weights`) — for the
+    ``wpm`` of the balanced condition only, which is what the preprocessing is for (the
+    approximation guarantee of Section 5): impurities, leaf classes, ``predict_proba`` and
+    ``leaf_weights_`` use the weights as given.
 
     Choices where the paper is silent or ambiguous (each tested):
 
@@ -231,7 +234,7 @@ class SERDTClassifier(TreeClassifierBase):
     def _rule(self) -> _SerdtRule:
         return _SerdtRule(float(self.factor_expl))
 
-    def _preprocess_weights(self, weight: np.ndarray) -> np.ndarray:
+    def _wpm_weights(self, weight: np.ndarray) -> np.ndarray | None:
         return preprocess_weights(weight)
 
     def _after_fit(self, rule) -> None:

@@ -53,6 +53,9 @@ class Node:
         Per ordinal column, ``rows`` sorted by that column's value (stable).
     class_weight, class_count : numpy.ndarray of shape (k,), float64
         Weight and number of the node's rows per class.
+    wpm_total : float
+        Total of the node's ``wpm`` weights (the sample weights unless the learner gave the
+        splitter separate ones).
     depth : int
         Number of tests above the node.
     path_features : frozenset of int
@@ -65,6 +68,7 @@ class Node:
     class_count: np.ndarray
     depth: int
     path_features: frozenset[int]
+    wpm_total: float = 0.0
 
     @property
     def weight(self) -> float:
@@ -163,10 +167,14 @@ class Splitter:
         Least number of rows on each side of a test.
     with_wpm : bool
         Whether blocks carry the children's ``wpm`` (SER-DT).
+    wpm_weight : numpy.ndarray of shape (n,), float64, optional
+        The weights ``w`` of ``wpm = P * w`` when they differ from ``weight`` (SER-DT's
+        preprocessed weights); impurities always use ``weight``.
     """
 
     def __init__(self, data: TrainingData, y: np.ndarray, weight: np.ndarray, n_classes: int,
-                 criterion: str = "gini", min_samples_leaf: int = 1, with_wpm: bool = False):
+                 criterion: str = "gini", min_samples_leaf: int = 1, with_wpm: bool = False,
+                 wpm_weight: np.ndarray | None = None):
         self.data = data
         self.n = len(y)
         self.k = n_classes
@@ -180,6 +188,8 @@ class Splitter:
         # equal weights: every sum is a count times one weight, and cumulative counts are
         # exact; impurities do not depend on the scale
         self.unit = float(self.weight[0]) if np.all(self.weight == self.weight[0]) else None
+        self.wpm_weight = (None if wpm_weight is None or np.array_equal(wpm_weight, self.weight)
+                           else np.asarray(wpm_weight, dtype=np.float64))
         self.values = np.ascontiguousarray(data.ordinal.T)          # (n_ordinal, n)
         # each ordinal column sorted once (stable); per column, dense ranks of its values (in
         # a small dtype) to find ties in a node's sorted order; None for a column without
@@ -220,9 +230,12 @@ class Splitter:
     def _node(self, rows: np.ndarray, order: np.ndarray, depth: int,
               path_features: frozenset[int]) -> Node:
         y = self.y[rows]
-        return Node(rows, order,
-                    np.bincount(y, self.weight[rows], minlength=self.k).astype(np.float64),
-                    np.bincount(y, minlength=self.k).astype(np.float64), depth, path_features)
+        class_weight = np.bincount(y, self.weight[rows], minlength=self.k).astype(np.float64)
+        wpm_total = (float(class_weight.sum()) if self.wpm_weight is None
+                     else float(self.wpm_weight[rows].sum()))
+        return Node(rows, order, class_weight,
+                    np.bincount(y, minlength=self.k).astype(np.float64), depth, path_features,
+                    wpm_total)
 
     def goes_left(self, node: Node, split: Split) -> np.ndarray:
         """Bool array of shape (m,): which of the node's rows the test sends left."""
@@ -335,9 +348,12 @@ class Splitter:
                 sq_left, sq_right = acc_left, acc_right
             pairs_left = (n_left * n_left - sq_left) / 2.0
             pairs_right = ((m - n_left) ** 2 - sq_right) / 2.0
-            unit = 1.0 if self.unit is None else self.unit
-            block.wpm_left = pairs_left * (w_left * unit)
-            block.wpm_right = pairs_right * (w_right * unit)
+            if self.wpm_weight is not None:
+                wpm_left = np.cumsum(self.wpm_weight[order], axis=1)
+            else:
+                wpm_left = w_left * (1.0 if self.unit is None else self.unit)
+            block.wpm_left = pairs_left * wpm_left
+            block.wpm_right = pairs_right * (node.wpm_total - wpm_left)
         return block
 
     def _runs_block(self, node: Node, cols: np.ndarray) -> Block:
@@ -408,13 +424,15 @@ class Splitter:
                       scatter(impurity, np.inf), scatter(ok, False))
         if self.with_wpm:
             left_counts = left if self.unit is not None else left_of(counts)
-            n_right = m - n_left
-            unit = 1.0 if self.unit is None else self.unit
             pairs_left = pair_count(left_counts.T)
             pairs_right = pair_count((node.class_count[:, None] - left_counts).T)
-            block.wpm_left = scatter(pairs_left * w_left * unit, np.inf)
-            block.wpm_right = scatter(pairs_right * w_right * unit, np.inf)
-            assert n_right is not None
+            if self.wpm_weight is not None:
+                per_run = np.bincount(run, self.wpm_weight[order].ravel(), minlength=n_runs)
+                wpm_left = left_of(per_run[None, :])[0]
+            else:
+                wpm_left = w_left * (1.0 if self.unit is None else self.unit)
+            block.wpm_left = scatter(pairs_left * wpm_left, np.inf)
+            block.wpm_right = scatter(pairs_right * (node.wpm_total - wpm_left), np.inf)
         return block
 
     def _categorical_block(self, node: Node) -> Block:
@@ -449,33 +467,50 @@ class Splitter:
         block = Block("categorical", self.data.categorical_features, np.arange(width),
                       impurity, valid)
         if self.with_wpm:
-            block.wpm_left = pair_count(left_counts) * w_left
-            block.wpm_right = pair_count(node.class_count - left_counts) * w_right
+            if self.wpm_weight is not None:
+                per_value = np.bincount((slot // self.k).ravel(),
+                                        np.repeat(self.wpm_weight[rows], p),
+                                        minlength=n_values)
+                wpm_left = np.zeros((p, width))
+                wpm_left[feature, value] = per_value
+            else:
+                wpm_left = w_left
+            block.wpm_left = pair_count(left_counts) * wpm_left
+            block.wpm_right = pair_count(node.class_count - left_counts) * (node.wpm_total
+                                                                             - wpm_left)
         return block
 
     def best(self, node: Node, scorer: Scorer) -> Split | None:
         """The candidate test with the lowest score (``None`` when every score is ``inf``).
 
         ``scorer(block, node)`` returns scores of the block's shape; ``inf`` rules a test
-        out. Among scores within :data:`TIE` of the lowest, the lowest feature position wins,
-        then the smaller threshold (ordinal) or earlier domain value (categorical).
+        out. Among scores within :data:`TIE` of the lowest, the lowest split impurity wins,
+        then the lowest feature position, then the smaller threshold (ordinal) or earlier
+        domain value (categorical).
         """
-        found: list[tuple[float, int, int, Block]] = []
+        found: list[tuple[float, float, int, int, Block]] = []
         for block in self.blocks(node):
             scores = np.where(block.valid, scorer(block, node), np.inf)
             low = scores.min() if scores.size else np.inf
             if not np.isfinite(low):
                 continue
             near = scores <= low + TIE
+            # among equal scores the lower split impurity wins (a factor_expl of 0 makes all
+            # tests on path features score 0)
+            impurity = np.where(near, block.impurity, np.inf)
+            least = float(impurity.min())
+            near &= impurity <= least + TIE
             r = int(np.argmax(near.any(axis=1)))  # rows are in increasing feature position
             i = int(np.argmax(near[r]))
             position = int(np.broadcast_to(block.position, scores.shape)[r, i])
-            found.append((float(low), int(block.features[r]), position, block))
+            found.append((float(low), least, int(block.features[r]), position, block))
         if not found:
             return None
         low = min(f[0] for f in found)
-        _, feature, position, block = min((f for f in found if f[0] <= low + TIE),
-                                          key=lambda f: f[1])
+        found = [f for f in found if f[0] <= low + TIE]
+        least = min(f[1] for f in found)
+        _, _, feature, position, block = min((f for f in found if f[1] <= least + TIE),
+                                             key=lambda f: f[2])
         if block.kind == "categorical":
             return Split(feature, category=position)
         return Split(feature, threshold=self.threshold(node, feature, position))
@@ -496,7 +531,8 @@ class Splitter:
     def ordinal_runs(self, node: Node, feature: int) -> tuple[np.ndarray, np.ndarray,
                                                                np.ndarray]:
         """The node's distinct values of an ordinal feature, ascending, with the class counts
-        (shape (r, k), float64) and class weights (shape (r, k)) of the rows holding each."""
+        (shape (r, k), float64) and class weights (shape (r, k); the ``wpm`` weights) of the
+        rows holding each."""
         j = int(np.flatnonzero(self.data.ordinal_features == feature)[0])
         order = node.order[j]
         values = self.values[j, order]
@@ -506,16 +542,20 @@ class Splitter:
         slot = run * self.k + self.y[order]
         size = n_runs * self.k
         counts = np.bincount(slot, minlength=size).reshape(n_runs, self.k).astype(np.float64)
-        weights = np.bincount(slot, self.weight[order], minlength=size).reshape(n_runs, self.k)
+        weights = np.bincount(slot, self._wpm_weights()[order],
+                              minlength=size).reshape(n_runs, self.k)
         return values[starts], counts, weights
 
     def category_sums(self, node: Node, feature: int) -> tuple[np.ndarray, np.ndarray]:
-        """Class counts and class weights, shape (domain size, k), per value of a
-        categorical feature among the node's rows."""
+        """Class counts and class weights (the ``wpm`` weights), shape (domain size, k), per
+        value of a categorical feature among the node's rows."""
         j = int(np.flatnonzero(self.data.categorical_features == feature)[0])
         size = int(self.domain_sizes[j])
         slot = self.codes[node.rows, j] * self.k + self.y[node.rows]
         counts = np.bincount(slot, minlength=size * self.k).reshape(size, self.k)
-        weights = np.bincount(slot, self.weight[node.rows],
+        weights = np.bincount(slot, self._wpm_weights()[node.rows],
                               minlength=size * self.k).reshape(size, self.k)
         return counts.astype(np.float64), weights
+
+    def _wpm_weights(self) -> np.ndarray:
+        return self.weight if self.wpm_weight is None else self.wpm_weight
