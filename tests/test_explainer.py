@@ -236,7 +236,11 @@ def test_bad_order():
     with pytest.raises(UnknownFeatureError):
         ex.axp(FIG3_X, order=["x9"])
     with pytest.raises(ValueError, match="order must be"):
-        ex.axp(FIG3_X, order=None)
+        ex.axp(FIG3_X, order=3)
+    # None is the model's own order: the path for a tree, so the same AXp as "path"
+    assert ex.axp(FIG3_X, order=None) == ex.axp(FIG3_X, order="path") == ex.axp(FIG3_X)
+    # "term" on a tree keeps the AXp inside the instance's path too
+    assert ex.axp(FIG3_X, order="term") == ex.axp(FIG3_X, order="path")
 
 
 def test_cxp_order():
@@ -254,8 +258,8 @@ def test_unknown_engine_and_solver():
         xdt.Explainer(model("zhou-thresholds"), engine="sat", solver="nosat")
 
 
-def test_engine_needs_a_tree():
-    with pytest.raises(EngineNotAvailableError):
+def test_engine_needs_a_model():
+    with pytest.raises(EngineNotAvailableError, match="decision trees, DNFs"):
         xdt.Explainer(object())
     with pytest.raises(EngineNotAvailableError, match="xdt.load_model"):
         xdt.Explainer({"format": "xdt-model/1"})

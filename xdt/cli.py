@@ -35,6 +35,7 @@ import pandas as pd
 import xdt
 from xdt.errors import DataError, InstanceError, XdtError
 from xdt.explain import Explainer
+from xdt.explain.models import Model, kind_name
 from xdt.interop.fit import FACTOR_EXPL, LEARNER_NAMES, LEARNERS, FitResult, fit_tree
 from xdt.ir.instances import as_frame, encode_instance
 from xdt.ir.tree import DecisionTree
@@ -173,14 +174,14 @@ def terminal_width(limit: int = 100) -> int:
     return max(60, min(limit, shutil.get_terminal_size((limit, 24)).columns))
 
 
-def describe_features(model: DecisionTree) -> str:
+def describe_features(model: Model) -> str:
     """``21 features (13 categorical, 7 ordinal, 1 binary)``."""
     kinds = Counter(f.kind for f in model.features)
     detail = ", ".join(f"{kinds[k]} {k}" for k in ("categorical", "ordinal", "binary") if kinds[k])
     return f"{len(model.features)} features ({detail})"
 
 
-def _outcome(model: DecisionTree, label: object) -> str:
+def _outcome(model: Model, label: object) -> str:
     return f"{model.target} = {label}" if model.target else str(label)
 
 
@@ -216,6 +217,27 @@ def _split_names(ctx: click.Context, param: click.Parameter, value: str | None) 
     return names
 
 
+def mostly_numeric_text(frame: pd.DataFrame, declared: set[str]) -> list[str]:
+    """Warnings for text columns whose values are numbers but for a few (such as ``NA``):
+    they become categorical features, which is rarely what was meant."""
+    out = []
+    for name in frame.columns:
+        col = frame[name]
+        if name in declared or pd.api.types.is_numeric_dtype(col) \
+                or pd.api.types.is_bool_dtype(col):
+            continue
+        numbers = pd.to_numeric(col, errors="coerce")
+        bad = numbers.isna() & col.notna()
+        if numbers.notna().mean() >= 0.8 and bad.any():
+            first = int(np.flatnonzero(bad.to_numpy())[0])
+            out.append(
+                f"column {name!r} is read as categorical because {int(bad.sum())} of its "
+                f"values are not numbers (e.g. {col.iloc[first]!r} in row {first}); if they "
+                "stand for missing values, leave those cells empty; to make the column "
+                "categorical on purpose, name it in --categorical")
+    return out
+
+
 class DepthType(click.ParamType):
     """A tree depth: an integer >= 0 (0: a single leaf), or ``none`` for no limit."""
 
@@ -233,6 +255,9 @@ class DepthType(click.ParamType):
             depth = int(text)
         except ValueError:
             depth = -1
+        if depth > 2**31 - 1:
+            self.fail(f"{value!r} is too deep; give at most {2**31 - 1} or 'none' (no limit)",
+                      param, ctx)
         if depth < 0:
             self.fail(f"{value!r} is not a depth; give an integer >= 0 (0: a single leaf) or "
                       "'none' (no limit)", param, ctx)
@@ -337,7 +362,8 @@ def format_fit_table(report: dict) -> list[str]:
 @click.option("--test-size", default=0.3, show_default=True, metavar="F",
               type=click.FloatRange(0.0, 1.0, max_open=True), callback=_unit_interval,
               help="Share of rows held out to measure accuracy (0 keeps all for training).")
-@click.option("--seed", default=0, show_default=True, type=int, metavar="S",
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              metavar="S",
               help="Random seed of the train/test split (and of the sklearn learner).")
 @click.option("--categorical", metavar="COL1,COL2", callback=_split_names,
               help="Integer-coded columns to treat as categorical (string columns always are).")
@@ -391,7 +417,10 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
-    result = fit_tree(frame, target, learner=learner, max_depth=max_depth, factor_expl=factor,
+    for warning in mostly_numeric_text(frame.drop(columns=[target]), set(categorical)):
+        click.echo(f"warning: {warning}", err=True)
+    result = fit_tree(frame, target, learner=learner, max_depth=max_depth,
+                      factor_expl=factor if learner == "ser-dt" else None,
                       test_size=test_size, seed=seed, categorical=categorical)
     model = result.model
     if output is not None:
@@ -485,7 +514,7 @@ def parse_instance(text: str) -> dict:
     return value
 
 
-def _csv_dtypes(model: DecisionTree) -> dict:
+def _csv_dtypes(model: Model) -> dict:
     """Read categorical features whose domain is all strings as strings (so ``"01"`` stays
     ``"01"``)."""
     return {f.name: str for f in model.features
@@ -501,8 +530,10 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     Returns
     -------
     dict
-        ``prediction``, ``path`` (features tested, root first, one entry per test),
-        ``path_length`` (tests on the path), ``path_redundant``, ``path_restricted``,
+        ``prediction``; for a tree ``path`` (features tested, root first, one entry per
+        test), ``path_length`` (tests on the path) and ``path_redundant``; for a DNF
+        ``true_terms`` (the numbers of the terms that hold, each with its ``rule``);
+        ``path_restricted``,
         ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
         ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
         change of features changes the prediction); ``axps_complete`` / ``cxps_complete``
@@ -513,8 +544,6 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     """
     model = explainer.model
     _, cells = encode_instance(model.features, model.cells, x)
-    path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
-    names = model.features.names
     axp = explainer.axp(x, path_restricted=path_restricted, inflate=inflate, verify=verify)
     complete = {}
     if all_cxps:
@@ -524,12 +553,18 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     else:
         one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
         cxps = [] if one is None else [one]
-    out: dict = {"prediction": to_python(path.label),
-                 "path": [names[lit.feature] for lit in path.term.literals],
-                 "path_length": len(path),
-                 "path_redundant": explainer.path_is_redundant(x),
-                 "path_restricted": path_restricted,
-                 "axp": axp.to_dict()}
+    out: dict = {"prediction": to_python(explainer.predict(x))}
+    if isinstance(model, DecisionTree):
+        path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+        names = model.features.names
+        out.update({"path": [names[lit.feature] for lit in path.term.literals],
+                    "path_length": len(path),
+                    "path_redundant": explainer.path_is_redundant(x)})
+    else:
+        true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
+        rules = model.rules()
+        out["true_terms"] = [{"term": int(p), "rule": str(rules[p])} for p in true]
+    out.update({"path_restricted": path_restricted, "axp": axp.to_dict()})
     if all_axps:
         axps = explainer.all_axps(x, path_restricted=path_restricted, verify=verify,
                                   max_count=max_count, time_limit=time_limit)
@@ -540,12 +575,24 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     return out
 
 
-def format_text(record: dict, model: DecisionTree, label: str, all_cxps: bool) -> list[str]:
+def _why(record: dict) -> str:
+    """What decided the prediction: the path (a tree) or the true terms (a DNF)."""
+    if "true_terms" not in record:
+        redundant = ", redundant" if record["path_redundant"] else ""
+        return f"path of {record['path_length']} tests{redundant}"
+    true = record["true_terms"]
+    if not true:
+        return "no term holds"
+    if len(true) == 1:
+        return f"term {true[0]['term']} holds: {true[0]['rule']}"
+    return f"terms {', '.join(str(t['term']) for t in true)} hold"
+
+
+def format_text(record: dict, model: Model, label: str, all_cxps: bool) -> list[str]:
     """Readable lines of one :func:`explain_one` record (numbers compacted)."""
-    redundant = ", redundant" if record["path_redundant"] else ""
     pr = "path-restricted " if record["path_restricted"] else ""
-    lines = [f"{label}: predicts {_outcome(model, record['prediction'])} "
-             f"(path of {record['path_length']} tests{redundant})"]
+    lines = [compact_numbers(f"{label}: predicts {_outcome(model, record['prediction'])} "
+                             f"({_why(record)})")]
     axp = record["axp"]
     size = len(axp["features"])
     widened = ", inflated" if axp.get("inflated") else ""
@@ -567,7 +614,7 @@ def format_text(record: dict, model: DecisionTree, label: str, all_cxps: bool) -
     return lines
 
 
-def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence[int]) -> None:
+def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) -> None:
     """Check every selected row once, before any output; name the first bad row."""
     try:
         model.encode(frame.iloc[list(positions)])
@@ -599,8 +646,10 @@ def _validate_rows(model: DecisionTree, frame: pd.DataFrame, positions: Sequence
               help="With --all-axps/--all-cxps: list at most N of each per row.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="With --all-axps/--all-cxps: stop each enumeration after S seconds.")
-@click.option("--engine", type=click.Choice(["path", "sat"]), default="path",
-              show_default=True, help="path: polynomial path-walker; sat: PySAT oracle.")
+@click.option("--engine", type=click.Choice(["auto", "path", "sat"]), default="auto",
+              show_default=True,
+              help="path: polynomial path-walker (trees); sat: PySAT oracle (trees and DNFs); "
+                   "auto: path for a tree, sat for a DNF.")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the sat engine (e.g. glucose4, minisat22).")
 @click.option("--verify/--no-verify", default=True, show_default=True,
@@ -615,10 +664,13 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             verify: bool, fmt: str, quiet: bool) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
-    Give one instance with --instance, or rows of a CSV file with --data. For each, prints
-    the prediction, the length of its path in the tree, one AXp (a minimal set of feature
-    values that alone guarantee the prediction, as a rule) and one CXp (a minimal set of
-    features whose change can change the prediction, with an example); --all-cxps and
+    The model is a decision tree, a DNF or a nested k-DNF (xdt-model/1 JSON); a DNF is
+    explained by the SAT engine (--engine auto picks it), and --path-restricted is for
+    trees only. Give one instance with --instance, or rows of a CSV file with --data. For
+    each, prints the prediction, the length of its path in the tree (for a DNF: the terms
+    that hold), one AXp (a minimal set of feature values that alone guarantee the
+    prediction, as a rule) and one CXp (a minimal set of features whose change can change
+    the prediction, with an example); --all-cxps and
     --all-axps list all of them (--max-count and --time-limit bound each enumeration, and
     the output says when one was cut short). Every explanation carries a certificate
     (witness points, and the proof of entailment) that is re-checked against the model's
@@ -640,14 +692,25 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     if rows is not None and data is None:
         raise click.UsageError("--rows selects rows of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
-    with Explainer(model, engine=engine, solver=solver) as explainer:
+    if not isinstance(model, DecisionTree):
+        kind = kind_name(model)
+        if engine == "path":
+            raise click.UsageError(
+                f"--engine path walks the paths of a decision tree, and {model_path} is a "
+                f"{kind}: use --engine sat (or leave --engine out: auto picks sat)")
+        if path_restricted:
+            raise click.UsageError(
+                f"--path-restricted draws explanations from the instance's path in a decision "
+                f"tree, and {model_path} is a {kind}, which has no paths: leave it out")
+    with Explainer(model, engine=None if engine == "auto" else engine,
+                   solver=solver) as explainer:
         _explain_all(explainer, model, instance, data, rows, fmt, quiet,
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
                       "max_count": max_count, "time_limit": time_limit})
 
 
-def _explain_all(explainer: Explainer, model: DecisionTree, instance: str | None,
+def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
                  options: dict) -> None:
     all_cxps = options["all_cxps"]
@@ -723,13 +786,14 @@ def _progress(positions: Sequence[int], show: bool
 def encode(model_path: str, instance: str, output: str, path_restricted: bool) -> None:
     """Write the CNF that the SAT engine solves for one instance, for any SAT solver.
 
+    The model is a decision tree, a DNF or a nested k-DNF (--path-restricted: trees only).
     The formula holds for the points the model classifies differently from the instance,
     with one selector variable per feature: assuming it fixes the feature to the instance's
     value. With all selectors assumed (as unit clauses) it is UNSAT. A set S of features is
     a weak AXp (fixing S alone entails the prediction) exactly when the formula plus the
     unit clauses of S's selectors is UNSAT; when SAT, the model is a counterexample point.
-    Comment lines name every variable (feature = value, x > threshold, selector of F,
-    auxiliary) and list the selectors as JSON (`c selectors {...}`).
+    Comment lines name every variable (feature = value, x > threshold, selector of F, term
+    p holds, auxiliary) and list the selectors as JSON (`c selectors {...}`).
 
     \b
     Examples:
@@ -739,6 +803,10 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     from xdt.explain.dimacs import encode_query
 
     model = xdt.load_model(model_path)
+    if path_restricted and not isinstance(model, DecisionTree):
+        raise click.UsageError(
+            f"--path-restricted holds features to the instance's path in a decision tree, and "
+            f"{model_path} is a {kind_name(model)}, which has no paths: leave it out")
     query = encode_query(model, parse_instance(instance), path_restricted=path_restricted,
                          source=model_path)
     text = query.to_text()
@@ -801,8 +869,11 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
 
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
+        from xdt.crosscheck import dnf_message
+
         raise click.ClickException(
-            f"{model_path}: crosscheck compares the engines on decision trees only")
+            f"{model_path}: {dnf_message(model)}; e.g. xdt explain {model_path} --data "
+            f"{data} (certificates are re-checked unless --no-verify)")
     frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
     positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
     _validate_rows(model, frame, positions)
@@ -870,7 +941,10 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
         raise click.ClickException(
-            f"{model_path}: path redundancy is defined for decision trees only")
+            f"{model_path}: path redundancy (Izza et al.) is defined for the paths of "
+            f"decision trees, and this model is a {kind_name(model)}; its explanations come "
+            f"from `xdt explain {model_path} --instance ...` (each AXp lies inside a true "
+            "term of the DNF, or of its complement)")
     X = y = None
     if data is not None:
         dtype = _csv_dtypes(model)

@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, UnsupportedModelError, XdtError
+from xdt.errors import DataError, EngineNotAvailableError, UnsupportedModelError, XdtError
 from xdt.explain.explainer import Explainer
+from xdt.explain.models import kind_name
 from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
+from xdt.ir.dnf import DNF
 from xdt.ir.instances import as_frame, encode_instance
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
@@ -615,13 +617,19 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
 
     Raises
     ------
+    EngineNotAvailableError
+        When ``model`` is a DNF or nested k-DNF: the path engine explains trees only, so
+        there is nothing to compare the SAT engine with (the message says how to check a
+        DNF's explanations instead).
     UnsupportedModelError
-        When ``model`` is not a decision tree (the path engine explains trees only).
+        When ``model`` is not a model at all.
     DataError
         For a row the model cannot read (the message names the row).
     MissingFeatureError
         When a feature column is missing from ``X``.
     """
+    if isinstance(model, DNF):
+        raise EngineNotAvailableError(dnf_message(model))
     if not isinstance(model, DecisionTree):
         raise UnsupportedModelError(
             f"crosscheck compares the engines on decision trees, not on "
@@ -652,6 +660,16 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         finally:
             bar.close()
     return report
+
+
+def dnf_message(model: DNF) -> str:
+    """Why a DNF cannot be cross-checked, and how to check its explanations instead."""
+    return (f"crosscheck compares the path engine with the SAT engine, and the path engine "
+            f"walks the paths of decision trees; this model is a {kind_name(model)}, which "
+            "only the SAT engine explains. Check its explanations with verify=True (each "
+            "certificate is re-checked against model.predict, and its proof of entailment on "
+            "a CNF of its own), or with xdt.explain.verify.brute_force / "
+            "check_axp / check_axp_sat")
 
 
 def _describe(model: DecisionTree) -> str:

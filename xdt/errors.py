@@ -29,7 +29,8 @@ what to do about it.
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
     ├── DataError (ValueError)             a data file or table is not usable
-    └── ParameterError (ValueError)        a learner's parameter is out of range
+    ├── ParameterError (ValueError)        a learner's parameter is out of range
+    └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
 """
 
 from __future__ import annotations
@@ -148,3 +149,20 @@ class DataError(XdtError, ValueError):
 class ParameterError(XdtError, ValueError):
     """A learner's parameter is out of its range (e.g. ``max_depth=-1``); raised by ``fit``,
     as scikit-learn validates parameters."""
+
+
+class ComputationLimitError(XdtError, RuntimeError):
+    """An exact computation would exceed, or has exceeded, a limit the caller set (the size of
+    the space it must enumerate, its amount of work, or its time), so it stopped without an
+    answer. Raise the limit, or use a smaller model.
+
+    Attributes
+    ----------
+    limit : str
+        The name of the parameter whose limit was hit, e.g. ``"max_points"``,
+        ``"max_work"``, ``"max_edges"`` or ``"time_limit"``.
+    """
+
+    def __init__(self, message: str, limit: str | None = None):
+        self.limit = limit
+        super().__init__(message)

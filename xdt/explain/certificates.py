@@ -28,8 +28,13 @@ cells and paths), without the engines: every witness point is predicted as claim
 where it must; a path proof blocks every path it lists with the feature it names, and lists
 every path of another class. Entailment over a large cell space cannot be checked by
 ``predict`` alone: a SAT proof is re-checked with the path-walker
-(:class:`~xdt.explain.path.PathOracle`, an independent engine) when the model is a tree.
-``Explainer`` methods run the check before returning when given ``verify=True``.
+(:class:`~xdt.explain.path.PathOracle`, an independent engine) when the model is a tree, and
+for a DNF by :func:`xdt.explain.verify.sat_counterexample`, another solver on another CNF
+(:class:`~xdt.explain.verify.DnfCnf`: one-hot ordinal features, a variable equivalent to
+each term), which shares nothing with the SAT engine's encoding. Every model kind is handled
+the same way otherwise: classes come from the model's own prediction (``model.predict`` on
+the points, ``predict_cells`` on cells). ``Explainer`` methods run the check before
+returning when given ``verify=True``.
 
 Everything is plain data (dicts, tuples, named tuples of scalars): ``to_dict()`` gives JSON.
 
@@ -51,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xdt.errors import CertificateError
+from xdt.explain.models import Model, is_tree, predict_cells, predict_one
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
 from xdt.ir.instances import encode_instance
@@ -210,7 +216,7 @@ Certificate = AxpCertificate | CxpCertificate
 
 
 # ---------------------------------------------------------------------- building
-def point_values(model: DecisionTree, values: Sequence, cells: Sequence[int],
+def point_values(model: Model, values: Sequence, cells: Sequence[int],
                  point: Sequence[int]) -> dict:
     """A point given by its cells as feature name -> value: the instance's own value where
     the cell is the instance's, else a value of the cell."""
@@ -222,14 +228,14 @@ def point_values(model: DecisionTree, values: Sequence, cells: Sequence[int],
     return out
 
 
-def _labels(model: DecisionTree, points: Sequence[Sequence[int]]) -> list:
+def _labels(model: Model, points: Sequence[Sequence[int]]) -> list:
+    """The class labels of points given by their cells, by the model's own prediction."""
     if not points:
         return []
-    idx = model.leaf_paths(np.asarray(points, dtype=np.int64))
-    return [model.paths[int(i)].label for i in idx]
+    return [model.classes[int(i)] for i in predict_cells(model, points)]
 
 
-def axp_certificate(model: DecisionTree, oracle: EntailmentOracle, *, values: Sequence,
+def axp_certificate(model: Model, oracle: EntailmentOracle, *, values: Sequence,
                     cells: Sequence[int], prediction: int, allowed: Sequence[int], mask: int,
                     held: dict[int, int], engine: str, solver: str | None = None,
                     path_restricted: bool = False,
@@ -239,7 +245,7 @@ def axp_certificate(model: DecisionTree, oracle: EntailmentOracle, *, values: Se
 
     Parameters
     ----------
-    model : DecisionTree
+    model : DecisionTree or DNF
     oracle : EntailmentOracle
         The engine's oracle for this instance.
     values, cells : sequences, one per feature
@@ -317,7 +323,7 @@ def axp_certificate(model: DecisionTree, oracle: EntailmentOracle, *, values: Se
         path_restricted=path_restricted, inflated=rejected is not None)
 
 
-def cxp_certificate(model: DecisionTree, *, values: Sequence, prediction: int,
+def cxp_certificate(model: Model, *, values: Sequence, prediction: int,
                     witness: dict, witness_class: object,
                     path_restricted: bool = False) -> CxpCertificate:
     """The certificate of a CXp from its counterexample point (name -> value) and class."""
@@ -329,12 +335,12 @@ def cxp_certificate(model: DecisionTree, *, values: Sequence, prediction: int,
 
 
 # ---------------------------------------------------------------------- checking
-def check_certificate(model: DecisionTree, explanation, *, row: object = None) -> None:
+def check_certificate(model: Model, explanation, *, row: object = None) -> None:
     """Re-check an explanation's certificate against ``model.predict``, not the engines.
 
     Parameters
     ----------
-    model : DecisionTree
+    model : DecisionTree or DNF
         The explained model.
     explanation : Explanation
         An explanation with its ``certificate``.
@@ -356,8 +362,9 @@ def check_certificate(model: DecisionTree, explanation, *, row: object = None) -
           witness is missing, predicted the explained class, or leaves the held cells of
           the other features; a path proof lists a path that is not of another class or
           not blocked by the named feature, or misses a path of another class; a SAT proof
-          does not hold according to the path-walker (trees only); an inflated AXp lacks a
-          widening witness for a cell that could be added, or the witness is wrong.
+          does not hold according to the path-walker (trees) or to the checks' own CNF
+          (DNFs); an inflated AXp lacks a widening witness for a cell that
+          could be added, or the witness is wrong; a path-restricted explanation of a DNF.
 
     Notes
     -----
@@ -366,12 +373,14 @@ def check_certificate(model: DecisionTree, explanation, *, row: object = None) -
     path's literal with the held cells: O(total path length). A SAT proof states
     unsatisfiability, which ``predict`` cannot confirm on a large cell space; for a tree it
     is re-checked with the path-walker (:class:`~xdt.explain.path.PathOracle`), an engine
-    independent of the SAT encoding. For other models it is taken as stated.
+    independent of the SAT encoding, and for a DNF with
+    :func:`xdt.explain.verify.sat_counterexample` (glucose on
+    :class:`~xdt.explain.verify.DnfCnf`, a CNF independent of the SAT engine's).
     """
     check_certificates(model, [explanation], rows=[row])
 
 
-def check_certificates(model: DecisionTree, explanations: Sequence, *,
+def check_certificates(model: Model, explanations: Sequence, *,
                        rows: Sequence | None = None) -> None:
     """:func:`check_certificate` for several explanations, with one ``model.predict`` call
     for all their points.
@@ -397,7 +406,7 @@ def check_certificates(model: DecisionTree, explanations: Sequence, *,
         proof_check()
 
 
-def _plan(model: DecisionTree, explanation, row: object):
+def _plan(model: Model, explanation, row: object):
     """The checks of one certificate that need no prediction (done here, raising), the
     points to predict with one claim per point (``claim(prediction)`` gives the reason of a
     failure or ``None``), and the check of the proof of entailment, to run after the
@@ -425,7 +434,11 @@ def _plan(model: DecisionTree, explanation, row: object):
         if not _same(cert.instance[name], v):
             raise fail(f"the instance's {name} is {cert.instance[name]!r}, the explanation "
                        f"says {v!r}")
-    path = model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
+    if explanation.path_restricted and not is_tree(model):
+        raise fail("a path-restricted explanation of a model without paths (path-restricted "
+                   "explanations exist for decision trees only)")
+    path = (model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
+            if is_tree(model) else None)
 
     def instance_claim(pred) -> str | None:
         if not _same(pred, target):
@@ -523,7 +536,7 @@ def _plan(model: DecisionTree, explanation, row: object):
                                                       values, fail)
 
 
-def _check_proof(model: DecisionTree, explanation, held: dict[int, int], cells, path, values,
+def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, values,
                  fail) -> None:
     """The proof of entailment of an AXp's certificate."""
     names = model.features.names
@@ -531,6 +544,9 @@ def _check_proof(model: DecisionTree, explanation, held: dict[int, int], cells, 
     target = explanation.prediction
     proof = explanation.certificate.proof
     if isinstance(proof, PathProof):
+        if not isinstance(model, DecisionTree):
+            raise fail("a path proof for a model without paths (only decision trees have "
+                       "path proofs)")
         _check_path_proof(model, proof, target, held, names, fail)
     elif isinstance(proof, SatProof):
         if proof.answer != "UNSAT" or list(proof.features) != feats:
@@ -543,10 +559,16 @@ def _check_proof(model: DecisionTree, explanation, held: dict[int, int], cells, 
             allowed = [full_mask(c.n_cells) for c in model.cells]
             point = PathOracle(model, cells, allowed, universe,
                                path.class_index).counterexample_cells(held)
-            if point is not None:
-                other = point_values(model, values, cells, point)
-                raise fail(f"the SAT proof says UNSAT, but the path-walker finds a point of "
-                           f"another class inside the held cells: {_plain_point(other)}")
+            checker = "the path-walker"
+        else:
+            from xdt.explain.verify import sat_counterexample  # an independent CNF
+
+            point = sat_counterexample(model, held, model.classes[predict_one(model, cells)])
+            checker = "the checks' own CNF of the DNF (verify.DnfCnf)"
+        if point is not None:
+            other = point_values(model, values, cells, point)
+            raise fail(f"the SAT proof says UNSAT, but {checker} finds a point of another "
+                       f"class inside the held cells: {_plain_point(other)}")
     else:
         raise fail(f"unknown proof {type(proof).__name__}")
 

@@ -8,6 +8,11 @@ instance's cell (or, path-restricted, the literal of the instance's path on ``F`
 exactly the clause list of :class:`~xdt.explain.sat.SatOracle`, with the same variable
 numbering, written without starting a solver.
 
+The model is a decision tree or a DNF (nested k-DNFs included); see
+:mod:`xdt.explain.sat` for how each is encoded — for a DNF whose instance is predicted
+``classes[0]``, "another class" is "some term holds", with one ``c var N term p of class
+... holds`` auxiliary variable per term.
+
 How to use the file (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees",
 Section 4: a set of feature literals entails the prediction when no point satisfying them
 reaches a leaf of another class):
@@ -62,10 +67,10 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import UnsupportedModelError
+from xdt.explain.models import MODEL_TYPES, Model, describe, is_tree, predict_one, tree_only
 from xdt.explain.sat import ModelEncoding
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
-from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
 
 FORMAT = "xdt-dimacs/1"
@@ -101,9 +106,11 @@ class CnfQuery:
         Per variable, its meaning as a JSON-ready dict with ``"type"`` one of ``"cell"``
         (``{"feature", "cell", "value"}``: a one-hot feature takes this value), ``"gt"``
         (``{"feature", "index", "threshold"}``: an ordinal feature is above the threshold),
-        ``"selector"`` (``{"feature", "holds", "candidate"}``) or ``"aux"``
-        (``{"feature"}``: an auxiliary variable of the exactly-one constraint on a feature),
-        plus ``"text"``, the readable meaning.
+        ``"selector"`` (``{"feature", "holds", "candidate"}``), ``"term"`` (``{"class",
+        "term", "rule"}``: term number ``term`` of the model, which implies ``class``, holds;
+        for a DNF predicting its first class) or ``"aux"`` (``{"feature"}``: an auxiliary
+        variable of the exactly-one constraint on a feature), plus ``"text"``, the readable
+        meaning.
     features : list of dict
         ``{"name", "kind"}`` per feature, in model order.
     instance : dict
@@ -212,14 +219,22 @@ class CnfQuery:
 
 
 # ---------------------------------------------------------------------- building
-def _summary(model: DecisionTree, source: str | None) -> str:
+def _summary(model: Model, source: str | None) -> str:
     where = f"{source}: " if source else ""
+    if not is_tree(model):
+        return where + describe(model)
     target = f", target {model.target!r}" if model.target else ""
     return (f"{where}decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
             f"depth {model.depth}, classes {list(map(to_python, model.classes))}{target}")
 
 
-def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[int],
+def _term_rule(model: Model, p: int) -> str:
+    """Term ``p`` of a DNF as written (``a = 1 AND 2 < x``)."""
+    rules = getattr(model, "rules", None)
+    return str(rules()[p]) if rules is not None else f"path {p}"
+
+
+def _meanings(model: Model, encoding: ModelEncoding, allowed: Sequence[int],
               universe: int) -> dict[int, dict]:
     names = model.features.names
     meanings: dict[int, dict] = {}
@@ -257,6 +272,12 @@ def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[in
                 text = f"selector of {names[f]}: fixes {holds}"
             meanings[v] = {"type": "selector", "feature": names[f], "holds": holds,
                            "candidate": candidate, "text": text}
+        elif isinstance(obj, tuple) and obj[0] == "term":
+            _, c, p = obj
+            label = to_python(model.classes[c])
+            rule = _term_rule(model, p)
+            meanings[v] = {"type": "term", "class": label, "term": p, "rule": rule,
+                           "text": f"term {p} holds: {rule} (class {label})"}
         else:
             f = owner.get(v)
             feat = None if f is None else names[f]
@@ -266,18 +287,19 @@ def _meanings(model: DecisionTree, encoding: ModelEncoding, allowed: Sequence[in
     return meanings
 
 
-def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
+def encode_query(model: Model, x, *, path_restricted: bool = False,
                  source: str | None = None) -> CnfQuery:
     """The CNF of the explanation query of ``x`` on ``model``, with its variable meanings.
 
     Parameters
     ----------
-    model : DecisionTree
+    model : DecisionTree, DNF or NestedKDNF
     x : dict, sequence or pandas Series
         The instance, read as :class:`~xdt.Explainer` reads it.
     path_restricted : bool
         Selectors hold each feature of the instance's path to the path's literal instead of
         the instance's cell (Izza et al., Section 2); the candidates are the path's features.
+        Trees only.
     source : str, optional
         Where the model came from (a file name), for the header.
 
@@ -289,15 +311,26 @@ def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
     ------
     UnsupportedModelError
         For a model the SAT encoder does not know.
+    EngineNotAvailableError
+        For ``path_restricted`` on a DNF (it has no paths).
     InstanceError
         (and subclasses) for an instance the model cannot read.
     """
-    if not isinstance(model, DecisionTree):
+    if not isinstance(model, MODEL_TYPES):
         raise UnsupportedModelError(
-            f"xdt can write the CNF of decision trees, not of {type(model).__name__}")
+            "xdt can write the CNF of decision trees, DNFs and nested k-DNFs, not of "
+            f"{type(model).__name__}")
+    if path_restricted and not is_tree(model):
+        raise tree_only("a path-restricted query",
+                        "write the query without --path-restricted / path_restricted", model)
     values, cells = encode_instance(model.features, model.cells, x)
-    path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+    if is_tree(model):
+        path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+        prediction = path.class_index
+    else:
+        path, prediction = None, predict_one(model, cells)
     if path_restricted:
+        assert path is not None
         allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
                         for f, c in enumerate(model.cells))
         universe = sum(1 << f for f in path.masks)
@@ -307,7 +340,7 @@ def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
     encoding = ModelEncoding(model)
     # The clause list of SatOracle.__init__, in the same order and numbering.
     selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]
-    clauses = [list(c) for c in encoding.domain + encoding.differs(path.class_index)] + [
+    clauses = [list(c) for c in encoding.domain + encoding.differs(prediction)] + [
         [-s] + clause for f, s in enumerate(selectors)
         for clause in encoding.inside(f, allowed[f])]
     names = model.features.names
@@ -318,7 +351,8 @@ def encode_query(model: DecisionTree, x, *, path_restricted: bool = False,
         variables=_meanings(model, encoding, allowed, universe),
         features=[{"name": f.name, "kind": f.kind} for f in model.features],
         instance={n: to_python(v) for n, v in zip(names, values, strict=True)},
-        prediction=to_python(path.label), path_restricted=bool(path_restricted),
+        prediction=to_python(model.classes[prediction]),
+        path_restricted=bool(path_restricted),
         model_summary=_summary(model, source))
     query.comments = _header(query)
     return query
@@ -360,13 +394,13 @@ def _header(q: CnfQuery) -> list[str]:
     return lines
 
 
-def dimacs_text(model: DecisionTree, x, *, path_restricted: bool = False,
+def dimacs_text(model: Model, x, *, path_restricted: bool = False,
                 source: str | None = None) -> str:
     """The DIMACS text of the explanation query of ``x`` (see :func:`encode_query`)."""
     return encode_query(model, x, path_restricted=path_restricted, source=source).to_text()
 
 
-def write_dimacs(model: DecisionTree, x, path: str | os.PathLike, *,
+def write_dimacs(model: Model, x, path: str | os.PathLike, *,
                  path_restricted: bool = False, source: str | None = None) -> CnfQuery:
     """Write the DIMACS CNF of the explanation query of ``x`` on ``model`` to ``path``.
 

@@ -3,7 +3,8 @@
 :class:`Explainer` reads an instance at the boundary (by name, in feature order or as a
 pandas row), builds the entailment oracle of the chosen engine, and returns
 :class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
-in :mod:`xdt.explain.duality`; the engines in :mod:`xdt.explain.path` (and later others).
+in :mod:`xdt.explain.duality`; the engines in :mod:`xdt.explain.path` (decision trees) and
+:mod:`xdt.explain.sat` (decision trees, DNFs and nested k-DNFs).
 
 Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
 Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
@@ -15,6 +16,10 @@ Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
 * **path-restricted** explanations draw only from the features of ``v``'s path, each held to
   the path's literal (the intersection of the path's tests on it) instead of ``v``'s cell;
   a path is **explanation-redundant** when its literals are not a PI-explanation.
+
+For a DNF (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2) the
+definitions are the same; path-restricted explanations and path redundancy, which read a
+tree's paths, do not apply, and the SAT engine is the one that explains it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -40,14 +45,24 @@ from xdt.explain.certificates import (
 from xdt.explain.explanation import Explanation
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
+from xdt.explain.models import (
+    Model,
+    check_model,
+    is_tree,
+    predict_one,
+    term_order,
+    tree_only,
+)
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, check_solver
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance
-from xdt.ir.tree import DecisionTree, Path
+from xdt.ir.tree import Path
 
 ENGINES = ("path", "sat")
+AUTO = ("auto", None)
+"""Engine names that pick the engine from the model: "path" for trees, "sat" otherwise."""
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, one live solver each)."""
 
@@ -56,7 +71,7 @@ def _release(oracle: EntailmentOracle) -> None:
     close = getattr(oracle, "close", None)
     if close is not None:
         close()
-ORDERS = ("features", "reverse", "path")
+ORDERS = ("features", "reverse", "path", "term")
 
 
 def _check_limits(max_count: object, time_limit: object) -> None:
@@ -96,10 +111,11 @@ class _Query:
     values: tuple
     cells: tuple[int, ...]
     prediction: int
-    path: Path
+    path: Path | None  # the instance's path in a tree; None for a DNF
     allowed: tuple[int, ...]
     oracle: EntailmentOracle
     path_restricted: bool
+    memo: dict = field(default_factory=dict, compare=False)  # e.g. the "term" order
 
 
 class Explainer:
@@ -107,13 +123,15 @@ class Explainer:
 
     Parameters
     ----------
-    model : DecisionTree
+    model : DecisionTree, DNF or NestedKDNF
         The model to explain.
-    engine : {"path", "sat"}
+    engine : {"auto", "path", "sat"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
         Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"``: the PySAT
-        oracle (:mod:`xdt.explain.sat`), one incremental solver per instance; the reference
-        the path-walker is cross-checked against.
+        oracle (:mod:`xdt.explain.sat`), one incremental solver per instance, for trees and
+        DNFs; for trees, the reference the path-walker is cross-checked against.
+        ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"sat"`` for a
+        DNF or nested k-DNF. :attr:`engine` holds the engine chosen.
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         Solvers are released by :meth:`close`, on leaving a ``with Explainer(...)`` block,
@@ -122,14 +140,17 @@ class Explainer:
         Attach a certificate to every explanation (default): evidence a user can re-check
         with the model's own ``predict`` (:mod:`xdt.explain.certificates`): witness points,
         and for an AXp the proof of entailment. Building it costs about one entailment query
-        per feature of an AXp plus one pass over the tree's paths; ``False`` skips it
-        (``certificate`` is then ``None``) except for calls with ``verify=True``, which
-        always certify and check.
+        per feature of an AXp (plus, with the path engine, one pass over the tree's paths);
+        ``False`` skips it (``certificate`` is then ``None``) except for calls with
+        ``verify=True``, which always certify and check.
 
     Raises
     ------
     EngineNotAvailableError
-        Unknown engine or solver, or an engine that cannot explain this model.
+        Unknown engine or solver, or an engine that cannot explain this model (the path
+        engine on a DNF); also raised by the methods that read a tree's path
+        (:meth:`path_features`, :meth:`path_is_redundant`, ``path_restricted=True``,
+        ``order="path"``) on a DNF.
 
     Notes
     -----
@@ -140,7 +161,12 @@ class Explainer:
     on bad input. With ``path_restricted=True`` explanations are drawn from the literals of
     the instance's path. For a tree with ``P`` paths and ``F`` features, building the
     oracle for an instance costs O(total path length); :meth:`all_cxps` is then polynomial,
-    :meth:`axp` costs O(F) entailment checks.
+    :meth:`axp` costs O(F) entailment checks. A DNF is explained by the SAT engine, which
+    encodes "the DNF is false" as one clause per term and "the DNF is true" with one
+    auxiliary variable per term (:mod:`xdt.explain.sat`); its default deletion order keeps an
+    AXp inside a shortest true term, or for a negative decision makes it a smallest AXp (see
+    :meth:`axp`), so a k-AXp-interpretable DNF (Cooper, Bousdira & Carbonnel, IJCAI 2025),
+    e.g. a nested k-DNF, gets AXps of at most k features.
 
     Examples
     --------
@@ -156,19 +182,31 @@ class Explainer:
     [('x',)]
     >>> ex.axp({"x": 0.9, "y": 0.2}, verify=True).certificate.witnesses["x"]
     Witness(point={'x': 0.64, 'y': 0.2}, label='circle')
+
+    A DNF, explained by the SAT engine (chosen automatically):
+
+    >>> from xdt.ir import DNF, Condition
+    >>> dnf = DNF([Feature(n, "binary") for n in "abcd"], [0, 1],
+    ...           [[Condition("a", (1,)), Condition("b", (1,))],
+    ...            [Condition("c", (1,)), Condition("d", (1,))]])
+    >>> with xdt.Explainer(dnf) as ex:
+    ...     ex.engine, ex.axp({"a": 0, "b": 1, "c": 1, "d": 0}).rule
+    ('sat', 'IF a = 0 AND d = 0 THEN 0')
     """
 
-    def __init__(self, model: DecisionTree, engine: str = "path", *,
+    def __init__(self, model: Model, engine: str | None = None, *,
                  solver: str = DEFAULT_SOLVER, certificates: bool = True):
-        if engine not in ENGINES:
+        if engine not in ENGINES and engine not in AUTO:
             raise EngineNotAvailableError(
-                f"unknown engine {engine!r}; choose one of {', '.join(map(repr, ENGINES))}")
-        if not isinstance(model, DecisionTree):
-            hint = (" (load a model file or dict with xdt.load_model first)"
-                    if isinstance(model, dict | str) else "")
-            raise EngineNotAvailableError(
-                f"the {engine} engine explains decision trees, not "
-                f"{type(model).__name__}{hint}")
+                f"unknown engine {engine!r}; choose one of "
+                f"{', '.join(map(repr, ('auto',) + ENGINES))}")
+        check_model(model, "xdt.Explainer")
+        if engine in AUTO:
+            engine = "path" if is_tree(model) else "sat"
+        if engine == "path" and not is_tree(model):
+            raise tree_only("the path engine",
+                            "use engine='sat' (the default for DNFs: engine=None or 'auto')",
+                            model)
         self.model = model
         self.engine = engine
         self.solver = check_solver(solver)
@@ -193,14 +231,26 @@ class Explainer:
 
     # ------------------------------------------------------------------ instances
     def _query(self, x, path_restricted: bool) -> _Query:
+        if path_restricted and not is_tree(self.model):
+            raise tree_only("path_restricted=True (explanations drawn from the literals of "
+                            "the instance's path)",
+                            "call without it: for a DNF, axp's default order ('term') already "
+                            "keeps the AXp inside a shortest true term, or for a negative "
+                            "decision makes it a smallest AXp", self.model)
         values, cells = encode_instance(self.model.features, self.model.cells, x)
         key = (cells, bool(path_restricted))
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
             return replace(hit, values=values)
-        path = self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])]
+        path = None
+        if is_tree(self.model):
+            path = self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])]
+            prediction = path.class_index
+        else:
+            prediction = predict_one(self.model, cells)
         if path_restricted:
+            assert path is not None
             allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
                             for f, c in enumerate(self.model.cells))
             universe = sum(1 << f for f in path.masks)
@@ -209,11 +259,11 @@ class Explainer:
             universe = full_mask(len(cells))
         oracle: EntailmentOracle
         if self._encoding is not None:
-            oracle = SatOracle(self._encoding, cells, allowed, universe, path.class_index,
+            oracle = SatOracle(self._encoding, cells, allowed, universe, prediction,
                                solver=self.solver)
         else:
-            oracle = PathOracle(self.model, cells, allowed, universe, path.class_index)
-        q = _Query(values, cells, path.class_index, path, allowed, oracle, bool(path_restricted))
+            oracle = PathOracle(self.model, cells, allowed, universe, prediction)
+        q = _Query(values, cells, prediction, path, allowed, oracle, bool(path_restricted))
         self._cache[key] = q
         if len(self._cache) > CACHE_SIZE:
             _release(self._cache.popitem(last=False)[1].oracle)
@@ -229,18 +279,27 @@ class Explainer:
 
     def _order(self, q: _Query, order) -> list[int]:
         n = len(self.model.features)
+        if order is None:  # the model's own: its path for a tree, a true term for a DNF
+            order = "path" if q.path is not None else "term"
         if isinstance(order, str):
             if order == "features":
                 return list(range(n))
             if order == "reverse":
                 return list(reversed(range(n)))
             if order == "path":
+                if q.path is None:
+                    raise tree_only("order='path'", "use order='term' (the default for DNFs)",
+                                    self.model)
                 on_path = list(q.path.features)
                 return [f for f in range(n) if f not in q.path.masks] + on_path
+            if order == "term":
+                if "term" not in q.memo:
+                    q.memo["term"] = term_order(self.model, q.cells, q.prediction, q.allowed)
+                return list(q.memo["term"])
             raise ValueError(
                 f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
                 "sequence of feature names")
-        if order is None or not isinstance(order, Iterable):
+        if not isinstance(order, Iterable):
             raise ValueError(
                 f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
                 f"names, got {order!r}")
@@ -302,7 +361,7 @@ class Explainer:
         return explanations
 
     def _label_of(self, cells: Sequence[int]) -> object:
-        return self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])].label
+        return self.model.classes[predict_one(self.model, cells)]
 
     @staticmethod
     def _sorted(masks: Iterable[int]) -> list[int]:
@@ -314,24 +373,40 @@ class Explainer:
         return self.model.classes[self._query(x, False).prediction]
 
     def path_features(self, x) -> tuple[str, ...]:
-        """Names of the features tested on ``x``'s path, in order of first test."""
-        names = self.model.features.names
-        return tuple(names[f] for f in self._query(x, False).path.features)
+        """Names of the features tested on ``x``'s path, in order of first test.
 
-    def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] = "path",
+        Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF (no paths)."""
+        path = self._query(x, False).path
+        if path is None:
+            raise tree_only("path_features",
+                            "model.satisfied_terms(model.encode([x])) tells which terms hold "
+                            "at x, and axp(x) gives a sufficient set of features", self.model)
+        names = self.model.features.names
+        return tuple(names[f] for f in path.features)
+
+    def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             inflate: bool = False, verify: bool = False) -> Explanation:
         """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
 
         Parameters
         ----------
-        order : {"features", "reverse", "path"} or sequence of feature names
+        order : {"path", "term", "features", "reverse"}, sequence of feature names, or None
             The order in which features are tried for removal; a feature tried earlier is
             more likely to be left out, so put the features you would rather see in the
-            explanation last. ``"path"`` (default): features off the instance's path first,
-            then the path's features from the root down — so the AXp is a subset of the
-            path's features and is never longer than the path; ``"features"``: the model's
-            feature order; ``"reverse"``: the opposite. Features a sequence does not name are
-            tried after it, in feature order.
+            explanation last. ``None`` (default): ``"path"`` for a tree, ``"term"`` for a
+            DNF. ``"path"`` (trees only): features off the instance's path first, then the
+            path's features from the root down — so the AXp is a subset of the path's
+            features and is never longer than the path. ``"term"``: for a positive decision
+            of a DNF, the features of a shortest term that holds at ``x`` last, so the AXp is
+            a subset of them; for a negative one, a minimum set of features whose values
+            falsify every term last (a minimum hitting set, PySAT's Hitman), which is then
+            the AXp — a smallest one (:func:`xdt.explain.models.term_order`; Cooper,
+            Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2: a decision is
+            explained by a true term of the DNF or of its complement). So a k-DNF whose
+            complement is a k-DNF (k-AXp-interpretable), e.g. a nested k-DNF, gets AXps of
+            at most k features. For a tree ``"term"`` is ``"path"``. ``"features"``: the
+            model's feature order; ``"reverse"``: the opposite. Features a sequence does not
+            name are tried after it, in feature order.
         inflate : bool
             Widen each feature of the AXp from the instance's cell (or path literal) to a
             maximal set of cells that still entails the prediction — an interval for an
@@ -391,7 +466,7 @@ class Explainer:
         return self._checked(
             self._explanation(q, mask, "AXp", self._inflation(q, mask, seq), verify), verify)
 
-    def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] = "path",
+    def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             verify: bool = False) -> Explanation | None:
         """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
         the candidate features changes the prediction (e.g. a one-class tree).
@@ -533,7 +608,13 @@ class Explainer:
 
     def path_is_redundant(self, x) -> bool:
         """Whether ``x``'s path is explanation-redundant: some feature can be dropped from the
-        path's literals and the rest still entail the prediction (Izza et al., Section 2)."""
+        path's literals and the rest still entail the prediction (Izza et al., Section 2).
+
+        Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF (no paths)."""
+        if not is_tree(self.model):
+            raise tree_only("path_is_redundant (explanation redundancy of a path)",
+                            "to test whether some features of a term can be dropped, use "
+                            "is_axp(x, features) on the term's features", self.model)
         q = self._query(x, True)
         u = q.oracle.universe
         return any(q.oracle.entails(u & ~(1 << i)) for i in bits(u))

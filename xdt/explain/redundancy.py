@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdt.errors import EngineNotAvailableError
 from xdt.ir.cells import full_mask
-from xdt.ir.tree import Leaf, Node
+from xdt.ir.dnf import DNF
+from xdt.ir.tree import DecisionTree, Leaf, Node
 
 __all__ = ["PathRedundancy", "path_redundancy"]
 
@@ -264,6 +266,11 @@ def path_redundancy(tree) -> list[PathRedundancy]:
         One entry per consistent (reachable) path, in ``tree.paths`` order; dead leaves,
         whose tests no point satisfies, are left out.
 
+    Raises
+    ------
+    EngineNotAvailableError
+        For a DNF or nested k-DNF (no paths), or any other object that is not a tree.
+
     Notes
     -----
     Complexity: deciding one path is ``O(|T|)`` (each node visited at most once, a cell-set
@@ -272,5 +279,14 @@ def path_redundancy(tree) -> list[PathRedundancy]:
     hold another class are entered. Extracting a PI-explanation costs ``O(|T|)`` per feature,
     ``O(|T|^2)`` per redundant path, ``O(|T|^3)`` for the whole tree in the worst case.
     """
+    if not isinstance(tree, DecisionTree):
+        from xdt.explain.models import tree_only
+
+        if isinstance(tree, DNF):
+            raise tree_only("path redundancy", "explain its predictions with xdt.Explainer "
+                            "(each AXp lies inside a true term of the DNF or of its "
+                            "complement)", tree)
+        raise EngineNotAvailableError(
+            f"path redundancy is defined for decision trees, not {type(tree).__name__}")
     walker = _Walker(tree)
     return [walker.analyse(p) for p in tree.paths if p.consistent]

@@ -11,8 +11,26 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   feature; for an ordinal feature ``S`` is an interval of cells ``a..b`` and the literal is
   ``[x > t_{a-1}] and not [x > t_b]``. Its negation ``x not in S`` is a single clause in both
   cases.
-* **"The prediction differs from class c".** For a decision tree: every path of class ``c``
-  is falsified — one clause per path, the disjunction of the negations of its literals.
+* **"The prediction differs from class c".** The model lists, per class, the terms that
+  imply it when it knows them (:func:`xdt.explain.models.implying_terms`): a decision
+  tree's paths of each class, a DNF's terms for ``classes[1]``. Two encodings cover every
+  model:
+
+  - *the terms of c are listed*: every term of ``c`` is falsified — one clause per term,
+    the disjunction of the negations of its literals (one literal per feature: the
+    intersection of the term's tests on it). For a tree, its paths of class ``c``; for a
+    DNF and ``c = classes[1]`` ("the DNF is false"), its terms;
+  - *they are not, and the model is binary* (a DNF and ``c = classes[0]``, "the DNF is
+    true"): some term of the other class holds — an auxiliary variable ``t_p`` per term
+    ``p`` of the other class with ``t_p -> l`` for each literal ``l`` of ``p`` (one clause,
+    or for an ordinal interval two unit implications), plus the clause ``OR_p t_p``. Only
+    the direction ``t_p -> p`` is needed: a model of the formula makes some ``t_p`` true,
+    hence term ``p`` true; conversely a point where term ``p`` holds extends to a model
+    with ``t_p`` true.
+
+  A DNF with no terms (always ``classes[0]``) gives the empty clause for "the DNF is true";
+  a term with no literal (always true) gives the empty clause for "the DNF is false": the
+  formula is then UNSAT, as it should be.
 * **Selectors.** One variable ``s_i`` per feature with ``s_i -> (x_i in A_i)``, where ``A_i``
   is the instance's cell (or, path-restricted, the path's literal). Entailment of a set
   ``S`` of fixed features is one incremental call under the assumptions ``{s_i : i in S}``:
@@ -23,7 +41,10 @@ One solver is kept alive per (model, instance) and released by :meth:`SatOracle.
 
 References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4
 (entailment of a set of literals); Ignatiev, Narodytska & Marques-Silva, "Abduction-Based
-Explanations for Machine Learning Models", AAAI 2019 (AXps by SAT oracle calls).
+Explanations for Machine Learning Models", AAAI 2019 (AXps by SAT oracle calls); Cooper,
+Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2 (a DNF's positive
+decisions are implied by its terms, its negative ones by the terms of its complement,
+which the encoding never has to list).
 """
 
 from __future__ import annotations
@@ -38,9 +59,9 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
 from xdt.errors import EngineNotAvailableError, UnsupportedModelError
+from xdt.explain.models import MODEL_TYPES, Model, implying_terms
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, full_mask
-from xdt.ir.tree import DecisionTree
 
 DEFAULT_SOLVER = "cadical195"
 UNUSABLE = {
@@ -87,22 +108,31 @@ class ModelEncoding:
 
     Attributes
     ----------
+    model : DecisionTree or DNF
     pool : IDPool
         Variable numbering; ``pool.obj(v)`` names variable ``v``: ``("cell", f, j)``,
-        ``("gt", f, j)`` (ordinal ``x_f > t_j``) or auxiliary cardinality variables.
+        ``("gt", f, j)`` (ordinal ``x_f > t_j``), ``("term", c, p)`` (term ``p`` of class
+        index ``c`` holds; see the module docstring), ``("selector", f)`` or auxiliary
+        cardinality variables (``None``).
     domain : list of clauses
         One-hot and order clauses.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For a model the encoder does not know.
     """
 
-    model: DecisionTree
+    model: Model
     pool: IDPool = field(default_factory=IDPool)
     domain: list[list[int]] = field(default_factory=list)
     _differs: dict[int, list[list[int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.model, DecisionTree):
+        if not isinstance(self.model, MODEL_TYPES):
             raise UnsupportedModelError(
-                f"the SAT encoder knows decision trees; cannot encode {type(self.model).__name__}")
+                "the SAT encoder knows decision trees, DNFs and nested k-DNFs; cannot encode "
+                f"{type(self.model).__name__}")
         for f, cells in enumerate(self.model.cells):
             if isinstance(cells, IntervalCells):
                 gts = [self.pool.id(("gt", f, j)) for j in range(cells.n_cells - 1)]
@@ -151,18 +181,45 @@ class ModelEncoding:
         return out
 
     def differs(self, c: int) -> list[list[int]]:
-        """Clauses meaning "the model does not predict class index ``c``"."""
+        """Clauses meaning "the model does not predict class index ``c``" (see the module
+        docstring): every listed term of ``c`` falsified, or, when the model does not list
+        them and is binary, some term of the other class true."""
         if c not in self._differs:
-            clauses = []
-            for p in self.model.paths:
-                if p.class_index != c or not p.consistent:
-                    continue  # an inconsistent path is falsified by the domain clauses
-                clause: list[int] = []
-                for f, mask in p.masks.items():
-                    clause.extend(self.outside(f, mask))
-                clauses.append(clause)
-            self._differs[c] = clauses
+            terms = implying_terms(self.model, c)
+            if terms is not None:
+                self._differs[c] = [self.falsified(masks) for _, masks in terms]
+            else:
+                self._differs[c] = self._some_term(1 - c)
         return self._differs[c]
+
+    def falsified(self, masks: dict[int, int]) -> list[int]:
+        """One clause meaning "the term ``masks`` (feature -> cells) does not hold"."""
+        clause: list[int] = []
+        for f, mask in masks.items():
+            clause.extend(self.outside(f, mask))
+        return clause
+
+    def _some_term(self, other: int) -> list[list[int]]:
+        """Clauses meaning "some listed term of class index ``other`` holds": ``t_p -> l``
+        for every literal ``l`` of term ``p``, and ``OR_p t_p``."""
+        if len(self.model.classes) != 2:
+            raise UnsupportedModelError(
+                "the SAT encoder needs the terms of every class of a model with more than two "
+                "classes")
+        terms = implying_terms(self.model, other)
+        if terms is None:
+            raise UnsupportedModelError(
+                f"{type(self.model).__name__} lists the terms of neither class; the SAT "
+                "encoder cannot say when its prediction differs")
+        clauses: list[list[int]] = []
+        some: list[int] = []
+        for p, masks in terms:
+            t = self.pool.id(("term", other, p))
+            some.append(t)
+            for f, mask in masks.items():
+                clauses.extend([-t] + clause for clause in self.inside(f, mask))
+        clauses.append(some)
+        return clauses
 
     def decode(self, assignment: Sequence[int]) -> tuple[int, ...]:
         """The cell of every feature in a satisfying assignment (list of signed literals)."""
@@ -189,6 +246,8 @@ class ModelEncoding:
             return f"{cells.name} > {float(cells.thresholds[obj[2]])!r}"
         if isinstance(obj, tuple) and obj[0] == "selector":
             return f"selector: fixes {self.model.features[obj[1]].name} to the instance's cell"
+        if isinstance(obj, tuple) and obj[0] == "term":
+            return f"term {obj[2]} of class {self.model.classes[obj[1]]!r} holds"
         return "auxiliary (cardinality encoding)"
 
 

@@ -1,38 +1,47 @@
 """Verification of explanations, independent of the explanation engines.
 
-Nothing here uses the path-walker (:mod:`xdt.explain.path`) or the hitting-set duality
-(:mod:`xdt.explain.duality`); it works on the tree's nodes and on the model's cells only, so
-the explainer's answers can be checked against it.
+Nothing here uses the path-walker (:mod:`xdt.explain.path`), the SAT engine's encoding
+(:mod:`xdt.explain.sat`) or the hitting-set duality (:mod:`xdt.explain.duality`); it works on
+the tree's nodes, the DNF's terms and the model's cells only, so the explainer's answers can
+be checked against it. Every function takes a decision tree or a DNF (nested k-DNFs are
+DNFs).
 
-* :func:`reachable_classes` — the classes of the leaves reachable when each feature is held
-  to a set of cells: a depth-first search over the tree's nodes that follows every branch
-  consistent with the allowed cells (exact, polynomial).
+* :func:`reachable_classes` — the classes of the points inside a box (each feature held to
+  a set of cells). For a tree: a depth-first search over the nodes that follows every
+  branch consistent with the allowed cells (exact, polynomial). For a DNF:
+  :func:`counterexample_in_box` — ``classes[1]`` is reachable when some term meets the box
+  (polynomial); ``classes[0]`` when the box is not covered by the terms, found by splitting
+  the box around one term at a time (exact; exponential in the worst case, as deciding it
+  is coNP-hard).
 * :func:`brute_force` (and :func:`brute_force_axps`, :func:`brute_force_cxps`) — every AXp and
   every CXp of an instance from the *definitions*, by predicting every point of the product
-  of the features' cells and checking every subset of the candidate features (small trees
+  of the features' cells and checking every subset of the candidate features (small models
   only).
 * :func:`check_axp` — whether a set of features is an AXp, with a concrete counterexample
   point for each feature whose removal lets a point of another class through.
 * :func:`sample_points` / :func:`sample_counterexample` — random testing of entailment on
   points drawn from data and from the cell space.
 * :func:`sat_entails`, :func:`sat_counterexample`, :func:`sat_reachable_classes` and
-  :func:`check_axp_sat` — the same questions answered by a SAT solver on an own CNF of the
-  tree's *nodes* (:class:`TreeCnf`), for trees too big for brute force. This encoding shares
-  nothing with the SAT engine's (:mod:`xdt.explain.sat` encodes the tree's *paths* over
-  order-encoded ordinal features): here every feature, ordinal ones included, is one-hot
-  over its cells, and there is one variable per node saying that the point reaches it.
+  :func:`check_axp_sat` — the same questions answered by a SAT solver on an own CNF: of the
+  tree's *nodes* (:class:`TreeCnf`), or of the DNF's terms with a variable per term that
+  is *equivalent* to it (:class:`DnfCnf`), for models too big for brute force. These
+  encodings share nothing with the SAT engine's (:mod:`xdt.explain.sat` encodes a tree's
+  *paths* and a DNF's terms over order-encoded ordinal features, with one-way term
+  variables): here every feature, ordinal ones included, is one-hot over its cells.
 
-The brute force predicts through the tree's compiled tables (``tree.leaf_paths``), while
-:func:`reachable_classes` and :func:`check_axp` walk the node objects (``tree.root``) and
-compute each edge's cells from its threshold or value set: the two check each other.
+The brute force predicts through the model's compiled tables (``model.predict_cells``),
+while :func:`reachable_classes` and :func:`check_axp` walk a tree's node objects
+(``tree.root``), computing each edge's cells from its threshold or value set, or split
+boxes around a DNF's terms: the two check each other.
 
-Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2): for
-an instance ``v`` predicted ``c``, a set ``S`` of features is a *weak AXp* when every point
-agreeing with ``v`` on ``S`` is predicted ``c``, an *AXp* when it is a subset-minimal weak AXp,
-and a *CXp* is a subset-minimal set ``T`` such that some point agreeing with ``v`` outside
-``T`` is predicted another class. *Path-restricted* explanations draw only from the features
-on ``v``'s path, each held to the path's literal (the intersection of the path's tests on it)
-instead of ``v``'s cell.
+Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
+the same for DNFs, Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025,
+Section 2): for an instance ``v`` predicted ``c``, a set ``S`` of features is a *weak AXp*
+when every point agreeing with ``v`` on ``S`` is predicted ``c``, an *AXp* when it is a
+subset-minimal weak AXp, and a *CXp* is a subset-minimal set ``T`` such that some point
+agreeing with ``v`` outside ``T`` is predicted another class. *Path-restricted* explanations
+(trees only) draw only from the features on ``v``'s path, each held to the path's literal
+(the intersection of the path's tests on it) instead of ``v``'s cell.
 """
 
 from __future__ import annotations
@@ -43,9 +52,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from pysat.solvers import Solver, SolverNames
 
+from xdt.errors import EngineNotAvailableError
 from xdt.ir.cells import CategoricalCells, IntervalCells, full_mask
+from xdt.ir.dnf import DNF
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
+
+Model = DecisionTree | DNF
+"""The models the checks take."""
 
 MAX_POINTS = 200_000
 """Largest cell space :func:`brute_force` enumerates."""
@@ -64,22 +78,33 @@ class _Setting:
     allowed: tuple[int, ...]  # per feature, the cells a fixed feature is held to
 
 
-def _setting(tree: DecisionTree, x, path_restricted: bool) -> _Setting:
-    values, cells = encode_instance(tree.features, tree.cells, x)
-    path = tree.paths[int(tree.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
+def _class_index(model: Model, cells: Sequence[int]) -> int:
+    """The class index the model predicts for one point given by its cells."""
+    return int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
+
+
+def _setting(model: Model, x, path_restricted: bool) -> _Setting:
+    values, cells = encode_instance(model.features, model.cells, x)
     if path_restricted:
+        if not isinstance(model, DecisionTree):
+            raise EngineNotAvailableError(
+                "path-restricted explanations read the instance's path in a decision tree; "
+                f"a {type(model).__name__} has no paths: check it with path_restricted=False")
+        path = model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
         candidates = tuple(sorted(path.masks))
-        allowed = tuple(path.masks.get(f, full_mask(c.n_cells)) for f, c in enumerate(tree.cells))
+        allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
+                        for f, c in enumerate(model.cells))
     else:
-        candidates = tuple(range(len(tree.features)))
+        candidates = tuple(range(len(model.features)))
         allowed = tuple(1 << c for c in cells)
-    return _Setting(values, cells, path.label, candidates, allowed)
+    label = model.classes[_class_index(model, cells)]
+    return _Setting(values, cells, label, candidates, allowed)
 
 
-def _positions(tree: DecisionTree, features: Iterable[str]) -> list[int]:
+def _positions(model: Model, features: Iterable[str]) -> list[int]:
     if isinstance(features, str):
         features = [features]
-    return [tree.features.index(name) for name in features]
+    return [model.features.index(name) for name in features]
 
 
 # ---------------------------------------------------------------------- reachability (DFS)
@@ -129,12 +154,118 @@ def _reachable_leaves(tree: DecisionTree, allowed: Sequence[int]):
                 stack.append((child, masks[:fi] + (narrowed,) + masks[fi + 1:]))
 
 
-def reachable_classes(tree: DecisionTree, allowed: Sequence[int]) -> set:
-    """The class labels of the leaves some point inside ``allowed`` reaches.
+# ---------------------------------------------------------------------- DNFs: box search
+def _dnf_terms(model: DNF) -> list[dict[int, int]]:
+    """The DNF's terms as ``{feature: cells}`` (the intersection of a term's conditions on
+    each feature), recomputed from its compiled literals."""
+    out = []
+    for term in model.terms:
+        masks: dict[int, int] = {}
+        for lit in term.literals:
+            masks[lit.feature] = masks.get(lit.feature, lit.cells) & lit.cells
+        out.append(masks)
+    return out
+
+
+def _meets(term: dict[int, int], box: Sequence[int]) -> bool:
+    return all(m & box[f] for f, m in term.items())
+
+
+def _pick(box: Sequence[int], prefer: Sequence[int] | None) -> tuple[int, ...]:
+    """A point of the box: ``prefer``'s cell where the box allows it, else the lowest."""
+    return tuple(c if prefer is not None and (m >> prefer[f]) & 1 else (m & -m).bit_length() - 1
+                 for f, (m, c) in enumerate(zip(box, prefer or box, strict=True)))
+
+
+def _point_in_term(terms: list[dict[int, int]], box: Sequence[int],
+                   prefer: Sequence[int] | None) -> tuple[int, ...] | None:
+    """A point of the box where some term holds, or ``None`` (polynomial)."""
+    for term in terms:
+        if _meets(term, box):
+            return _pick([m & term.get(f, m) for f, m in enumerate(box)], prefer)
+    return None
+
+
+def _point_outside_terms(terms: list[dict[int, int]], box: Sequence[int],
+                         prefer: Sequence[int] | None) -> tuple[int, ...] | None:
+    """A point of the box where no term holds, or ``None``.
+
+    Drop the terms that miss the box; with none left, any point of the box will do; if one
+    term contains the whole box, there is none. Otherwise split on the live term ``t``
+    with the fewest features whose cells in the box reach outside ``t``: the points of the
+    box outside ``t`` are the disjoint union, over those features ``f`` in turn, of the
+    sub-boxes where the features before ``f`` satisfy ``t`` and ``f`` does not; each is
+    searched for a point outside the other terms. Exact; exponential in the number of
+    terms in the worst case (deciding it is coNP-hard).
+    """
+    live = []
+    for t in terms:
+        if not _meets(t, box):
+            continue
+        sticking_out = [f for f, m in t.items() if box[f] & ~m]
+        if not sticking_out:
+            return None  # the term covers the box
+        live.append((len(sticking_out), sticking_out, t))
+    if not live:
+        return _pick(box, prefer)
+    _, split_on, first = min(live, key=lambda item: item[0])
+    rest = [t for _, _, t in live if t is not first]
+    prefix = list(box)
+    for f in split_on:
+        outside = prefix[f] & ~first[f]
+        point = _point_outside_terms(rest, prefix[:f] + [outside] + prefix[f + 1:], prefer)
+        if point is not None:
+            return point
+        prefix[f] &= first[f]
+    return None
+
+
+def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: int,
+                          prefer: Sequence[int] | None = None) -> tuple[int, ...] | None:
+    """Cells of a point inside the box ``held`` that ``model`` does not predict as
+    ``class_index``, or ``None`` when every point of the box is of that class.
 
     Parameters
     ----------
-    tree : DecisionTree
+    model : DecisionTree or DNF
+    held : mapping of int to int
+        Feature position -> bit mask of the cells it may take; features not listed are free.
+    class_index : int
+        Position of the class in ``model.classes``.
+    prefer : sequence of int, optional
+        Cells (one per feature) to keep where the box allows it, e.g. the instance's.
+
+    Notes
+    -----
+    For a tree, the depth-first search of :func:`reachable_classes`. For a DNF predicting
+    ``classes[1]``: a point of the box where no term holds, by splitting the box around one
+    term at a time (exact, exponential in the worst case); predicting ``classes[0]``: a
+    point of the box inside a term meeting it (polynomial). The DNF's terms are read from
+    its compiled literals; nothing is shared with the SAT engine.
+    """
+    box = [full_mask(c.n_cells) for c in model.cells]
+    for f, m in held.items():
+        box[f] = int(m)
+    if not all(box):
+        return None
+    if isinstance(model, DecisionTree):
+        label = model.classes[class_index]
+        for leaf_label, masks in _reachable_leaves(model, box):
+            if leaf_label != label:
+                return _pick(masks, prefer)
+        return None
+    terms = _dnf_terms(model)
+    if class_index == 1:
+        return _point_outside_terms(terms, box, prefer)
+    return _point_in_term(terms, box, prefer)
+
+
+def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
+    """The class labels of the points inside ``allowed``.
+
+    Parameters
+    ----------
+    model : DecisionTree or DNF
     allowed : sequence of int, one per feature
         Bit mask of the cells each feature may take (``full_mask(n_cells)`` for a free
         feature, ``1 << cell`` for a feature fixed to one cell).
@@ -142,25 +273,31 @@ def reachable_classes(tree: DecisionTree, allowed: Sequence[int]) -> set:
     Returns
     -------
     set
-        Labels of the reachable leaves.
+        For a tree, the labels of the reachable leaves; for a DNF, its classes that some
+        point of ``allowed`` gets.
 
     Notes
     -----
-    A depth-first search from ``tree.root`` that narrows, along each branch, the allowed
-    cells of the tested feature to those the branch takes, and abandons a branch whose
-    feature is left with no cell. Because the allowed set is a product of per-feature cell
-    sets and every test constrains one feature, a leaf is reached exactly when some point of
-    ``allowed`` reaches it: the search is exact, also for features tested several times on
-    a path. It visits each node at most once: O(n_nodes * (n_features + max cells)) time.
+    For a tree, a depth-first search from ``tree.root`` that narrows, along each branch,
+    the allowed cells of the tested feature to those the branch takes, and abandons a
+    branch whose feature is left with no cell. Because the allowed set is a product of
+    per-feature cell sets and every test constrains one feature, a leaf is reached exactly
+    when some point of ``allowed`` reaches it: the search is exact, also for features tested
+    several times on a path. It visits each node at most once: O(n_nodes * (n_features +
+    max cells)) time. For a DNF, :func:`counterexample_in_box` once per class.
     """
-    return {label for label, _ in _reachable_leaves(tree, allowed)}
+    if isinstance(model, DecisionTree):
+        return {label for label, _ in _reachable_leaves(model, allowed)}
+    held = dict(enumerate(allowed))
+    return {label for c, label in enumerate(model.classes)
+            if counterexample_in_box(model, held, 1 - c) is not None}
 
 
-def _point(tree: DecisionTree, setting: _Setting, masks: Sequence[int]) -> dict:
+def _point(model: Model, setting: _Setting, masks: Sequence[int]) -> dict:
     """A concrete point (name -> value) inside the per-feature cell sets ``masks``: the
     instance's own value where its cell is allowed, else a value of the lowest allowed cell."""
     out = {}
-    for f, (c, m) in enumerate(zip(tree.cells, masks, strict=True)):
+    for f, (c, m) in enumerate(zip(model.cells, masks, strict=True)):
         if (m >> setting.cells[f]) & 1:
             out[c.name] = setting.values[f]
         else:
@@ -168,15 +305,14 @@ def _point(tree: DecisionTree, setting: _Setting, masks: Sequence[int]) -> dict:
     return out
 
 
-def _find_other(tree: DecisionTree, setting: _Setting, allowed: Sequence[int]) -> dict | None:
-    for label, masks in _reachable_leaves(tree, allowed):
-        if label != setting.label:
-            return _point(tree, setting, masks)
-    return None
+def _find_other(model: Model, setting: _Setting, allowed: Sequence[int]) -> dict | None:
+    point = counterexample_in_box(model, dict(enumerate(allowed)),
+                                  model.classes.index(setting.label), setting.cells)
+    return None if point is None else _point(model, setting, [1 << j for j in point])
 
 
-def _fixed_allowed(tree: DecisionTree, setting: _Setting, fixed: Iterable[int]) -> list[int]:
-    allowed = [full_mask(c.n_cells) for c in tree.cells]
+def _fixed_allowed(model: Model, setting: _Setting, fixed: Iterable[int]) -> list[int]:
+    allowed = [full_mask(c.n_cells) for c in model.cells]
     for f in fixed:
         allowed[f] = setting.allowed[f]
     return allowed
@@ -199,7 +335,7 @@ class AxpCheck:
         Classes reachable with ``features`` fixed (``{prediction}`` when ``entails``).
     counterexample : dict or None
         When not ``entails``: a point agreeing with the instance on ``features`` that
-        ``tree.predict`` assigns another class.
+        ``model.predict`` assigns another class.
     drop_counterexamples : dict
         Per feature ``f`` of the set: a point (name -> value) agreeing with the instance on
         the other features of the set and predicted another class, or ``None`` when the set
@@ -224,50 +360,53 @@ class AxpCheck:
         return self.entails and self.minimal
 
 
-def check_axp(tree: DecisionTree, x, features: Iterable[str], *,
+def check_axp(model: Model, x, features: Iterable[str], *,
               path_restricted: bool = False) -> AxpCheck:
-    """Check that ``features`` is an AXp of ``tree``'s prediction for ``x``, independently.
+    """Check that ``features`` is an AXp of ``model``'s prediction for ``x``, independently.
 
     Parameters
     ----------
-    tree : DecisionTree
+    model : DecisionTree or DNF
     x : dict, sequence or pandas Series
         The instance (as for :class:`xdt.Explainer`).
     features : iterable of str
         The feature names (or an :class:`~xdt.explain.explanation.Explanation`).
     path_restricted : bool
-        Hold fixed features to the literals of ``x``'s path instead of ``x``'s cells.
+        Hold fixed features to the literals of ``x``'s path instead of ``x``'s cells (trees
+        only).
 
     Returns
     -------
     AxpCheck
         ``entails`` from :func:`reachable_classes`; for each feature of the set, a concrete
-        counterexample point built from a reachable leaf of another class once that feature
-        is freed (or ``None``).
+        counterexample point of another class once that feature is freed (from a reachable
+        leaf of a tree, or :func:`counterexample_in_box` for a DNF), or ``None``.
 
     Notes
     -----
-    ``1 + |features|`` depth-first searches: O((1 + k) * n_nodes * n_features) for a set of
-    ``k`` features. Minimality is only checked feature by feature, which suffices because
-    entailment is monotone in the set of fixed features. The points are built from cell
-    values (:meth:`IntervalCells.value`, the domain values) and the instance's own values;
-    callers may confirm them with ``tree.predict``.
+    For a tree, ``1 + |features|`` depth-first searches: O((1 + k) * n_nodes * n_features)
+    for a set of ``k`` features; for a DNF, as many box searches
+    (:func:`counterexample_in_box`). Minimality is only checked feature by feature, which
+    suffices because entailment is monotone in the set of fixed features. The points are
+    built from cell values (:meth:`IntervalCells.value`, the domain values) and the
+    instance's own values;
+    callers may confirm them with ``model.predict``.
     """
-    s = _setting(tree, x, path_restricted)
-    fixed = sorted(set(_positions(tree, features)))
-    allowed = _fixed_allowed(tree, s, fixed)
-    reachable = reachable_classes(tree, allowed)
+    s = _setting(model, x, path_restricted)
+    fixed = sorted(set(_positions(model, features)))
+    allowed = _fixed_allowed(model, s, fixed)
+    reachable = reachable_classes(model, allowed)
     entails = reachable == {s.label}
     drops = {}
     for f in fixed:
         rest = [g for g in fixed if g != f]
-        drops[tree.features[f].name] = _find_other(tree, s, _fixed_allowed(tree, s, rest))
+        drops[model.features[f].name] = _find_other(model, s, _fixed_allowed(model, s, rest))
     return AxpCheck(
-        features=tuple(tree.features[f].name for f in fixed),
+        features=tuple(model.features[f].name for f in fixed),
         prediction=s.label,
         entails=entails,
         reachable=reachable,
-        counterexample=None if entails else _find_other(tree, s, allowed),
+        counterexample=None if entails else _find_other(model, s, allowed),
         drop_counterexamples=drops)
 
 
@@ -322,7 +461,7 @@ class BruteForce:
         return frozenset.intersection(*self.axps) if self.axps else frozenset()
 
 
-def cell_space(tree: DecisionTree, max_points: int = MAX_POINTS) -> np.ndarray:
+def cell_space(model: Model, max_points: int = MAX_POINTS) -> np.ndarray:
     """Every point of the product of the features' cells, shape ``(N, n_features)``.
 
     Raises
@@ -330,29 +469,30 @@ def cell_space(tree: DecisionTree, max_points: int = MAX_POINTS) -> np.ndarray:
     ValueError
         When ``N`` exceeds ``max_points``.
     """
-    sizes = [c.n_cells for c in tree.cells]
+    sizes = [c.n_cells for c in model.cells]
     n = int(np.prod(sizes, dtype=object)) if sizes else 1
     if n > max_points:
         raise ValueError(
-            f"the cell space of this tree has {n} points ({' x '.join(map(str, sizes))}), more "
-            f"than the brute-force limit of {max_points}; use a smaller tree, or check "
+            f"the cell space of this model has {n} points ({' x '.join(map(str, sizes))}), more "
+            f"than the brute-force limit of {max_points}; use a smaller model, or check "
             "explanations with check_axp (polynomial) instead")
     grids = np.meshgrid(*[np.arange(k, dtype=np.int64) for k in sizes], indexing="ij")
     return np.stack([g.reshape(-1) for g in grids], axis=1).reshape(n, len(sizes))
 
 
-def brute_force(tree: DecisionTree, x, *, path_restricted: bool = False,
+def brute_force(model: Model, x, *, path_restricted: bool = False,
                 max_points: int = MAX_POINTS) -> BruteForce:
-    """All AXps and all CXps of ``tree``'s prediction for ``x``, by exhaustive enumeration.
+    """All AXps and all CXps of ``model``'s prediction for ``x``, by exhaustive enumeration.
 
     Parameters
     ----------
-    tree : DecisionTree
+    model : DecisionTree or DNF
     x : dict, sequence or pandas Series
         The instance.
     path_restricted : bool
         Candidates are the features on ``x``'s path, each held to the path's literal cell
-        set ``path.masks[f]``; otherwise all features, each held to ``x``'s cell.
+        set ``path.masks[f]`` (trees only); otherwise all features, each held to ``x``'s
+        cell.
     max_points : int
         Size guard on the cell space.
 
@@ -369,7 +509,8 @@ def brute_force(tree: DecisionTree, x, *, path_restricted: bool = False,
     Notes
     -----
     Every point of the cell space (``N`` = product of the features' cell counts) is
-    predicted at once with ``tree.leaf_paths``. For each point of another class, the set of
+    predicted at once with ``model.predict_cells`` (a tree's compiled node tables, a
+    DNF's term-by-term test). For each point of another class, the set of
     candidate features on which it lies outside the allowed cells is the set of fixed
     features it escapes; a set ``S`` entails the prediction exactly when no such point
     agrees with ``x`` on ``S``. Every one of the ``2^k`` subsets of the ``k`` candidates is
@@ -378,15 +519,14 @@ def brute_force(tree: DecisionTree, x, *, path_restricted: bool = False,
     subsets ``T`` whose complement does not entail while every complement of ``T`` minus
     one feature does (entailment is monotone, so one-feature checks give subset-minimality).
     """
-    s = _setting(tree, x, path_restricted)
+    s = _setting(model, x, path_restricted)
     if len(s.candidates) > MAX_CANDIDATES:
         raise ValueError(
             f"{len(s.candidates)} candidate features: too many subsets to enumerate (limit "
             f"{MAX_CANDIDATES})")
-    points = cell_space(tree, max_points)
-    class_of_path = np.asarray([p.class_index for p in tree.paths], dtype=np.int64)
-    classes = class_of_path[tree.leaf_paths(points)]
-    predicted = tree.classes.index(s.label)
+    points = cell_space(model, max_points)
+    classes = np.asarray(model.predict_cells(points), dtype=np.int64)
+    predicted = model.classes.index(s.label)
     other = points[classes != predicted]
     k = len(s.candidates)
     escape = np.zeros(len(other), dtype=np.int64)  # bit j: outside candidate j's allowed set
@@ -410,7 +550,7 @@ def brute_force(tree: DecisionTree, x, *, path_restricted: bool = False,
             axps.append(m)
         if not ent(full & ~m) and all(ent(full & ~(m & ~(1 << j))) for j in members):
             cxps.append(m)
-    names = tree.features.names
+    names = model.features.names
 
     def named(m: int) -> frozenset:
         return frozenset(names[s.candidates[j]] for j in range(k) if (m >> j) & 1)
@@ -427,23 +567,23 @@ def brute_force(tree: DecisionTree, x, *, path_restricted: bool = False,
         _entailing=frozenset(global_mask(m) for m in range(1 << k) if ent(m)))
 
 
-def brute_force_axps(tree: DecisionTree, x, path_restricted: bool = False,
+def brute_force_axps(model: Model, x, path_restricted: bool = False,
                      max_points: int = MAX_POINTS) -> set[frozenset[str]]:
-    """All AXps of ``tree``'s prediction for ``x`` as sets of feature names, by brute force.
+    """All AXps of ``model``'s prediction for ``x`` as sets of feature names, by brute force.
 
     See :func:`brute_force` (same parameters, errors and complexity).
     """
-    return set(brute_force(tree, x, path_restricted=path_restricted,
+    return set(brute_force(model, x, path_restricted=path_restricted,
                            max_points=max_points).axps)
 
 
-def brute_force_cxps(tree: DecisionTree, x, path_restricted: bool = False,
+def brute_force_cxps(model: Model, x, path_restricted: bool = False,
                      max_points: int = MAX_POINTS) -> set[frozenset[str]]:
-    """All CXps of ``tree``'s prediction for ``x`` as sets of feature names, by brute force.
+    """All CXps of ``model``'s prediction for ``x`` as sets of feature names, by brute force.
 
     See :func:`brute_force` (same parameters, errors and complexity).
     """
-    return set(brute_force(tree, x, path_restricted=path_restricted,
+    return set(brute_force(model, x, path_restricted=path_restricted,
                            max_points=max_points).cxps)
 
 
@@ -467,7 +607,7 @@ def _random_values(cells, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.where(inside, v, fallback[drawn])
 
 
-def sample_points(tree: DecisionTree, x, features: Iterable[str], n: int = 200, *,
+def sample_points(model: Model, x, features: Iterable[str], n: int = 200, *,
                   rng: np.random.Generator | None = None, data=None):
     """``n`` random points agreeing with ``x`` on ``features``, as a pandas DataFrame with
     one column per feature.
@@ -484,13 +624,13 @@ def sample_points(tree: DecisionTree, x, features: Iterable[str], n: int = 200, 
     import pandas as pd
 
     rng = rng if rng is not None else np.random.default_rng(0)
-    values, _ = encode_instance(tree.features, tree.cells, x)
-    fixed = set(_positions(tree, features))
+    values, _ = encode_instance(model.features, model.cells, x)
+    fixed = set(_positions(model, features))
     from_data = np.zeros(n, dtype=bool)
     if data is not None:
         from_data[::2] = True
     columns = {}
-    for f, c in enumerate(tree.cells):
+    for f, c in enumerate(model.cells):
         if f in fixed:
             col = np.empty(n, dtype=object)
             col[:] = [values[f]] * n
@@ -503,19 +643,19 @@ def sample_points(tree: DecisionTree, x, features: Iterable[str], n: int = 200, 
     return pd.DataFrame(columns)
 
 
-def sample_counterexample(tree: DecisionTree, x, features: Iterable[str], n: int = 200, *,
+def sample_counterexample(model: Model, x, features: Iterable[str], n: int = 200, *,
                           rng: np.random.Generator | None = None, data=None) -> dict | None:
-    """A sampled point agreeing with ``x`` on ``features`` that ``tree.predict`` assigns
+    """A sampled point agreeing with ``x`` on ``features`` that ``model.predict`` assigns
     another class, or ``None`` when none of the ``n`` points (see :func:`sample_points`)
     changes the prediction. A ``None`` is evidence, not proof, of entailment.
 
     Notes
     -----
-    One vectorised ``tree.predict`` call on the ``n`` points.
+    One vectorised ``model.predict`` call on the ``n`` points.
     """
-    label = _setting(tree, x, False).label
-    points = sample_points(tree, x, list(features), n, rng=rng, data=data)
-    differs = np.flatnonzero(tree.predict(points) != label)
+    label = _setting(model, x, False).label
+    points = sample_points(model, x, list(features), n, rng=rng, data=data)
+    differs = np.flatnonzero(model.predict(points) != label)
     return None if differs.size == 0 else points.iloc[int(differs[0])].to_dict()
 
 
@@ -524,7 +664,58 @@ DEFAULT_SAT_SOLVER = "glucose4"
 """PySAT solver of the SAT checks (deliberately not the SAT engine's default, CaDiCaL)."""
 
 
-class TreeCnf:
+class _OneHotCnf:
+    """Shared part of :class:`TreeCnf` and :class:`DnfCnf`: one-hot cell variables for every
+    feature (ordinal ones included) and one class variable per class."""
+
+    model: Model
+    cell_vars: list[list[int]]
+    class_vars: list[int]
+    clauses: list[list[int]]
+
+    def _start(self, model: Model) -> None:
+        self.model = model
+        self._top = 0
+        self.clauses = []
+        self.cell_vars = [[self._new() for _ in range(c.n_cells)] for c in model.cells]
+        self.class_vars = [self._new() for _ in model.classes]
+        for lits in self.cell_vars:
+            self._exactly_one(lits)
+
+    @property
+    def n_vars(self) -> int:
+        return self._top
+
+    def _new(self) -> int:
+        self._top += 1
+        return self._top
+
+    def _exactly_one(self, lits: list[int]) -> None:
+        self.clauses.append(list(lits))
+        if len(lits) <= 5:
+            self.clauses.extend([-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:])
+            return
+        # sequential counter (Sinz 2005): s_i = "one of x_1..x_i is true"
+        s = [self._new() for _ in range(len(lits) - 1)]
+        self.clauses.append([-lits[0], s[0]])
+        for i in range(1, len(lits) - 1):
+            self.clauses.extend([[-lits[i], s[i]], [-s[i - 1], s[i]], [-lits[i], -s[i - 1]]])
+        self.clauses.append([-lits[-1], -s[-1]])
+
+    def held_assumptions(self, held: Mapping[int, int]) -> list[int]:
+        """Assumptions holding each feature ``f`` of ``held`` (position -> cell mask) to its
+        cells: the negated variables of the excluded cells (any cell set, ordinal or not)."""
+        return [-v for f, mask in held.items()
+                for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1]
+
+    def decode(self, model: Sequence[int]) -> tuple[int, ...]:
+        """The cell of every feature in a satisfying assignment (signed literals)."""
+        true = {v for v in model if v > 0}
+        return tuple(next(j for j, v in enumerate(lits) if v in true)
+                     for lits in self.cell_vars)
+
+
+class TreeCnf(_OneHotCnf):
     """A CNF of a decision tree's nodes over one-hot cell variables.
 
     Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
@@ -571,13 +762,8 @@ class TreeCnf:
 
     def __init__(self, tree: DecisionTree):
         self.tree = tree
-        self._top = 0
-        self.clauses: list[list[int]] = []
-        self.cell_vars = [[self._new() for _ in range(c.n_cells)] for c in tree.cells]
-        self.class_vars = [self._new() for _ in tree.classes]
+        self._start(tree)
         self.node_vars: list[int] = []
-        for lits in self.cell_vars:
-            self._exactly_one(lits)
         leaves_of: list[list[int]] = [[] for _ in tree.classes]
         # (node, its variable); each occurrence gets a fresh variable, even if node objects
         # are shared between subtrees
@@ -609,52 +795,74 @@ class TreeCnf:
         for k, y in enumerate(self.class_vars):
             self.clauses.append([-y] + leaves_of[k])
 
-    @property
-    def n_vars(self) -> int:
-        return self._top
 
-    def _new(self) -> int:
-        self._top += 1
-        return self._top
+class DnfCnf(_OneHotCnf):
+    """A CNF of a DNF over one-hot cell variables, with a variable *equivalent* to each term.
 
-    def _exactly_one(self, lits: list[int]) -> None:
-        self.clauses.append(list(lits))
-        if len(lits) <= 5:
-            self.clauses.extend([-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:])
-            return
-        # sequential counter (Sinz 2005): s_i = "one of x_1..x_i is true"
-        s = [self._new() for _ in range(len(lits) - 1)]
-        self.clauses.append([-lits[0], s[0]])
-        for i in range(1, len(lits) - 1):
-            self.clauses.extend([[-lits[i], s[i]], [-s[i - 1], s[i]], [-lits[i], -s[i - 1]]])
-        self.clauses.append([-lits[-1], -s[-1]])
+    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    uses an order encoding for ordinal features and, for "the DNF is true", term variables
+    that only imply their terms): it reads the terms' cell masks from the DNF's compiled
+    literals.
 
-    def held_assumptions(self, held: Mapping[int, int]) -> list[int]:
-        """Assumptions holding each feature ``f`` of ``held`` (position -> cell mask) to its
-        cells: the negated variables of the excluded cells (any cell set, ordinal or not)."""
-        return [-v for f, mask in held.items()
-                for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1]
+    Parameters
+    ----------
+    dnf : DNF
 
-    def decode(self, model: Sequence[int]) -> tuple[int, ...]:
-        """The cell of every feature in a satisfying assignment (signed literals)."""
-        true = {v for v in model if v > 0}
-        return tuple(next(j for j, v in enumerate(lits) if v in true)
-                     for lits in self.cell_vars)
+    Attributes
+    ----------
+    cell_vars, class_vars, clauses
+        As :class:`TreeCnf` (``class_vars``: ``[y_0, y_1]``, the point is predicted
+        ``classes[0]`` / ``classes[1]``).
+    term_vars : list of int
+        One per term: ``t_p <-> AND_f OR_{j in p_f} cell_vars[f][j]``, where ``p_f`` is the
+        intersection of term ``p``'s conditions on feature ``f``.
+
+    Notes
+    -----
+    Clauses: ``-t_p OR (OR_{j in p_f} [f = j])`` per constrained feature ``f`` of ``p``, and
+    ``t_p OR OR_f OR_{j not in p_f} [f = j]`` (if every literal holds, so does ``t_p``);
+    ``y_1 <-> OR_p t_p`` and ``y_0 <-> not y_1``. With the one-hot constraints, for any point
+    ``y_c`` is true exactly when the DNF predicts ``classes[c]``. Size: ``sum(n_cells) + 2 +
+    n_terms`` variables (plus counter variables for features of more than 5 cells), and
+    clauses with O(n_terms * sum(n_cells)) literals.
+    """
+
+    def __init__(self, dnf: DNF):
+        self._start(dnf)
+        self.term_vars: list[int] = []
+        for term in _dnf_terms(dnf):
+            t = self._new()
+            self.term_vars.append(t)
+            back = [t]
+            for f, mask in term.items():
+                inside = [v for j, v in enumerate(self.cell_vars[f]) if (mask >> j) & 1]
+                self.clauses.append([-t] + inside)
+                back.extend(v for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1)
+            self.clauses.append(back)
+        y0, y1 = self.class_vars
+        self.clauses.append([-y1] + self.term_vars)
+        self.clauses.extend([-t, y1] for t in self.term_vars)
+        self.clauses.extend([[y0, y1], [-y0, -y1]])
+
+
+def _cnf(model: Model) -> _OneHotCnf:
+    """The checks' own CNF of ``model``: :class:`TreeCnf` or :class:`DnfCnf`."""
+    return TreeCnf(model) if isinstance(model, DecisionTree) else DnfCnf(model)
 
 
 Held = Mapping[str, int] | Mapping[int, int] | Sequence[int]
 """Cell sets features are held to: by feature name or position, or one mask per feature."""
 
 
-def _held_positions(tree: DecisionTree, held: Held) -> dict[int, int]:
+def _held_positions(model: Model, held: Held) -> dict[int, int]:
     """``held`` as position -> mask: a mapping keyed by feature name or position, or a
     sequence of one mask per feature (as :func:`reachable_classes` takes)."""
     if isinstance(held, Mapping):
-        return {(tree.features.index(f) if isinstance(f, str) else int(f)): int(m)
+        return {(model.features.index(f) if isinstance(f, str) else int(f)): int(m)
                 for f, m in held.items()}
     masks = list(held)
-    if len(masks) != len(tree.features):
-        raise ValueError(f"held: {len(masks)} masks for {len(tree.features)} features")
+    if len(masks) != len(model.features):
+        raise ValueError(f"held: {len(masks)} masks for {len(model.features)} features")
     return dict(enumerate(int(m) for m in masks))
 
 
@@ -663,40 +871,41 @@ _NOT_INCREMENTAL = frozenset(SolverNames.kissat404 + SolverNames.lingeling)
 Lingeling aborts on a variable it eliminated)."""
 
 
-def _open_solver(cnf: TreeCnf, solver: str) -> Solver:
+def _open_solver(cnf: _OneHotCnf, solver: str) -> Solver:
     if solver in _NOT_INCREMENTAL:
         raise ValueError(f"SAT solver {solver!r} cannot solve under assumptions repeatedly; "
                          f"use another one, e.g. {DEFAULT_SAT_SOLVER!r}")
     return Solver(name=solver, bootstrap_with=cnf.clauses)
 
 
-def _other_class_point(s: Solver, cnf: TreeCnf, held: Mapping[int, int],
+def _other_class_point(s: Solver, cnf: _OneHotCnf, held: Mapping[int, int],
                        class_index: int) -> tuple[int, ...] | None:
     if s.solve(assumptions=cnf.held_assumptions(held) + [-cnf.class_vars[class_index]]):
         return cnf.decode(s.get_model())
     return None
 
 
-def _sat_classes(s: Solver, cnf: TreeCnf, held: Mapping[int, int]) -> set:
+def _sat_classes(s: Solver, cnf: _OneHotCnf, held: Mapping[int, int]) -> set:
     base = cnf.held_assumptions(held)
-    return {label for label, y in zip(cnf.tree.classes, cnf.class_vars, strict=True)
+    return {label for label, y in zip(cnf.model.classes, cnf.class_vars, strict=True)
             if s.solve(assumptions=base + [y])}
 
 
-def sat_counterexample(tree: DecisionTree, held: Held, label: str | int, *,
+def sat_counterexample(model: Model, held: Held, label: str | int, *,
                        solver: str = DEFAULT_SAT_SOLVER) -> tuple[int, ...] | None:
-    """Cells of a point inside the ``held`` cell sets that ``tree`` does not predict as
-    ``label``, or ``None`` when there is none; by one SAT call on :class:`TreeCnf`.
+    """Cells of a point inside the ``held`` cell sets that ``model`` does not predict as
+    ``label``, or ``None`` when there is none; by one SAT call on :class:`TreeCnf` (a
+    tree) or :class:`DnfCnf` (a DNF).
 
     Parameters
     ----------
-    tree : DecisionTree
+    model : DecisionTree or DNF
     held : mapping or sequence of int
         Per feature (by name or position), the bit mask of the cells it may take; features
         not listed are free. Or a sequence of one mask per feature. Any cell set is allowed,
         also a non-interval one for an ordinal feature.
     label : str or int
-        A class label of ``tree``.
+        A class label of ``model``.
     solver : str
         PySAT solver name (default ``"glucose4"``).
 
@@ -707,16 +916,17 @@ def sat_counterexample(tree: DecisionTree, held: Held, label: str | int, *,
 
     Notes
     -----
-    Builds the CNF (size O(n_nodes * max_cells + sum(n_cells))) and solves it once under
-    assumptions, inside a ``with`` block that releases the solver.
+    Builds the CNF (size O(n_nodes * max_cells + sum(n_cells)) for a tree, O(n_terms *
+    sum(n_cells)) for a DNF) and solves it once under assumptions, inside a ``with`` block
+    that releases the solver.
     """
-    cnf = TreeCnf(tree)
-    positions = _held_positions(tree, held)
+    cnf = _cnf(model)
+    positions = _held_positions(model, held)
     with _open_solver(cnf, solver) as s:
-        return _other_class_point(s, cnf, positions, tree.classes.index(label))
+        return _other_class_point(s, cnf, positions, model.classes.index(label))
 
 
-def sat_entails(tree: DecisionTree, held: Held, label: str | int, *,
+def sat_entails(model: Model, held: Held, label: str | int, *,
                 solver: str = DEFAULT_SAT_SOLVER) -> bool:
     """True when every point inside the ``held`` cell sets is predicted ``label`` (the SAT
     counterpart of ``reachable_classes(...) <= {label}``); see :func:`sat_counterexample`
@@ -730,38 +940,40 @@ def sat_entails(tree: DecisionTree, held: Held, label: str | int, *,
     >>> sat_entails(tree, {"x": 0b01}, "a"), sat_entails(tree, {}, "a")
     (True, False)
     """
-    return sat_counterexample(tree, held, label, solver=solver) is None
+    return sat_counterexample(model, held, label, solver=solver) is None
 
 
-def sat_reachable_classes(tree: DecisionTree, held: Held, *,
+def sat_reachable_classes(model: Model, held: Held, *,
                           solver: str = DEFAULT_SAT_SOLVER) -> set:
     """The class labels of the points inside the ``held`` cell sets (the SAT counterpart of
     :func:`reachable_classes`): one SAT call per class on one solver, released on return.
     ``held`` and ``solver`` as in :func:`sat_counterexample`."""
-    cnf = TreeCnf(tree)
-    positions = _held_positions(tree, held)
+    cnf = _cnf(model)
+    positions = _held_positions(model, held)
     with _open_solver(cnf, solver) as s:
         return _sat_classes(s, cnf, positions)
 
 
-def check_axp_sat(tree: DecisionTree, x, features: Iterable[str], *,
+def check_axp_sat(model: Model, x, features: Iterable[str], *,
                   path_restricted: bool = False,
                   solver: str = DEFAULT_SAT_SOLVER) -> AxpCheck:
-    """Check that ``features`` is an AXp of ``tree``'s prediction for ``x`` with SAT calls.
+    """Check that ``features`` is an AXp of ``model``'s prediction for ``x`` with SAT calls.
 
     The same check and report as :func:`check_axp`, with every entailment question answered
-    by a SAT solver on :class:`TreeCnf` instead of a depth-first search: for trees of any
-    size (no cell-space enumeration), and independent of both explanation engines.
+    by a SAT solver on :class:`TreeCnf` (:class:`DnfCnf` for a DNF) instead of a search:
+    for models of any size (no cell-space enumeration), and independent of both explanation
+    engines.
 
     Parameters
     ----------
-    tree : DecisionTree
+    model : DecisionTree or DNF
     x : dict, sequence or pandas Series
         The instance.
     features : iterable of str
         Feature names (or an :class:`~xdt.explain.explanation.Explanation`).
     path_restricted : bool
-        Hold fixed features to the literals of ``x``'s path instead of ``x``'s cells.
+        Hold fixed features to the literals of ``x``'s path instead of ``x``'s cells (trees
+        only).
     solver : str
         PySAT solver name (default ``"glucose4"``).
 
@@ -775,30 +987,30 @@ def check_axp_sat(tree: DecisionTree, x, features: Iterable[str], *,
 
     Notes
     -----
-    One CNF (see :class:`TreeCnf` for its size) and one solver, kept for all
+    One CNF (see :class:`TreeCnf` and :class:`DnfCnf` for its size) and one solver, kept for all
     ``n_classes + 2 + k`` incremental calls under assumptions for a set of ``k`` features,
     and released on return (also on errors). Minimality is checked feature by feature,
     which suffices because entailment is monotone in the set of fixed features.
     """
-    st = _setting(tree, x, path_restricted)
-    fixed = sorted(set(_positions(tree, features)))
-    cnf = TreeCnf(tree)
-    c = tree.classes.index(st.label)
+    st = _setting(model, x, path_restricted)
+    fixed = sorted(set(_positions(model, features)))
+    cnf = _cnf(model)
+    c = model.classes.index(st.label)
 
     def held(fs: Iterable[int]) -> dict[int, int]:
         return {f: st.allowed[f] for f in fs}
 
     def point(cells: tuple[int, ...] | None) -> dict | None:
-        return None if cells is None else _point(tree, st, [1 << j for j in cells])
+        return None if cells is None else _point(model, st, [1 << j for j in cells])
 
     with _open_solver(cnf, solver) as s:
         reachable = _sat_classes(s, cnf, held(fixed))
         other = _other_class_point(s, cnf, held(fixed), c)
-        drops = {tree.features[f].name:
+        drops = {model.features[f].name:
                  point(_other_class_point(s, cnf, held(g for g in fixed if g != f), c))
                  for f in fixed}
     return AxpCheck(
-        features=tuple(tree.features[f].name for f in fixed),
+        features=tuple(model.features[f].name for f in fixed),
         prediction=st.label,
         entails=other is None,
         reachable=reachable,

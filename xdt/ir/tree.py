@@ -365,10 +365,15 @@ class DecisionTree:
             cur[inner] = self._child_flat[self._child_offset[n] + cells[rows[inner], feat[inner]]]
         return self._node_path[cur]
 
+    def predict_cells(self, cells: np.ndarray) -> np.ndarray:
+        """Class index (position in :attr:`classes`) per row of ``cells`` (shape (n, F));
+        shape (n,), int64. The same signature as :meth:`xdt.ir.dnf.DNF.predict_cells`."""
+        return np.asarray([p.class_index for p in self.paths], dtype=np.int64)[
+            self.leaf_paths(cells)]
+
     def predict_index(self, X) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""
-        return np.asarray([p.class_index for p in self.paths], dtype=np.int64)[
-            self.leaf_paths(self.encode(X))]
+        return self.predict_cells(self.encode(X))
 
     def predict(self, X) -> np.ndarray:
         """Predicted class label per row of ``X`` (see :meth:`encode` for accepted forms).

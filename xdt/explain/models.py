@@ -1,0 +1,190 @@
+"""What the explainers need from a model, for every kind of model the IR has.
+
+The engines and the checks above them see a model only through a few questions, answered
+here once for decision trees (:class:`~xdt.ir.tree.DecisionTree`) and DNFs
+(:class:`~xdt.ir.dnf.DNF`, :class:`~xdt.ir.dnf.NestedKDNF`):
+
+* :func:`predict_cells` — the class index of points given by their cells;
+* :func:`implying_terms` — per class, the terms that imply it, *when the model lists them*:
+  a tree's paths of that class (the paths partition the cell space, so the class holds
+  exactly when one of them does); a DNF's terms for ``classes[1]`` (it predicts
+  ``classes[1]`` exactly when one holds). A DNF does not list the terms of ``classes[0]``:
+  they are the minimal transversals of its terms (Cooper, Bousdira & Carbonnel,
+  "Interpretable DNFs", IJCAI 2025, Section 4), possibly exponentially many; the SAT
+  encoder then says "some term of the other class holds" instead;
+* :func:`term_order` — the deletion order that keeps an AXp inside a shortest true term of
+  the predicted class, or for a binary model whose predicted class has no listed terms,
+  inside a minimum set of features that falsifies every term of the other class.
+
+A term is given as ``(index, masks)``: its position in the model (path index or term index)
+and, per constrained feature, the intersection of its literals' cell sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xdt.errors import EngineNotAvailableError
+from xdt.explain.duality import minimum_hitting_set
+from xdt.explain.oracle import bits
+from xdt.ir.dnf import DNF
+from xdt.ir.tree import DecisionTree
+
+Model = DecisionTree | DNF
+"""The models the explainers know."""
+
+MODEL_TYPES = (DecisionTree, DNF)
+
+TermMasks = tuple[int, dict[int, int]]
+"""A term as ``(index in the model, {feature: allowed cells})``."""
+
+
+def is_tree(model: object) -> bool:
+    """Whether ``model`` is a decision tree (the models with paths)."""
+    return isinstance(model, DecisionTree)
+
+
+def check_model(model: object, what: str) -> None:
+    """Raise :class:`EngineNotAvailableError` unless ``model`` is a model the explainers know.
+
+    ``what`` names the caller in the message (``"the sat engine"``, ``"crosscheck"``).
+    """
+    if isinstance(model, MODEL_TYPES):
+        return
+    hint = (" (load a model file or dict with xdt.load_model first)"
+            if isinstance(model, dict | str) else "")
+    raise EngineNotAvailableError(
+        f"{what} explains decision trees, DNFs and nested k-DNFs, not "
+        f"{type(model).__name__}{hint}")
+
+
+def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailableError:
+    """The error for a path-based notion asked of a model without paths (a DNF); the
+    message says what to use instead."""
+    kind = kind_name(model) if isinstance(model, DNF) else "DNF"
+    return EngineNotAvailableError(
+        f"{what} is defined for decision trees (it reads the instance's root-to-leaf path), "
+        f"and this model is a {kind}, which has no paths; {instead}")
+
+
+def kind_name(model: Model) -> str:
+    """``"decision tree"``, ``"DNF"`` or ``"nested k-DNF"``."""
+    if is_tree(model):
+        return "decision tree"
+    return "nested k-DNF" if model.kind == "nested-kdnf" else "DNF"
+
+
+def describe(model: Model) -> str:
+    """One readable line: the kind of model and its sizes."""
+    target = f", target {model.target!r}" if model.target else ""
+    if isinstance(model, DecisionTree):
+        return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
+                f"depth {model.depth}, {len(model.classes)} classes{target}")
+    return (f"{kind_name(model)}, {len(model.features)} features, {len(model.terms)} terms, "
+            f"k = {model.k}, classes {list(model.classes)} (the second when a term "
+            f"holds){target}")
+
+
+def predict_cells(model: Model, cells: Sequence[Sequence[int]] | np.ndarray) -> np.ndarray:
+    """Class index per row of ``cells`` (shape (n, F)); shape (n,), int64."""
+    arr = np.asarray(cells, dtype=np.int64).reshape(-1, len(model.features))
+    return np.asarray(model.predict_cells(arr), dtype=np.int64)
+
+
+def predict_one(model: Model, cells: Sequence[int]) -> int:
+    """Class index of one point given by its cells."""
+    return int(predict_cells(model, [cells])[0])
+
+
+def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
+    """The consistent terms that imply class index ``c``, when the model lists them.
+
+    Returns
+    -------
+    list of (int, dict) or None
+        For a tree: its consistent paths of class ``c`` (``(path.index, path.masks)``). For
+        a DNF: its terms when ``c == 1`` (``(term index, masks)``), ``None`` when ``c == 0``
+        (the terms of the complement are not listed). For both, the model predicts ``c``
+        at a point exactly when one of the listed terms holds there.
+    """
+    if isinstance(model, DecisionTree):
+        return [(p.index, p.masks) for p in model.paths
+                if p.class_index == c and p.consistent]
+    if isinstance(model, DNF):
+        if c != 1:
+            return None
+        out = []
+        for p, term in enumerate(model.terms):
+            masks = term.masks()
+            if all(masks.values()):
+                out.append((p, masks))
+        return out
+    raise EngineNotAvailableError(f"no terms are known for {type(model).__name__}")
+
+
+def holds(masks: dict[int, int], cells: Sequence[int]) -> bool:
+    """Whether the point with the given cells satisfies the term ``masks``."""
+    return all((m >> cells[f]) & 1 for f, m in masks.items())
+
+
+def term_order(model: Model, cells: Sequence[int], prediction: int,
+               allowed: Sequence[int] | None = None) -> list[int]:
+    """The deletion order putting last a small set of features that is a weak AXp.
+
+    Parameters
+    ----------
+    model : DecisionTree or DNF
+    cells : sequence of int
+        The instance's cells.
+    prediction : int
+        Its class index.
+    allowed : sequence of int, optional
+        Per feature, the cells a fixed feature is held to (default: the instance's cell).
+
+    Returns
+    -------
+    list of int
+        Every feature position once. When the model lists the terms of ``prediction``
+        (a tree's paths, a DNF's terms for a positive decision): the features of a shortest
+        term that holds at the instance come last, in the term's order — for a tree, its
+        path; by deletion (:func:`~xdt.explain.duality.deletion_axp`) the AXp is then a
+        subset of them. Otherwise (a DNF's negative decision): a minimum set ``H`` of
+        features that falsifies every term of the other class comes last — ``H`` is a
+        minimum hitting set of the sets ``F_p`` of features whose cells at the instance
+        lie outside term ``p`` (PySAT's Hitman, RC2), and the AXp is ``H`` itself.
+
+    Notes
+    -----
+    Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2: a positive
+    decision of a DNF is explained by a true term, a negative one by a true term of the
+    complement. For a negative decision the weak AXps are exactly the hitting sets of the
+    ``F_p`` (fixing ``S`` falsifies term ``p`` iff ``S`` meets ``F_p``; a term not falsified
+    can be made true by changing only features outside ``S``), so ``H`` is a smallest AXp.
+    Hence for a k-DNF whose complement is also a k-DNF (k-AXp-interpretable, their
+    Proposition 1), e.g. a nested k-DNF (their Proposition 2), the AXp found with this
+    order has at most ``k`` features.
+    """
+    n = len(model.features)
+    allowed = [1 << c for c in cells] if allowed is None else list(allowed)
+    last: list[int] = []
+    terms = implying_terms(model, prediction)
+    if terms is not None:
+        true = [masks for _, masks in terms
+                if all(m & allowed[f] for f, m in masks.items()) and holds(masks, cells)]
+        if true:
+            best = min(true, key=len)
+            last = list(best)  # the term's features, in the order of its literals
+    elif len(model.classes) == 2:
+        others = implying_terms(model, 1 - prediction) or []
+        escapes = []
+        for _, masks in others:
+            escape = 0
+            for f, m in masks.items():
+                if m & allowed[f] == 0:
+                    escape |= 1 << f
+            escapes.append(escape)
+        if all(escapes):  # else the instance is not of class `prediction`
+            last = bits(minimum_hitting_set(escapes)) if escapes else []
+    return [f for f in range(n) if f not in set(last)] + last
