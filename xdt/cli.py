@@ -191,7 +191,7 @@ def _outcome(model: Model, label: object) -> str:
 @click.version_option(xdt.__version__, "-V", "--version", prog_name="xdt",
                       message="%(prog)s %(version)s")
 def main() -> None:
-    """xdt: formal explanations (AXp, CXp) of decision-tree predictions.
+    """xdt: formal explanations (AXp, CXp) of the predictions of decision trees and DNFs.
 
     An AXp (abductive explanation) is a subset-minimal set of feature values that is enough,
     on its own, for the prediction; a CXp (contrastive explanation) is a subset-minimal set

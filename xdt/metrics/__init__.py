@@ -1,4 +1,4 @@
-"""Tree-level metrics of interpretability.
+"""Metrics of interpretability.
 
 * :mod:`xdt.metrics.size` — depth and explanation size, worst case and weighted average
   (Souza, Cicalese, Laber & Molinaro, "Decision Trees with Short Explainable Rules",
@@ -8,8 +8,22 @@
 * :mod:`xdt.metrics.redundancy` — explanation-redundancy of a tree's paths (Table 1 of
   Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees"):
   :func:`redundancy_report`, :func:`covered_share`.
+* :mod:`xdt.metrics.interpretability` — k-AXp-interpretability (Cooper, Bousdira &
+  Carbonnel, "Interpretable DNFs", IJCAI 2025): the exact :func:`certificate_complexity` and
+  :func:`is_k_axp_interpretable` of any model, and for DNFs the induced-matching criterion
+  of their Lemma 2: :func:`literal_term_graph`, :func:`max_induced_matching`,
+  :func:`mim_criterion`.
 """
 
+from xdt.metrics.interpretability import (
+    certificate_complexity,
+    is_induced_matching,
+    is_k_axp_interpretable,
+    literal_term_graph,
+    max_induced_matching,
+    mim_criterion,
+    term_literals,
+)
 from xdt.metrics.redundancy import RedundancyReport, covered_share, redundancy_report
 from xdt.metrics.size import (
     TreeSizes,
@@ -24,7 +38,8 @@ from xdt.metrics.size import (
 )
 
 __all__ = [
-    "RedundancyReport", "TreeSizes", "covered_share", "depth_avg", "depth_wc", "expl_avg",
-    "expl_wc", "leaf_depths", "leaf_explanation_sizes", "leaf_weights", "redundancy_report",
-    "tree_sizes",
+    "RedundancyReport", "TreeSizes", "certificate_complexity", "covered_share", "depth_avg",
+    "depth_wc", "expl_avg", "expl_wc", "is_induced_matching", "is_k_axp_interpretable",
+    "leaf_depths", "leaf_explanation_sizes", "leaf_weights", "literal_term_graph",
+    "max_induced_matching", "mim_criterion", "redundancy_report", "term_literals", "tree_sizes",
 ]
