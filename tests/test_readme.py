@@ -49,3 +49,19 @@ def test_readme_learner_block_runs_and_values_match(tmp_path, monkeypatch):
                     "critical/other existing credit AND personal_status = male single "
                     "THEN class = good")
     assert (tmp_path / "serdt.json").exists()
+
+
+def test_readme_dnf_block_runs_and_values_match():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    (block,) = [b for b in blocks if "NestedKDNFClassifier" in b]
+    scope: dict = {}
+    exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    f, xdt = scope["f"], scope["xdt"]
+    assert xdt.Explainer(f).axp({"a": 0, "b": 1, "c": 1, "d": 0}).rule == \
+        "IF a = 0 AND d = 0 THEN y = 0"
+    assert [str(t) for t in f.complement().rules()] == [
+        "a = 0 AND c = 0", "a = 0 AND d = 0", "b = 0 AND c = 0", "b = 0 AND d = 0"]
+    assert scope["certificate_complexity"](f) == 2
+    assert scope["max_induced_matching"](scope["literal_term_graph"](f))[0] == 2
+    assert [str(t) for t in scope["est"].model_.rules()] == ["x0 = 1 AND x1 = 1",
+                                                             "x2 = 1 AND x3 = 1"]
