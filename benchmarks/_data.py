@@ -194,3 +194,17 @@ def for_encoder(X: pd.DataFrame) -> pd.DataFrame:
     """``X`` with its category columns as object columns (what TabularEncoder reads)."""
     cats = {c: object for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)}
     return X.astype(cats) if cats else X
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A DataFrame as a Markdown table (no index)."""
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(False)]
+    return "\n".join(lines)
+
+
+def show(title: str, frame: pd.DataFrame, md: bool) -> None:
+    """Print ``title`` and ``frame``, as Markdown when ``md``."""
+    print(f"\n{title}\n")
+    print(markdown(frame) if md else frame.to_string(index=False))

@@ -46,7 +46,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 import sklearn
-from _data import DATASETS
+from _data import DATASETS, show
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 from tqdm import tqdm
@@ -130,18 +130,6 @@ def fmt(v: float, digits: int = 3) -> str:
     if v is None or math.isnan(v):
         return "-"
     return f"{v:.{digits}g}" if abs(v) < 10 ** digits else f"{v:.0f}"
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(False)]
-    return "\n".join(lines)
-
-
-def show(title: str, frame: pd.DataFrame, md: bool) -> None:
-    print(f"\n{title}\n")
-    print(markdown(frame) if md else frame.to_string(index=False))
 
 
 def goal(ratio: float, limit: float) -> str:

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from _data import load, paper_entries
+from _data import load, paper_entries, show
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from tqdm import tqdm
@@ -204,18 +204,6 @@ def fit_one(learner: str, k: int, sp: Split, run: int | None) -> dict:
 # ---------------------------------------------------------------------------- report
 def fmt(v: float, digits: int = 2) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(False)]
-    return "\n".join(lines)
-
-
-def show(title: str, frame: pd.DataFrame, md: bool) -> None:
-    print(f"\n{title}\n")
-    print(markdown(frame) if md else frame.to_string(index=False))
 
 
 def paper(name: str, k: int, col: str) -> float:

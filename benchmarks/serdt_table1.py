@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _data import Dataset, for_encoder, impute, load, paper_entries, split
+from _data import Dataset, for_encoder, impute, load, paper_entries, show, split
 from sklearn.tree import DecisionTreeClassifier
 from tqdm import tqdm
 
@@ -229,18 +229,6 @@ def fmt(v: object, digits: int = 2) -> str:
     if isinstance(v, float | np.floating):
         return f"{v + 0.0:.{digits}f}" if round(v, digits) else f"{0.0:.{digits}f}"
     return str(v)
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(False)]
-    return "\n".join(lines)
-
-
-def show(title: str, frame: pd.DataFrame, md: bool) -> None:
-    print(f"\n{title}\n")
-    print(markdown(frame) if md else frame.to_string(index=False))
 
 
 def per_dataset(runs: pd.DataFrame) -> pd.DataFrame:

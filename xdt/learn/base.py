@@ -17,15 +17,18 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from xdt.errors import (
     DataError,
-    InstanceError,
-    InstanceShapeError,
-    MissingValueError,
     NotFittedError,
     ParameterError,
 )
 from xdt.ir.tree import DecisionTree
 from xdt.learn.criteria import CRITERIA
-from xdt.learn.data import label_for_ir, read_labels, read_sample_weight, read_training_data
+from xdt.learn.data import (
+    check_rows,
+    label_for_ir,
+    read_labels,
+    read_sample_weight,
+    read_training_data,
+)
 from xdt.learn.grow import SplitRule, grow, merge_leaves, to_ir
 from xdt.learn.splitter import Splitter
 
@@ -165,9 +168,6 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         """``X`` as the IR reads it: DataFrames by column name (positionally when fitted
         without names), anything else as a 2-d array of ``n_features_in_`` columns."""
         self._check_fitted()
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise DataError("sparse matrices are not supported; pass a dense array "
-                            "(X.toarray())")
         named = hasattr(self, "feature_names_in_")
         if isinstance(X, pd.DataFrame):
             if named and all(isinstance(c, str) for c in X.columns):
@@ -181,25 +181,7 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
                               "without feature names; columns are taken by position",
                               UserWarning, stacklevel=3)
             X = X.to_numpy()
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise InstanceShapeError(
-                f"expected a 2-d array (rows x {self.n_features_in_} features), got shape "
-                f"{arr.shape}; Reshape your data either using X.reshape(-1, 1) if it has a "
-                "single feature or X.reshape(1, -1) if it is a single row")
-        if arr.shape[1] != self.n_features_in_:
-            raise InstanceShapeError(
-                f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input")
-        if arr.dtype.kind == "f":
-            if np.isnan(arr).any():
-                raise MissingValueError(
-                    f"X has {int(np.isnan(arr).sum())} NaN (missing) value(s); xdt's trees do "
-                    "not route missing values: impute or drop them first")
-            if np.isinf(arr).any():
-                raise InstanceError(
-                    f"X has {int(np.isinf(arr).sum())} inf value(s); give finite numbers")
-        return arr
+        return check_rows(X, self.n_features_in_, type(self).__name__)
 
     def to_ir(self) -> DecisionTree:
         """The fitted tree as an :class:`xdt.ir.DecisionTree` (same as ``tree_``), ready for

@@ -35,13 +35,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from xdt.errors import InstanceError, InstanceShapeError, MissingValueError, ParameterError
+from xdt.errors import InstanceShapeError, ParameterError
 from xdt.ir.cells import CategoricalCells, IntervalCells
 from xdt.ir.dnf import Condition
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.instances import as_frame
 from xdt.learn.base import LearnerNotFittedError
-from xdt.learn.data import TrainingData, read_sample_weight, read_training_data
+from xdt.learn.data import TrainingData, check_rows, read_sample_weight, read_training_data
 from xdt.learn.splitter import midpoint
 
 __all__ = ["Binarizer", "BooleanColumn"]
@@ -321,28 +321,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                               "without feature names; columns are taken by position",
                               UserWarning, stacklevel=4)
             X = X.to_numpy()
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise InstanceError("sparse matrices are not supported; pass a dense array "
-                                "(X.toarray())")
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise InstanceShapeError(
-                f"expected a 2-d array (rows x {n} features), got shape {arr.shape}; Reshape "
-                "your data either using X.reshape(-1, 1) if it has a single feature or "
-                "X.reshape(1, -1) if it is a single row")
-        if arr.shape[1] != n:
-            raise InstanceShapeError(
-                f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting {n} "
-                "features as input")
-        if arr.dtype.kind == "f":
-            if np.isnan(arr).any():
-                raise MissingValueError(
-                    f"X has {int(np.isnan(arr).sum())} NaN (missing) value(s); impute or drop "
-                    "them first")
-            if np.isinf(arr).any():
-                raise InstanceError(
-                    f"X has {int(np.isinf(arr).sum())} inf value(s); give finite numbers")
-        return arr
+        return check_rows(X, n, type(self).__name__)
 
     def transform(self, X) -> np.ndarray:
         """The Boolean columns of ``X``: bool array of shape (n, len(columns_)); column ``j``

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, InstanceShapeError, MissingValueError
+from xdt.errors import DataError, InstanceError, InstanceShapeError, MissingValueError
 from xdt.ir.features import Feature
 from xdt.ir.values import to_python
 
@@ -328,3 +328,39 @@ def label_for_ir(label: object) -> str | int:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v if isinstance(v, str) else str(v)
+
+
+def check_rows(X, n_features: int, who: str) -> np.ndarray:
+    """``X`` (anything but a DataFrame) as a 2-d array of ``n_features`` columns to predict
+    on, with scikit-learn's messages.
+
+    Raises
+    ------
+    DataError
+        Sparse input.
+    InstanceShapeError
+        Not 2-d, or the wrong number of columns.
+    MissingValueError, InstanceError
+        NaN or infinite values.
+    """
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise DataError("sparse matrices are not supported; pass a dense array (X.toarray())")
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise InstanceShapeError(
+            f"expected a 2-d array (rows x {n_features} features), got shape {arr.shape}; "
+            "Reshape your data either using X.reshape(-1, 1) if it has a single feature or "
+            "X.reshape(1, -1) if it is a single row")
+    if arr.shape[1] != n_features:
+        raise InstanceShapeError(
+            f"X has {arr.shape[1]} features, but {who} is expecting {n_features} features as "
+            "input")
+    if arr.dtype.kind == "f":
+        if np.isnan(arr).any():
+            raise MissingValueError(
+                f"X has {int(np.isnan(arr).sum())} NaN (missing) value(s); xdt's models do not "
+                "route missing values: impute or drop them first")
+        if np.isinf(arr).any():
+            raise InstanceError(
+                f"X has {int(np.isinf(arr).sum())} inf value(s); give finite numbers")
+    return arr
