@@ -1,0 +1,874 @@
+"""Interpretable supervised clustering with decision trees.
+
+The method of "Using Decision Trees for Interpretable Supervised Clustering" (the paper in
+``shared/papers/interpretable-supervised-clustering-decision-trees.txt``): to describe the
+rows of one *target class* by a few readable rules, train a shallow decision tree on the
+data, rank **every node** of it (internal nodes included, not just leaves) by the F-beta
+score of "the node's rows are the cluster" against the target class (Section "Searching for
+Clusters Using Decision Trees", Listing 2), and keep the best node's path as a rule. More
+clusters come either from the same tree (nodes that are neither ancestors nor descendants of
+the chosen ones) or, as the paper recommends, by removing the best node's rows and
+retraining on the rest ("node removal", Section "Best node selection"). Symbolic columns can
+be reordered by their rate of the target class so that one threshold test on the order
+selects a whole set of values (Section "Ordinal encoding"), and the stability of the
+clusters is estimated by bagging (Section "Evaluating Stability of Clusters").
+
+Example
+-------
+>>> import pandas as pd
+>>> from xdt.cluster import SupervisedClusters
+>>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "green", "green"],
+...                   "size": [1, 2, 3, 4, 5, 6]})
+>>> sc = SupervisedClusters(target_class=1, n_clusters=1).fit(X, [1, 1, 0, 0, 0, 0])
+>>> print(sc.clusters_[0].rule)
+colour = red
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+
+from xdt.errors import DataError, MissingValueError, NotFittedError, ParameterError
+from xdt.ir.cells import IntervalCells, cells_of
+from xdt.ir.dnf import Condition
+from xdt.ir.terms import Literal, Term
+from xdt.ir.tree import DecisionTree, Leaf
+
+__all__ = ["Cluster", "SupervisedClusters", "f_beta"]
+
+STRATEGIES = ("retrain", "single-tree")
+
+
+def f_beta(precision: float, recall: float, beta: float) -> float:
+    """The F-beta score ``(1 + b^2) P R / (b^2 P + R)`` (0 when ``P = R = 0``).
+
+    The paper's ranking metric (Section "Searching for Clusters Using Decision Trees"); it
+    prints the numerator as ``precision + recall``, a typo: the standard F-measure, used
+    here, has their product. Recall weighs ``beta`` times as much as precision: ``beta < 1``
+    prefers purer, smaller clusters (the paper's ``F-0.33``), ``beta > 1`` larger ones.
+    """
+    b2 = beta * beta
+    den = b2 * precision + recall
+    return 0.0 if den <= 0 else (1 + b2) * precision * recall / den
+
+
+# ---------------------------------------------------------------------- clusters
+@dataclass(eq=False)
+class Cluster:
+    """One extracted cluster: a node of a decision tree and its path as a rule.
+
+    Attributes
+    ----------
+    rank : int
+        Position in the ranked list, from 1.
+    term : xdt.ir.Term
+        The node's path literals on the features the tree saw (after the preprocessor, when
+        there is one), merged to one literal per feature, in order of first test; the cells
+        are those of :attr:`tree`.
+    conditions : tuple of xdt.ir.Condition
+        The same rule on the *original* columns, one condition per column.
+    rule : str
+        The rule as text in the original values (``Sex = female AND Pclass <= 2``); a
+        categorical condition reads ``col not in {...}`` when that is shorter.
+    size : int
+        Rows of the fitted data the rule matches.
+    n_target : int
+        Of them, rows of the target class.
+    precision, recall, f_beta, coverage : float
+        On the whole fitted data: ``n_target / size``, ``n_target`` over *all* target rows,
+        the F-beta of the two, and ``size`` over all rows.
+    mask : numpy.ndarray of bool, shape (n_rows,)
+        The rows of the fitted data the rule matches.
+    node_size, node_precision, node_recall, node_f_beta
+        The same on the data the node's tree was trained on, where the node was ranked
+        (the paper's ranking). For ``strategy="retrain"`` that is the rows left after removing
+        the earlier clusters' nodes (recall against the target rows left); for the first
+        cluster and for ``"single-tree"``, the whole data, so they equal the full metrics.
+    round : int
+        Which tree the node comes from (0-based; always 0 for ``"single-tree"``).
+    tree : xdt.ir.DecisionTree
+        That tree.
+    stability : float or None
+        The bagging stability score, once :meth:`SupervisedClusters.stability` has run.
+    """
+
+    rank: int
+    term: Term
+    conditions: tuple[Condition, ...]
+    rule: str
+    size: int
+    n_target: int
+    precision: float
+    recall: float
+    f_beta: float
+    coverage: float
+    mask: np.ndarray = field(repr=False)
+    node_size: int
+    node_precision: float
+    node_recall: float
+    node_f_beta: float
+    round: int
+    tree: DecisionTree = field(repr=False)
+    stability: float | None = None
+    _view: _View | None = field(default=None, repr=False)
+
+    def matches(self, X) -> np.ndarray:
+        """Which rows of ``X`` (a DataFrame with the original columns, or an array in their
+        order) satisfy the rule; bool array of shape (n,). Unseen categories and missing
+        values satisfy no condition on their column."""
+        assert self._view is not None
+        frame = self._view.frame(X)
+        return self._view.matches(self, frame)
+
+    def to_dict(self) -> dict:
+        """The cluster's rule and numbers as plain JSON-ready values."""
+        out = {"rank": self.rank, "rule": self.rule,
+               "conditions": [c.to_dict() for c in self.conditions],
+               "size": self.size, "n_target": self.n_target,
+               "precision": self.precision, "recall": self.recall, "f_beta": self.f_beta,
+               "coverage": self.coverage, "round": self.round,
+               "node_size": self.node_size, "node_precision": self.node_precision,
+               "node_recall": self.node_recall, "node_f_beta": self.node_f_beta}
+        if self.stability is not None:
+            out["stability"] = self.stability
+        return _plain(out)
+
+    def __str__(self) -> str:
+        return (f"#{self.rank} {self.rule}: precision {self.precision:.3f}, recall "
+                f"{self.recall:.3f}, F-beta {self.f_beta:.3f}, size {self.size}")
+
+
+def _plain(obj):
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+# ---------------------------------------------------------------------- views of the data
+def _format_values(values: Sequence) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def describe_values(name: str, allowed: Sequence, excluded: Sequence) -> str:
+    """``name = v``, ``name != v``, ``name in {...}`` or ``name not in {...}``, the shortest
+    that says which values are allowed (``excluded``: the other known values)."""
+    if len(allowed) == 1:
+        return f"{name} = {allowed[0]}"
+    if len(excluded) == 1:
+        return f"{name} != {excluded[0]}"
+    pos = f"{name} in {_format_values(allowed)}"
+    neg = f"{name} not in {_format_values(excluded)}"
+    return neg if len(neg) < len(pos) else pos
+
+
+def join_conditions(texts: Sequence[str]) -> str:
+    """A conjunction of condition texts, ``A AND B``; a text holding ``or`` is put in
+    parentheses; no condition reads ``(all rows)``."""
+    if not texts:
+        return "(all rows)"
+    return " AND ".join(f"({t})" if " or " in t and not t.startswith("(") else t
+                        for t in texts)
+
+
+def _interval(cells: IntervalCells, mask: int) -> tuple[float | None, float | None]:
+    cs = list(cells_of(mask))
+    lo, _ = cells.bounds(cs[0])
+    _, hi = cells.bounds(cs[-1])
+    return (None if math.isinf(lo) else lo), (None if math.isinf(hi) else hi)
+
+
+def _holds(cond: Condition, column: pd.Series) -> np.ndarray:
+    """Rows of ``column`` satisfying ``cond`` (missing values satisfy nothing)."""
+    if cond.values is not None:
+        values = list(cond.values)
+        out = column.isin(values).to_numpy(dtype=bool)
+        return out & ~column.isna().to_numpy()
+    x = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    ok = ~np.isnan(x)
+    if cond.above is not None:
+        ok &= x > cond.above
+    if cond.upto is not None:
+        ok &= x <= cond.upto
+    return ok
+
+
+class _View:
+    """How the learner sees the data, and how its literals read in the original columns.
+
+    ``fit`` on the rows a tree is trained on, ``transform`` them for the learner, then
+    ``literal`` turns one merged literal of the tree back into a condition and its text.
+    """
+
+    def __init__(self, columns: list[str]):
+        self.columns = columns
+
+    def frame(self, X) -> pd.DataFrame:
+        """``X`` as a DataFrame with the fitted column names."""
+        if isinstance(X, pd.DataFrame):
+            missing = [c for c in self.columns if c not in X.columns]
+            if missing:
+                raise DataError(f"X lacks the column(s) {missing} the clusters were fitted on")
+            return X
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.shape[1] != len(self.columns):
+            raise DataError(f"X must have {len(self.columns)} columns ({', '.join(self.columns)})"
+                            f", got shape {arr.shape}")
+        return pd.DataFrame(arr, columns=self.columns).infer_objects()
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        return self
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        return X
+
+    def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
+        raise NotImplementedError
+
+    def matches(self, cluster: Cluster, X: pd.DataFrame) -> np.ndarray:
+        out = np.ones(len(X), dtype=bool)
+        for cond in cluster.conditions:
+            out &= _holds(cond, X[cond.feature])
+        return out
+
+
+class _RawView(_View):
+    """The columns as they are: the learner's own categorical tests (``x = v``) and
+    thresholds."""
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        bad = [c for c in X.columns if X[c].isna().any()]
+        if bad:
+            raise MissingValueError(
+                f"column(s) {bad} have missing values; impute or drop them, or pass "
+                "preprocessor=xdt.learn.preprocess.Preprocessor(...) to treat them")
+        return X
+
+    def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
+        cells = tree.cells[fi]
+        name = tree.features[fi].name
+        if isinstance(cells, IntervalCells):
+            lo, hi = _interval(cells, mask)
+            return Condition(name, above=lo, upto=hi), cells.describe(mask)
+        allowed = [cells.domain[j] for j in cells_of(mask)]
+        excluded = [v for j, v in enumerate(cells.domain) if not (mask >> j) & 1]
+        return Condition(name, tuple(allowed)), describe_values(name, allowed, excluded)
+
+
+class _ReorderView(_RawView):
+    """xdt's own symbolic reordering (the fallback when no preprocessor is given): the values
+    of each categorical column are numbered by their rate of the target class in the rows
+    the tree is trained on (ascending; ties by frequency, then by name), so that one threshold
+    ``x <= t`` on the numbers selects the set of values of lowest (or highest) rate (the
+    paper's Section "Ordinal encoding")."""
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        from xdt.learn.data import read_training_data
+
+        self.order: dict[str, list] = {}
+        _RawView.transform(self, X)  # no missing values
+        data = read_training_data(X)
+        for f in data.features:
+            if f.kind != "categorical":
+                continue
+            col = X[f.name]
+            stats = pd.DataFrame({"v": col.to_numpy(dtype=object), "t": y}).groupby(
+                "v", sort=False)["t"].agg(["mean", "size"])
+            keys = sorted(stats.index, key=lambda v: (stats.at[v, "mean"], -stats.at[v, "size"],
+                                                      str(v)))
+            self.order[f.name] = list(keys)
+        return self
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        X = _RawView.transform(self, X)
+        out = X.copy()
+        for name, order in self.order.items():
+            code = {v: i for i, v in enumerate(order)}
+            out[name] = X[name].map(code).astype(np.float64)
+        return out
+
+    def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
+        name = tree.features[fi].name
+        if name not in self.order:
+            return super().literal(tree, fi, mask)
+        cells = tree.cells[fi]
+        order = self.order[name]
+        inside = [(mask >> cells.cell_of(float(i))) & 1 for i in range(len(order))]
+        allowed = [v for v, ok in zip(order, inside, strict=True) if ok]
+        excluded = [v for v, ok in zip(order, inside, strict=True) if not ok]
+        return Condition(name, tuple(allowed)), describe_values(name, allowed, excluded)
+
+
+class _PreprocessorView(_View):
+    """Through a :class:`xdt.learn.preprocess.Preprocessor` (or a transformer with ``fit``,
+    ``transform``, ``transformed_values(column)``, ``condition(column, codes)``,
+    ``describe(column, codes)`` and ``evaluate(column, codes, X)``): the learner sees its
+    codes, each literal's set of codes reads back in the original values, and rows are
+    matched on their original values by ``evaluate`` (so the preprocessor's treatment of
+    missing values applies, and values it never saw match no code)."""
+
+    def __init__(self, columns: list[str], pre):
+        super().__init__(columns)
+        self.pre = pre
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        self.pre.fit(X, y)
+        return self
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        out = self.pre.transform(X)
+        if not isinstance(out, pd.DataFrame):
+            raise DataError(f"the preprocessor {type(self.pre).__name__} must return a "
+                            "DataFrame from transform")
+        return out
+
+    def codes(self, tree: DecisionTree, fi: int, mask: int) -> tuple[str, list]:
+        """The column and the transformed values a literal ``(fi, mask)`` of ``tree`` allows."""
+        name = tree.features[fi].name
+        cells = tree.cells[fi]
+        if isinstance(cells, IntervalCells):
+            codes = [c for c in self.pre.transformed_values(name)
+                     if (mask >> cells.cell_of(float(c))) & 1]
+        else:
+            codes = [cells.domain[j] for j in cells_of(mask)]
+        return name, [c.item() if isinstance(c, np.generic) else c for c in codes]
+
+    def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition | None, str]:
+        name, codes = self.codes(tree, fi, mask)
+        return self.pre.condition(name, codes), self.pre.describe(name, codes)
+
+    def matches(self, cluster: Cluster, X: pd.DataFrame) -> np.ndarray:
+        out = np.ones(len(X), dtype=bool)
+        for lit in cluster.term.literals:
+            name, codes = self.codes(cluster.tree, lit.feature, lit.cells)
+            out &= np.asarray(self.pre.evaluate(name, codes, X), dtype=bool)
+        return out
+
+
+# ---------------------------------------------------------------------- tree nodes
+@dataclass
+class _Node:
+    number: int
+    parent: int
+    literals: tuple[Literal, ...]
+    rows: np.ndarray  # bool over the training rows
+
+
+def tree_nodes(tree: DecisionTree, cells: np.ndarray) -> list[_Node]:
+    """Every node of ``tree`` in preorder, with its path's literals and the rows of
+    ``cells`` (shape (n, F), from ``tree.encode``) that reach it."""
+    n = len(cells)
+    out: list[_Node] = []
+    stack = [(tree.root, -1, (), np.ones(n, dtype=bool))]
+    while stack:
+        node, parent, lits, rows = stack.pop()
+        me = len(out)
+        out.append(_Node(me, parent, lits, rows))
+        if isinstance(node, Leaf):
+            continue
+        fi = tree.features.index(node.feature)
+        n_cells = tree.cells[fi].n_cells
+        col = cells[:, fi]
+        for emask, child in reversed(tree.edges(node)):
+            allowed = np.array([(emask >> c) & 1 for c in range(n_cells)], dtype=bool)
+            stack.append((child, me, lits + (Literal(fi, emask),), rows & allowed[col]))
+    return out
+
+
+def _merged_term(literals: tuple[Literal, ...]) -> Term:
+    term = Term(literals)
+    masks = term.masks()
+    return Term(tuple(Literal(f, masks[f]) for f in term.features))
+
+
+# ---------------------------------------------------------------------- the estimator
+class SupervisedClusters(BaseEstimator):
+    """Interpretable supervised clusters of one class, from decision-tree nodes.
+
+    The method of "Using Decision Trees for Interpretable Supervised Clustering": every node
+    of a shallow decision tree (internal nodes included) is a candidate cluster, ranked by
+    the F-beta score of its rows against the target class (Listing 2); its path is the
+    cluster's rule. The target class may be a minority in the chosen node (the paper's
+    "weak clusters"): nodes are ranked by F-beta, not by their predicted class.
+
+    Parameters
+    ----------
+    target_class : object
+        The class whose rows are clustered (a value of ``y``; ``"1"`` also finds ``1``).
+    n_clusters : int, default 3
+        Most clusters to extract. Fewer are returned when no node has a target row left.
+    beta : float, default 1.0
+        The F-beta parameter (> 0): recall weighs ``beta`` times as much as precision. The
+        paper uses 1 and 0.33 (purer clusters).
+    max_depth : int, default 3
+        Depth of the default learner's trees (the paper's trees have 3 levels).
+    strategy : {"retrain", "single-tree"}, default "retrain"
+        ``"retrain"``: take the best node, remove its rows, retrain on the rest, repeat (the
+        paper's recommendation: later clusters are denser). ``"single-tree"``: the best
+        nodes of one tree that are neither ancestors nor descendants of a chosen node.
+    learner : estimator, optional
+        Any classifier whose ``fit`` leaves an :class:`xdt.ir.DecisionTree` in ``tree_``
+        (cloned for each tree). Default: ``CARTClassifier(max_depth=max_depth,
+        merge_leaves=False)`` (merging same-class leaves would hide nodes).
+    min_size : int, default 1
+        Least number of rows of a candidate node (of the data its tree is trained on).
+    reorder : bool, default False
+        Number the values of each categorical column by their rate of the target class
+        before training, so a threshold test selects a set of values (the paper's symbolic
+        reordering, Section "Ordinal encoding"). Without ``preprocessor``, xdt's
+        ``Preprocessor(n_bins=100, reorder=True)`` (:mod:`xdt.learn.preprocess`: percentile
+        bins of numeric columns, missing values as a category or bin, id columns dropped)
+        is used when it is available, else a built-in reordering of the categorical
+        columns only.
+    preprocessor : transformer, optional
+        A :class:`xdt.learn.preprocess.Preprocessor` (or a transformer with ``fit``,
+        ``transform``, ``condition(column, codes)`` and ``describe(column, codes)``). It is
+        cloned and refitted on the rows each tree is trained on; rules are read back through
+        it in the original values. With ``reorder=True`` its ``reorder`` and ``positive``
+        parameters are set.
+    include_root : bool, default False
+        Rank the root too (its rule is empty: the whole data).
+
+    Attributes
+    ----------
+    clusters_ : list of Cluster
+        The clusters, best first.
+    n_rows_, n_target_ : int
+        Rows of the fitted data, and of them rows of the target class.
+    target_ : numpy.ndarray of bool
+        Which fitted rows are of the target class.
+    trees_ : list of xdt.ir.DecisionTree
+        The trained trees (one per round for ``"retrain"``).
+    ranking_ : pandas.DataFrame
+        Every node of every tree (the root included, as ``(all rows)``), with its rule and
+        its ``size``, ``n_target``, ``precision``, ``recall`` and ``f_beta`` on the data its
+        tree was trained on (the paper's ranking), and whether it was ``chosen``; ``node`` is
+        its preorder number in ``trees_[round]``.
+    stability_ : list of float
+        Per cluster, the bagging stability, after :meth:`stability`.
+    stability_score_ : float
+        Their mean, after :meth:`stability`.
+
+    Notes
+    -----
+    Nodes are ranked on the data their tree was trained on (for ``"retrain"``: the rows not
+    removed yet, recall against the target rows among them), as in the paper; the reported
+    ``precision``, ``recall``, ``f_beta``, ``size`` and ``coverage`` of each cluster are
+    then measured on the *whole* fitted data: all rows matching its rule, recall against
+    *all* target rows (the node's own numbers are kept as ``node_*``). Later clusters of
+    ``"retrain"`` may overlap earlier ones on the removed rows; :meth:`predict` assigns each
+    row to its first matching cluster.
+    """
+
+    def __init__(self, target_class: object = 1, n_clusters: int = 3, beta: float = 1.0,
+                 max_depth: int = 3, strategy: str = "retrain", learner=None,
+                 min_size: int = 1, reorder: bool = False, preprocessor=None,
+                 include_root: bool = False):
+        self.target_class = target_class
+        self.n_clusters = n_clusters
+        self.beta = beta
+        self.max_depth = max_depth
+        self.strategy = strategy
+        self.learner = learner
+        self.min_size = min_size
+        self.reorder = reorder
+        self.preprocessor = preprocessor
+        self.include_root = include_root
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        b = self.beta
+        if isinstance(b, bool) or not isinstance(b, numbers.Real) or not math.isfinite(b) \
+                or b <= 0:
+            raise ParameterError(f"beta must be a finite number > 0, got {b!r}")
+        k = self.n_clusters
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ParameterError(f"n_clusters must be an integer >= 1, got {k!r}")
+        m = self.min_size
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+            raise ParameterError(f"min_size must be an integer >= 1, got {m!r}")
+        if self.strategy not in STRATEGIES:
+            raise ParameterError(f"strategy must be one of {', '.join(STRATEGIES)}, got "
+                                 f"{self.strategy!r}")
+
+    def _read(self, X, y) -> tuple[pd.DataFrame, np.ndarray, object]:
+        if isinstance(X, pd.DataFrame):
+            frame = X.reset_index(drop=True)
+            frame.columns = [str(c) for c in frame.columns]
+        else:
+            arr = np.asarray(X)
+            if arr.ndim != 2:
+                raise DataError(f"X must be 2-d (rows x columns), got shape {arr.shape}")
+            frame = pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
+            if arr.dtype == object:
+                frame = frame.infer_objects()
+        labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object)
+        if labels.ndim != 1 or len(labels) != len(frame):
+            raise DataError(f"y must have one label per row of X ({len(frame)}), got shape "
+                            f"{labels.shape}")
+        if len(frame) == 0:
+            raise DataError("the data is empty: X has no rows")
+        if frame.shape[1] == 0:
+            raise DataError("X has no columns to build rules on")
+        seen = list(pd.unique(pd.Series(labels)))
+        target = self.target_class
+        if not any(_same(v, target) for v in seen):
+            by_text = [v for v in seen if str(v) == str(target)]
+            if len(by_text) != 1:
+                shown = ", ".join(map(repr, seen[:20])) + (", ..." if len(seen) > 20 else "")
+                raise DataError(f"target class {target!r} is not a value of y; its values "
+                                f"are: {shown}")
+            target = by_text[0]
+        is_target = np.array([_same(v, target) for v in labels], dtype=bool)
+        return frame, is_target, target
+
+    def _view(self, columns: list[str], target: object) -> _View:
+        pre = self.preprocessor
+        if pre is None and self.reorder:
+            try:
+                from xdt.learn.preprocess import Preprocessor
+            except ImportError:
+                return _ReorderView(columns)
+            pre = _default_reordering(Preprocessor)
+            if pre is None:
+                return _ReorderView(columns)
+        if pre is None:
+            return _RawView(columns)
+        pre = clone(pre)
+        params = pre.get_params() if hasattr(pre, "get_params") else {}
+        if self.reorder and "reorder" in params and not params["reorder"]:
+            pre.set_params(reorder=True)
+        if "positive" in params and (self.reorder or params.get("reorder")):
+            pre.set_params(positive=1)  # the preprocessor sees y as 1 (target) / 0 (rest)
+        return _PreprocessorView(columns, pre)
+
+    def _learner(self):
+        if self.learner is None:
+            from xdt.learn.cart import CARTClassifier
+
+            return CARTClassifier(max_depth=self.max_depth, merge_leaves=False)
+        return clone(self.learner)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y) -> SupervisedClusters:
+        """Extract and rank the clusters of ``target_class`` in ``X``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n, n_features)
+            The rows; string / categorical columns are symbolic, numeric ones ordinal.
+            Without a preprocessor, no missing values.
+        y : array-like of shape (n,)
+            Class labels.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ParameterError
+            ``beta`` <= 0, ``n_clusters`` < 1, unknown ``strategy``, ...
+        DataError
+            Empty data, ``y`` of the wrong length, ``target_class`` not in ``y``, a learner
+            without ``tree_``.
+        MissingValueError
+            Missing values without a preprocessor to treat them.
+        """
+        self._check_params()
+        frame, is_target, target = self._read(X, y)
+        self.target_class_ = target
+        self.columns_ = list(frame.columns)
+        self.n_rows_ = len(frame)
+        self.target_ = is_target
+        self.n_target_ = int(is_target.sum())
+        self.clusters_: list[Cluster] = []
+        self.trees_: list[DecisionTree] = []
+        self._ranking_rows: list[dict] = []
+        for attr in ("stability_", "stability_score_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        if self.strategy == "single-tree":
+            self._fit_single(frame, is_target)
+        else:
+            self._fit_retrain(frame, is_target)
+        self.ranking_ = pd.DataFrame(self._ranking_rows, columns=[
+            "round", "node", "depth", "rule", "size", "n_target", "precision", "recall",
+            "f_beta", "chosen"])
+        del self._ranking_rows
+        return self
+
+    def _record(self, view: _View, tree: DecisionTree, nodes: list[_Node],
+                is_target: np.ndarray, round_: int) -> None:
+        """Add every node of one tree, with its F-beta on the tree's data, to ``ranking_``."""
+        total = max(int(is_target.sum()), 1)
+        for node in nodes:
+            size = int(node.rows.sum())
+            tp = int((node.rows & is_target).sum())
+            p = tp / size if size else 0.0
+            term = _merged_term(node.literals)
+            rule = join_conditions([view.literal(tree, lit.feature, lit.cells)[1]
+                                    for lit in term.literals])
+            self._ranking_rows.append({
+                "round": round_, "node": node.number, "depth": len(node.literals),
+                "rule": rule, "size": size, "n_target": tp, "precision": p,
+                "recall": tp / total, "f_beta": f_beta(p, tp / total, float(self.beta)),
+                "chosen": False})
+
+    def _mark_chosen(self, round_: int, node: _Node) -> None:
+        for row in self._ranking_rows:
+            if row["round"] == round_ and row["node"] == node.number:
+                row["chosen"] = True
+
+    def _train(self, frame: pd.DataFrame, is_target: np.ndarray, rows: np.ndarray,
+               round_: int) -> tuple[_View, DecisionTree, list[_Node]]:
+        view = self._view(self.columns_, self.target_class_)
+        sub = frame.loc[rows].reset_index(drop=True)
+        yb = is_target[rows].astype(np.int64)
+        view.fit(sub, yb)
+        Xt = view.transform(sub)
+        est = self._learner()
+        est.fit(Xt, yb)
+        tree = getattr(est, "tree_", None)
+        if not isinstance(tree, DecisionTree):
+            raise DataError(f"the learner {type(est).__name__} left no xdt DecisionTree in "
+                            "tree_; use an xdt learner (CARTClassifier, SERDTClassifier)")
+        self.trees_.append(tree)
+        nodes = tree_nodes(tree, tree.encode(Xt))
+        return view, tree, nodes
+
+    def _ranked(self, nodes: list[_Node], is_target: np.ndarray) -> list[tuple[float, _Node]]:
+        total = int(is_target.sum())
+        scored = []
+        for node in nodes:
+            if node.parent < 0 and not self.include_root:
+                continue
+            size = int(node.rows.sum())
+            tp = int((node.rows & is_target).sum())
+            if tp == 0 or size < self.min_size:
+                continue
+            score = f_beta(tp / size, tp / total, float(self.beta))
+            scored.append((score, node))
+        # best F-beta first; ties: shorter rule, then larger node, then preorder
+        scored.sort(key=lambda s: (-s[0], len(s[1].literals), -int(s[1].rows.sum()),
+                                   s[1].number))
+        return scored
+
+    def _cluster(self, frame: pd.DataFrame, is_target: np.ndarray, view: _View,
+                 tree: DecisionTree, node: _Node, node_target: np.ndarray,
+                 round_: int) -> Cluster:
+        term = _merged_term(node.literals)
+        conds, texts = [], []
+        for lit in term.literals:
+            cond, text = view.literal(tree, lit.feature, lit.cells)
+            if cond is not None:  # None: every non-missing value (the preprocessor's)
+                conds.append(cond)
+            texts.append(text)
+        size_n = int(node.rows.sum())
+        tp_n = int((node.rows & node_target).sum())
+        pn, rn = tp_n / size_n, tp_n / max(int(node_target.sum()), 1)
+        beta = float(self.beta)
+        cluster = Cluster(
+            rank=len(self.clusters_) + 1, term=term, conditions=tuple(conds),
+            rule=join_conditions(texts), size=0, n_target=0,
+            precision=0.0, recall=0.0, f_beta=0.0, coverage=0.0,
+            mask=np.zeros(len(frame), dtype=bool), node_size=size_n, node_precision=pn,
+            node_recall=rn, node_f_beta=f_beta(pn, rn, beta), round=round_, tree=tree,
+            _view=view)
+        mask = view.matches(cluster, frame)
+        size = int(mask.sum())
+        tp = int((mask & is_target).sum())
+        p = tp / size if size else 0.0
+        r = tp / max(int(is_target.sum()), 1)
+        cluster.mask, cluster.size, cluster.n_target = mask, size, tp
+        cluster.precision, cluster.recall, cluster.f_beta = p, r, f_beta(p, r, beta)
+        cluster.coverage = size / len(frame)
+        return cluster
+
+    def _fit_single(self, frame: pd.DataFrame, is_target: np.ndarray) -> None:
+        rows = np.ones(len(frame), dtype=bool)
+        view, tree, nodes = self._train(frame, is_target, rows, 0)
+        self._record(view, tree, nodes, is_target, 0)
+        parent = {n.number: n.parent for n in nodes}
+        blocked: set[int] = set()
+        for _, node in self._ranked(nodes, is_target):
+            if len(self.clusters_) >= self.n_clusters:
+                break
+            if node.number in blocked:
+                continue
+            self.clusters_.append(self._cluster(frame, is_target, view, tree, node, is_target, 0))
+            self._mark_chosen(0, node)
+            up = node.parent  # block ancestors ...
+            while up >= 0:
+                blocked.add(up)
+                up = parent[up]
+            for other in nodes:  # ... and descendants
+                a = other.parent
+                while a >= 0:
+                    if a == node.number:
+                        blocked.add(other.number)
+                        break
+                    a = parent[a]
+            blocked.add(node.number)
+
+    def _fit_retrain(self, frame: pd.DataFrame, is_target: np.ndarray) -> None:
+        remaining = np.ones(len(frame), dtype=bool)
+        for round_ in range(int(self.n_clusters)):
+            if not (remaining & is_target).any():
+                break  # no target row left
+            view, tree, nodes = self._train(frame, is_target, remaining, round_)
+            left_target = is_target[remaining]
+            self._record(view, tree, nodes, left_target, round_)
+            ranked = self._ranked(nodes, left_target)
+            if not ranked:
+                break
+            node = ranked[0][1]
+            self.clusters_.append(self._cluster(frame, is_target, view, tree, node,
+                                                left_target, round_))
+            self._mark_chosen(round_, node)
+            idx = np.flatnonzero(remaining)
+            remaining[idx[node.rows]] = False
+
+    # ------------------------------------------------------------------ using the clusters
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "clusters_"):
+            raise NotFittedError("this SupervisedClusters is not fitted yet; call fit(X, y) "
+                                 "first")
+
+    def matches(self, X) -> np.ndarray:
+        """Which rows of ``X`` each cluster's rule matches: bool array (n, n_clusters)."""
+        self._check_fitted()
+        frame = _View(self.columns_).frame(X).reset_index(drop=True)
+        out = np.zeros((len(frame), len(self.clusters_)), dtype=bool)
+        for j, c in enumerate(self.clusters_):
+            out[:, j] = c.matches(frame)
+        return out
+
+    def predict(self, X) -> np.ndarray:
+        """The first cluster (in rank order) whose rule each row of ``X`` satisfies.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,), int64
+            The position of the cluster in :attr:`clusters_` (its rank minus 1), or -1 when
+            no rule matches.
+        """
+        m = self.matches(X)
+        out = np.full(len(m), -1, dtype=np.int64)
+        for j in reversed(range(m.shape[1])):
+            out[m[:, j]] = j
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The clusters as a table: rank, rule, size, precision, recall, f_beta, coverage
+        (and stability, once :meth:`stability` has run)."""
+        self._check_fitted()
+        cols = ["rank", "rule", "size", "precision", "recall", "f_beta", "coverage"]
+        stab = hasattr(self, "stability_")
+        rows = []
+        for c in self.clusters_:
+            row = [c.rank, c.rule, c.size, c.precision, c.recall, c.f_beta, c.coverage]
+            if stab:
+                row.append(c.stability)
+            rows.append(row)
+        return pd.DataFrame(rows, columns=cols + (["stability"] if stab else []))
+
+    def stability(self, X, y, n_samples: int = 20, sample_frac: float = 0.8,
+                  bootstrap: bool = False, on: str = "full",
+                  random_state: int | np.random.Generator | None = None) -> float:
+        """The bagging stability of the clusters (the paper's Section "Evaluating Stability
+        of Clusters").
+
+        ``n_samples`` times, draw a sample ``D_k`` of the rows (``sample_frac`` of them,
+        without replacement; with ``bootstrap=True`` with replacement, distinct rows kept),
+        extract clusters from it with the same parameters, and score each original cluster
+        ``c_i`` by its best Jaccard overlap ``max_j |c_i ∩ c'_j| / |c_i ∪ c'_j|`` with the
+        sample's clusters ``c'_j``. The sets are the rows of ``X`` the two rules match: all
+        of them (``on="full"``, the default) or those of ``D_k`` only (``on="sample"``, the
+        paper's formula). A cluster's stability is its mean score over the samples; the
+        returned score is their mean over the clusters.
+
+        Parameters
+        ----------
+        X, y
+            The data the clusters were fitted on (or data like it).
+        n_samples : int, default 20
+        sample_frac : float in (0, 1], default 0.8
+        bootstrap : bool, default False
+        on : {"full", "sample"}, default "full"
+        random_state : int or numpy Generator, optional
+
+        Returns
+        -------
+        float
+            The mean stability over the clusters (0 when there is none); the per-cluster
+            scores are in :attr:`stability_` and each ``Cluster.stability``.
+        """
+        self._check_fitted()
+        if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) \
+                or n_samples < 1:
+            raise ParameterError(f"n_samples must be an integer >= 1, got {n_samples!r}")
+        if not isinstance(sample_frac, numbers.Real) or not 0 < sample_frac <= 1:
+            raise ParameterError(f"sample_frac must be in (0, 1], got {sample_frac!r}")
+        if on not in ("full", "sample"):
+            raise ParameterError(f"on must be 'full' or 'sample', got {on!r}")
+        frame, _, _ = self._read(X, y)
+        labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object)
+        mine = self.matches(frame)
+        n = len(frame)
+        m = max(1, int(round(sample_frac * n)))
+        rng = np.random.default_rng(random_state)
+        scores = np.zeros((int(n_samples), len(self.clusters_)))
+        for k in range(int(n_samples)):
+            idx = rng.choice(n, size=m, replace=bool(bootstrap))
+            idx = np.unique(idx)
+            other = clone(self)
+            try:
+                other.fit(frame.iloc[idx], labels[idx])
+            except DataError:
+                continue  # e.g. no target row in the sample: nothing matches
+            theirs = other.matches(frame)
+            keep = np.zeros(n, dtype=bool)
+            keep[idx] = True
+            for i in range(mine.shape[1]):
+                a = mine[:, i] if on == "full" else mine[:, i] & keep
+                best = 0.0
+                for j in range(theirs.shape[1]):
+                    b = theirs[:, j] if on == "full" else theirs[:, j] & keep
+                    union = int((a | b).sum())
+                    s = 1.0 if union == 0 else int((a & b).sum()) / union
+                    best = max(best, s)
+                scores[k, i] = best
+        per = scores.mean(axis=0) if len(self.clusters_) else np.zeros(0)
+        self.stability_ = [float(s) for s in per]
+        for c, s in zip(self.clusters_, self.stability_, strict=True):
+            c.stability = s
+        self.stability_score_ = float(per.mean()) if len(per) else 0.0
+        return self.stability_score_
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        return bool(a == b) and not (isinstance(a, bool) ^ isinstance(b, bool))
+    except (TypeError, ValueError):
+        return False
+
+
+def _default_reordering(preprocessor_class):
+    """``Preprocessor(n_bins=100, reorder=True, positive=1)`` (percentile bins, the paper's
+    "percentile binning"; symbolic reordering by the target), or ``None`` when the class
+    takes no such parameters."""
+    try:
+        return preprocessor_class(n_bins=100, reorder=True, positive=1)
+    except TypeError:
+        return None
