@@ -635,6 +635,31 @@ class Explainer:
         singles = [m for m in duality.enumerate_cxps(q.oracle) if m.bit_count() == 1]
         return tuple(self.model.features.names[bits(m)[0]] for m in self._sorted(singles))
 
+    def explain_batch(self, X, what: Sequence[str] | str = ("axp", "cxps"), *,
+                      chunk_rows: int | None = None, max_memory: int | None = None,
+                      as_frame: bool = True, dedupe: bool = True):
+        """One AXp and all CXps for every row of ``X`` at once: the batch path-walker
+        (numpy over rows x paths bit masks; Izza, Ignatiev & Marques-Silva, "On Explaining
+        Decision Trees", Sections 4-5).
+
+        Gives, row by row, the AXp of :meth:`axp` (default order ``"path"``) and the CXps of
+        :meth:`all_cxps` (path engine, ``path_restricted=False``), without certificates. See
+        :func:`xdt.explain.batch.explain_batch` for the parameters (``what``,
+        ``chunk_rows``, ``max_memory``, ``as_frame``, ``dedupe``) and the returned DataFrame
+        (``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) or iterator of dicts.
+
+        Raises
+        ------
+        EngineNotAvailableError
+            For a DNF (explain it row by row with the SAT engine).
+        InstanceError
+            On bad rows (from ``model.encode``).
+        """
+        from xdt.explain.batch import explain_batch
+
+        return explain_batch(self.model, X, what, chunk_rows=chunk_rows,
+                             max_memory=max_memory, as_frame=as_frame, dedupe=dedupe)
+
     def __repr__(self) -> str:
         return f"Explainer({self.model!r}, engine={self.engine!r})"
 

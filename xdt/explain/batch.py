@@ -1,0 +1,474 @@
+"""The batch path-walker: one AXp and all CXps of many rows of a decision tree at once.
+
+Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020;
+JAIR 2022), Sections 4-5, vectorised with numpy over rows. For an instance ``v`` predicted
+``c`` and a reachable path ``p`` of another class, the *disagreement set* ``D_p`` is the set
+of features whose literal on ``p`` excludes ``v``'s cell. Then
+
+* a set ``S`` of features entails the prediction  ⇔  ``S`` hits every ``D_p``;
+* the CXps are the subset-minimal sets among the ``D_p``;
+* one AXp is found by deletion: start from all features and drop each, in order, whenever
+  the rest still hits every ``D_p``.
+
+Here every ``D_p`` is a bit mask (bit ``f`` = feature ``f``; ``uint16``, ``uint32`` or
+``uint64``, the narrowest that fits the features), and a chunk of rows
+gives a matrix of shape ``(rows, paths)``: one gather per feature from a per-feature table
+``(cells, paths)``. Per row the masks are deduplicated (sort, blank repeats, sort again and
+cut the matrix to the widest row), supersets are dropped for the CXps (by increasing size,
+against the minimal sets kept so far), and the deletion runs
+feature by feature over all rows of the chunk together, with the per-row engine's default
+order ``"path"`` (features off the row's path in increasing position, then the path's
+features from the root down) — so the AXp is the one :meth:`xdt.Explainer.axp` returns, and
+the CXps are those of :meth:`xdt.Explainer.all_cxps`, in the same order.
+
+Rows with the same cells have the same explanations: each chunk explains its distinct cell
+vectors once.
+
+Models with more than :data:`MAX_WORD_FEATURES` features do not fit one ``uint64`` word with
+a spare bit; their rows are explained one by one with the per-row path engine (same answers,
+no speed-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from xdt.errors import EngineNotAvailableError
+from xdt.explain.models import is_tree, kind_name
+from xdt.explain.oracle import bits
+from xdt.ir.tree import DecisionTree
+
+WHAT = ("axp", "cxps")
+"""What :func:`explain_batch` can compute: one AXp (default order ``"path"``), all CXps."""
+MAX_WORD_FEATURES = 63
+"""Largest number of features handled by the vectorised engine (one ``uint64`` word, with
+the top bit kept free for the padding value)."""
+DEFAULT_MAX_MEMORY = 256 * 2**20
+"""Default working-memory budget of :func:`explain_batch`, in bytes (256 MiB)."""
+_ENTRIES = 5  # working copies of one (row, path) mask: the masks, sorts, booleans
+
+
+def word_dtype(n_features: int) -> np.dtype:
+    """The narrowest unsigned integer type holding ``n_features`` bits plus a free top bit
+    (the padding value is all ones): uint16, uint32 or uint64.
+
+    Raises
+    ------
+    ValueError
+        For more than :data:`MAX_WORD_FEATURES` features.
+    """
+    for dtype in (np.uint16, np.uint32, np.uint64):
+        if n_features < np.iinfo(dtype).bits:
+            return np.dtype(dtype)
+    raise ValueError(f"{n_features} features do not fit one 64-bit word with a free bit")
+
+
+def _pad(d: np.ndarray) -> np.integer:
+    """The padding value of ``d``'s dtype (all ones; no real set has the top bit)."""
+    return d.dtype.type(np.iinfo(d.dtype).max)
+
+
+class BatchPlan:
+    """Per-tree tables for the batch path-walker, built once per tree.
+
+    Parameters
+    ----------
+    tree : DecisionTree
+        With at most :data:`MAX_WORD_FEATURES` features.
+
+    Attributes
+    ----------
+    n_paths : int
+        ``P``, the number of leaves.
+    dtype : numpy.dtype
+        The unsigned integer type of the masks (:func:`word_dtype`).
+    path_class : numpy.ndarray of shape (P,), int64
+        Class index of every path.
+    tables : list of (int, numpy.ndarray)
+        Per feature ``f`` tested on some path, ``(f, T_f)`` with ``T_f`` of shape
+        ``(n_cells_f, P)`` and type :attr:`dtype`: bit ``f`` where path ``p`` tests ``f``
+        and its literal excludes the cell, else 0.
+    dead : numpy.ndarray of shape (P,), bool
+        Paths no point reaches (their tests on a feature contradict each other).
+    orders : numpy.ndarray of shape (P, F), int64
+        Per path, the deletion order ``"path"`` of a row reaching it: features off the path
+        in increasing position, then the path's features in order of first test.
+    """
+
+    def __init__(self, tree: DecisionTree):
+        n_features = len(tree.features)
+        paths = tree.paths
+        self.n_paths = len(paths)
+        self.n_features = n_features
+        self.dtype = word_dtype(n_features)
+        self.path_class = np.asarray([p.class_index for p in paths], dtype=np.int64)
+        self.dead = np.asarray([not p.consistent for p in paths], dtype=bool)
+        self.tables: list[tuple[int, np.ndarray]] = []
+        for f, cells in enumerate(tree.cells):
+            table = np.zeros((cells.n_cells, self.n_paths), dtype=self.dtype)
+            tested = False
+            for j, p in enumerate(paths):
+                m = p.masks.get(f)
+                if m is None:
+                    continue
+                tested = True
+                for c in range(cells.n_cells):
+                    if not (m >> c) & 1:
+                        table[c, j] = 1 << f
+            if tested:
+                self.tables.append((f, table))
+        self.orders = np.asarray(
+            [[f for f in range(n_features) if f not in p.masks] + list(p.features)
+             for p in paths], dtype=np.int64).reshape(self.n_paths, n_features)
+
+    def disagreements(self, cells: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """The disagreement sets of every row with every path.
+
+        Parameters
+        ----------
+        cells : numpy.ndarray of shape (n, F), int64
+        leaf : numpy.ndarray of shape (n,), int64
+            The path each row reaches.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, P), :attr:`dtype`
+            ``D[r, p]``: bit mask of the features on which path ``p`` disagrees with row
+            ``r``; the padding value (all ones) where ``p`` is of the row's class or dead.
+        """
+        d = np.zeros((len(cells), self.n_paths), dtype=self.dtype)
+        for f, table in self.tables:
+            d |= table[cells[:, f]]
+        same = self.path_class[None, :] == self.path_class[leaf][:, None]
+        d[same | self.dead[None, :]] = _pad(d)
+        return d
+
+
+def _compact(d: np.ndarray) -> np.ndarray:
+    """Sort each row, keep its padding last, and cut the columns that are padding in every
+    row (at least one column is kept). Shape (n, k), same dtype."""
+    d.sort(axis=1)
+    width = int((d != _pad(d)).sum(axis=1).max(initial=0))
+    return d[:, :max(width, 1)]
+
+
+def distinct_sets(d: np.ndarray) -> np.ndarray:
+    """Each row's distinct disagreement sets, in increasing value, padded.
+
+    Parameters
+    ----------
+    d : numpy.ndarray of shape (n, P), unsigned integers
+        As from :meth:`BatchPlan.disagreements` (modified in place), padded with all ones.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, k), same dtype
+        ``k`` is the largest number of distinct sets of a row; shorter rows are padded.
+    """
+    d = _compact(d)
+    if d.shape[1] > 1:
+        repeat = d[:, 1:] == d[:, :-1]
+        d[:, 1:][repeat] = _pad(d)
+        d = _compact(d)
+    return d
+
+
+def minimal_sets_batch(d: np.ndarray) -> np.ndarray:
+    """Each row's subset-minimal sets (the CXps), padded.
+
+    Parameters
+    ----------
+    d : numpy.ndarray of shape (n, k), unsigned integers
+        Distinct sets per row (:func:`distinct_sets`), padded with all ones.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, k'), same dtype
+        The sets of each row that have no proper subset in the row, in increasing value,
+        padded; ``k'`` is the largest number of minimal sets of a row.
+
+    Notes
+    -----
+    Each row's sets are visited by increasing size: a set is minimal exactly when none of
+    the minimal sets kept so far (all of them no larger, and distinct from it) is inside
+    it, since a set that is not minimal has a minimal proper subset, which is smaller. O(n k
+    m) time for ``m`` minimal sets per row, O(n k) memory.
+    """
+    pad = _pad(d)
+    n, k = d.shape
+    by_size = np.argsort(np.bitwise_count(d), axis=1, kind="stable")  # padding: most bits
+    d = np.take_along_axis(d, by_size, axis=1)
+    kept = np.full((n, k), pad, dtype=d.dtype)
+    count = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    width = 0
+    for j in range(k):
+        col = d[:, j]
+        live = col != pad
+        if not live.any():
+            break
+        if width:
+            inside = ((kept[:, :width] & ~col[:, None]) == 0).any(axis=1)  # padding never is
+            live &= ~inside
+        kept[rows[live], count[live]] = col[live]
+        count += live
+        width = int(count.max())
+    return _compact(kept[:, :max(width, 1)])
+
+
+def deletion_axps(sets: np.ndarray, orders: np.ndarray, n_features: int) -> np.ndarray:
+    """One AXp per row by deletion, all rows at once.
+
+    Parameters
+    ----------
+    sets : numpy.ndarray of shape (n, k), unsigned integers
+        Each row's disagreement sets (all, distinct, or only the minimal ones: the same
+        sets are hit), padded with all ones.
+    orders : numpy.ndarray of shape (n, F), int64
+        Per row, the features in the order they are tried for removal.
+    n_features : int
+        ``F`` (fewer than the bits of ``sets.dtype``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), ``sets.dtype``
+        Bit mask of each row's AXp: starting from all features, feature ``orders[r, s]``
+        is dropped at step ``s`` when the rest still hits every set of row ``r``
+        (:func:`xdt.explain.duality.deletion_axp`, with the same order, gives the same
+        AXp).
+    """
+    word = sets.dtype.type
+    n = len(sets)
+    expl = np.full(n, (1 << n_features) - 1, dtype=sets.dtype)
+    real = sets != _pad(sets)
+    bit = word(1) << np.arange(max(n_features, 1), dtype=sets.dtype)
+    for s in range(n_features):
+        cand = expl & ~bit[orders[:, s]]
+        ok = (((sets & cand[:, None]) != 0) | ~real).all(axis=1)
+        expl = np.where(ok, cand, expl)
+    return expl
+
+
+def _rows_per_chunk(n_paths: int, itemsize: int, chunk_rows: int | None,
+                    max_memory: int | None) -> int:
+    budget = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
+    rows = max(1, budget // (_ENTRIES * itemsize * max(n_paths, 1)))
+    if chunk_rows is not None:
+        rows = min(rows, chunk_rows) if max_memory is not None else chunk_rows
+    return rows
+
+
+def _check_args(what: Sequence[str] | str, chunk_rows: object, max_memory: object) -> tuple:
+    if isinstance(what, str):
+        what = (what,)
+    what = tuple(what)
+    bad = [w for w in what if w not in WHAT]
+    if bad or not what:
+        raise ValueError(f"what must name some of {WHAT}, got {what!r}")
+    for name, v in (("chunk_rows", chunk_rows), ("max_memory", max_memory)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | np.integer)
+                              or v < 1):
+            raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+    return what
+
+
+def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, *,
+                  chunk_rows: int | None = None, max_memory: int | None = None,
+                  as_frame: bool = True, dedupe: bool = True
+                  ) -> pd.DataFrame | Iterator[dict]:
+    """One AXp and all CXps of the prediction for every row of ``X``, vectorised.
+
+    The answers are those of the per-row path engine: the AXp of
+    ``Explainer(tree).axp(x)`` (default order ``"path"``) and the CXps of
+    ``Explainer(tree).all_cxps(x)``, in the same order (by size, then by feature
+    positions). Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Sections
+    4-5 (see the module docstring).
+
+    Parameters
+    ----------
+    tree : DecisionTree
+    X : array-like of shape (n, n_features), pandas DataFrame, list of dicts, or dict
+        Rows of feature values, as :meth:`DecisionTree.encode` reads them.
+    what : {"axp", "cxps"} or a sequence of them
+        What to compute (default both).
+    chunk_rows : int, optional
+        Rows explained together. By default sized from ``max_memory``; with both, the
+        smaller.
+    max_memory : int, optional
+        Working-memory budget in bytes for the ``(rows, paths)`` matrices of one chunk
+        (default :data:`DEFAULT_MAX_MEMORY`, 256 MiB): about five masks of 2, 4 or 8
+        bytes (:func:`word_dtype`) per row and path.
+    as_frame : bool
+        True (default): a DataFrame; False: an iterator of one dict per row, produced
+        chunk by chunk (the encoded cells of ``X`` are held in full either way).
+    dedupe : bool
+        True (default): explain each distinct cell vector of a chunk once (rows with the
+        same cells have the same explanations); False: every row (for measurements).
+
+    Returns
+    -------
+    pandas.DataFrame or iterator of dict
+        One row per row of ``X`` (the DataFrame keeps a DataFrame ``X``'s index), with
+        ``prediction`` (class label); for ``"axp"``: ``axp`` (tuple of feature names, in
+        feature order) and ``axp_size`` (int); for ``"cxps"``: ``cxps`` (list of tuples of
+        feature names, smallest first) and ``n_cxps`` (int).
+
+    Raises
+    ------
+    EngineNotAvailableError
+        ``tree`` is not a decision tree (a DNF): the batch path-walker reads paths; explain
+        a DNF row by row with ``Explainer(model, engine="sat")``.
+    InstanceError
+        (:class:`~xdt.errors.InstanceShapeError`, :class:`~xdt.errors.MissingFeatureError`,
+        :class:`~xdt.errors.MissingValueError`, :class:`~xdt.errors.UnknownCategoryError`)
+        on bad rows, from :meth:`DecisionTree.encode`.
+    ValueError
+        Bad ``what``, ``chunk_rows`` or ``max_memory``.
+
+    Notes
+    -----
+    For ``n`` rows (distinct cell vectors, with ``dedupe``), ``P`` paths, ``F`` features,
+    ``k`` distinct disagreement sets and ``m`` CXps per row (``m <= k <= P``): O(n P (F +
+    log P)) time to build and deduplicate the sets, O(n k m) to keep the minimal ones and
+    O(n m F) for the AXps by deletion (O(n k F) with ``what="axp"``); memory O(chunk P).
+    Bad arguments, models and rows raise at the call, also with ``as_frame=False``.
+    """
+    if not is_tree(tree):
+        raise EngineNotAvailableError(
+            f"explain_batch is the batch path-walker for decision trees (it reads their "
+            f"root-to-leaf paths), and this model is a {kind_name(tree)}; explain it row by "
+            "row with the per-row SAT engine: Explainer(model, engine='sat').axp(x) / "
+            ".all_cxps(x)")
+    what = _check_args(what, chunk_rows, max_memory)
+    cells = tree.encode(X)
+    index = X.index if isinstance(X, pd.DataFrame) else None
+    chunks = _chunks(tree, cells, what, chunk_rows, max_memory, dedupe)
+    columns = batch_columns(what)
+    if not as_frame:
+        return _records(chunks, columns)
+    parts = list(chunks)
+    frame = pd.DataFrame({c: [v for part in parts for v in part[c]] for c in columns},
+                         columns=columns)
+    if index is not None:
+        frame.index = index
+    return frame
+
+
+def _records(chunks: Iterable[dict[str, list]], columns: list[str]) -> Iterator[dict]:
+    """One dict per row from the column lists of each chunk."""
+    for part in chunks:
+        for values in zip(*(part[c] for c in columns), strict=True):
+            yield dict(zip(columns, values, strict=True))
+
+
+def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int | None,
+            max_memory: int | None, dedupe: bool = True) -> Iterator[dict[str, list]]:
+    """Per chunk of rows, the output columns as lists (one entry per row)."""
+    if len(tree.features) > MAX_WORD_FEATURES:
+        yield from _per_row(tree, cells, what)
+        return
+    plan = BatchPlan(tree)
+    names = tree.features.names
+    labels = tree.classes
+    step = _rows_per_chunk(plan.n_paths, plan.dtype.itemsize, chunk_rows, max_memory)
+    radix = _radix([c.n_cells for c in tree.cells])
+    as_names: dict[int, tuple[str, ...]] = {}
+    sort_key: dict[int, tuple] = {}
+
+    def named(m: int) -> tuple[str, ...]:
+        t = as_names.get(m)
+        if t is None:
+            t = as_names[m] = tuple(names[f] for f in bits(m))
+        return t
+
+    def key(m: int) -> tuple:
+        k = sort_key.get(m)
+        if k is None:
+            b = bits(m)
+            k = sort_key[m] = (len(b), b)
+        return k
+
+    for start in range(0, len(cells), step):
+        chunk = cells[start:start + step]
+        if dedupe:
+            uniq, inverse = _distinct_rows(chunk, radix)
+        else:
+            uniq, inverse = chunk, np.arange(len(chunk))
+        leaf = tree.leaf_paths(uniq)
+        d = distinct_sets(plan.disagreements(uniq, leaf))
+        cx = minimal_sets_batch(d) if "cxps" in what else None
+        pred = plan.path_class[leaf].tolist()
+        axps = cxps = None
+        if "axp" in what:
+            ax = deletion_axps(cx if cx is not None else d, plan.orders[leaf],
+                               plan.n_features)
+            axps = [named(m) for m in ax.tolist()]
+        if cx is not None:
+            pad = int(np.iinfo(plan.dtype).max)
+            cxps = [[named(m) for m in sorted((m for m in row if m != pad), key=key)]
+                    for row in cx.tolist()]
+        where = inverse.tolist()
+        out: dict[str, list] = {"prediction": [labels[pred[u]] for u in where]}
+        if axps is not None:
+            sizes = [len(a) for a in axps]
+            out["axp"] = [axps[u] for u in where]
+            out["axp_size"] = [sizes[u] for u in where]
+        if cxps is not None:
+            counts = [len(c) for c in cxps]
+            out["cxps"] = [list(cxps[u]) for u in where]  # a list of its own per row
+            out["n_cxps"] = [counts[u] for u in where]
+        yield out
+
+
+def _radix(n_cells: Sequence[int]) -> np.ndarray | None:
+    """Place values that number every cell vector by one int64 (mixed radix), or ``None``
+    when the cell space has 2**62 points or more."""
+    place, out = 1, []
+    for n in reversed(n_cells):
+        out.append(place)
+        place *= max(n, 1)
+        if place >= 2**62:
+            return None
+    return np.asarray(out[::-1], dtype=np.int64)
+
+
+def _distinct_rows(cells: np.ndarray, radix: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``cells`` (shape (n, F)) and, per row, its position among them
+    (shape (n,)): by one int64 number per row when ``radix`` is given."""
+    if radix is None or cells.shape[1] == 0:
+        uniq, inverse = np.unique(cells, axis=0, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    _, first, inverse = np.unique(cells @ radix, return_index=True, return_inverse=True)
+    return cells[first], inverse.reshape(-1)
+
+
+def _per_row(tree: DecisionTree, cells: np.ndarray, what: tuple
+             ) -> Iterator[dict[str, list]]:
+    """The fallback for trees with too many features for one word: the per-row engine."""
+    from xdt.explain.explainer import Explainer
+
+    ex = Explainer(tree, engine="path", certificates=False)
+    for row in cells.tolist():
+        x = [c.value(cell) for c, cell in zip(tree.cells, row, strict=True)]
+        rec: dict[str, list] = {"prediction": [ex.predict(x)]}
+        if "axp" in what:
+            a = ex.axp(x).features
+            rec["axp"] = [a]
+            rec["axp_size"] = [len(a)]
+        if "cxps" in what:
+            cs = [e.features for e in ex.all_cxps(x)]
+            rec["cxps"] = [cs]
+            rec["n_cxps"] = [len(cs)]
+        yield rec
+
+
+def batch_columns(what: Iterable[str]) -> list[str]:
+    """The columns :func:`explain_batch` returns for ``what``."""
+    what = tuple(what)
+    return (["prediction"] + (["axp", "axp_size"] if "axp" in what else [])
+            + (["cxps", "n_cxps"] if "cxps" in what else []))
