@@ -17,6 +17,7 @@ traceback: every command catches :class:`~xdt.errors.XdtError` at its boundary.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
@@ -657,11 +658,33 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
               show_default=True, help="text: readable; jsonl: one JSON object per row.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--batch", is_flag=True,
+              help="With --data: the batch path-walker (trees; one AXp and all CXps per row, "
+                   "no certificates), written chunk by chunk to --output.")
+@click.option("--output", "-o", metavar="PATH", type=click.Path(),
+              help="With --batch: the JSON lines file (a directory for --output-format "
+                   "parquet); with --workers/--scheduler: a directory, one file per partition.")
+@click.option("--output-format", "out_fmt", type=click.Choice(["jsonl", "parquet"]),
+              default="jsonl", show_default=True,
+              help="Format of the --batch/--workers/--scheduler output files.")
+@click.option("--chunk-rows", type=click.IntRange(min=1), metavar="N",
+              help="With --batch: rows explained and written together.")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N",
+              help="Explain on a local Dask cluster of N worker processes (needs "
+                   'pip install "xdt[dask]"); implies --batch.')
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Explain on an existing Dask cluster (e.g. tcp://host:8786); implies "
+                   "--batch. --output must be on a file system the workers share.")
+@click.option("--partitions", type=click.IntRange(min=1), metavar="N",
+              help="With --workers/--scheduler: split the data into N partitions.")
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
             all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
             max_count: int | None, time_limit: float | None, engine: str, solver: str,
-            verify: bool, fmt: str, quiet: bool) -> None:
+            verify: bool, fmt: str, quiet: bool, batch: bool = False,
+            output: str | None = None, out_fmt: str = "jsonl", chunk_rows: int | None = None,
+            workers: int | None = None, scheduler: str | None = None,
+            partitions: int | None = None) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
     The model is a decision tree, a DNF or a nested k-DNF (xdt-model/1 JSON); a DNF is
@@ -686,9 +709,33 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
       xdt explain model.json --data german.csv --rows 0:10
       xdt explain model.json --data german.csv --format jsonl > explanations.jsonl
       xdt explain model.json --data german.csv --rows 0:5 --engine sat --inflate
+
+    Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
+    the one of the per-row engine, and all CXps per row; no certificates) and writes one JSON
+    object per row to --output as each chunk is done; --workers N runs it on a local Dask
+    cluster of N processes, --scheduler ADDRESS on an existing one, writing one file per
+    partition into the --output directory. Ctrl-C stops cleanly: the rows written so far
+    are complete, and their number is printed.
+
+    \b
+      xdt explain model.json --data big.csv --batch --output explanations.jsonl
+      xdt explain model.json --data 'big-*.csv' --workers 4 --output explanations/
     """
     if (instance is None) == (data is None):
         raise click.UsageError("give exactly one of --instance JSON or --data DATA.csv")
+    if batch or workers is not None or scheduler is not None:
+        _explain_batch_cli(model_path, data, rows, output, out_fmt, chunk_rows, workers,
+                           scheduler, partitions, quiet,
+                           {"--all-axps": all_axps, "--path-restricted": path_restricted,
+                            "--inflate": inflate, "--max-count": max_count is not None,
+                            "--time-limit": time_limit is not None,
+                            "--engine sat": engine == "sat"})
+        return
+    batch_only = [name for name, v in (("--output", output), ("--chunk-rows", chunk_rows),
+                                       ("--partitions", partitions)) if v is not None]
+    if batch_only:
+        raise click.UsageError(f"{', '.join(batch_only)}: only with --batch, --workers or "
+                               "--scheduler")
     if rows is not None and data is None:
         raise click.UsageError("--rows selects rows of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
@@ -708,6 +755,89 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
                       "max_count": max_count, "time_limit": time_limit})
+
+
+def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
+                       output: str | None, out_fmt: str, chunk_rows: int | None,
+                       workers: int | None, scheduler: str | None, partitions: int | None,
+                       quiet: bool, unsupported: dict[str, bool]) -> None:
+    """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.batch`."""
+    from xdt import batch as xb
+
+    if data is None:
+        raise click.UsageError("--batch, --workers and --scheduler explain rows of --data "
+                               "DATA.csv, not --instance")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("give at most one of --workers N and --scheduler ADDRESS")
+    bad = [name for name, on in unsupported.items() if on]
+    if bad:
+        raise click.UsageError(f"{', '.join(bad)} cannot be used with --batch/--workers/"
+                               "--scheduler (the batch path-walker gives one AXp and all "
+                               "CXps per row of a tree); leave them out")
+    if output is None:
+        raise click.UsageError("--batch, --workers and --scheduler need --output PATH")
+    distributed = workers is not None or scheduler is not None
+    if distributed and rows is not None:
+        raise click.UsageError("--rows is not available with --workers/--scheduler")
+    if distributed and chunk_rows is not None:
+        raise click.UsageError("--chunk-rows is for --batch; use --partitions with "
+                               "--workers/--scheduler")
+    if not distributed and partitions is not None:
+        raise click.UsageError("--partitions goes with --workers or --scheduler")
+    model = xdt.load_model(model_path)
+    if not isinstance(model, DecisionTree):
+        raise click.UsageError(f"the batch path-walker explains decision trees, and "
+                               f"{model_path} is a {kind_name(model)}: leave out --batch, "
+                               "--workers and --scheduler (the SAT engine explains it)")
+    try:
+        if distributed:
+            summary = _explain_on_dask(model, data, output, out_fmt, workers, scheduler,
+                                       partitions, quiet)
+        else:
+            frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
+            positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
+            selected = frame.iloc[list(positions)] if rows is not None else frame
+            summary = xb.explain_table(model, selected, output=output, fmt=out_fmt,
+                                       progress=not quiet,
+                                       chunk_rows=chunk_rows or xb.DEFAULT_CHUNK_ROWS)
+    except xb.BatchInterrupted as e:
+        click.echo(f"interrupted: {e.rows} rows written (complete records) to "
+                   f"{', '.join(e.outputs) or output}", err=True)
+        raise SystemExit(130) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: 0 rows written", err=True)
+        raise SystemExit(130) from None
+    assert isinstance(summary, xb.BatchSummary)
+    where = output if len(summary.outputs) != 1 else summary.outputs[0]
+    n_files, n_parts = len(summary.outputs), summary.partitions
+    unit = "partition" if distributed else "chunk"
+    click.echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
+               f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
+               f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s", err=True)
+
+
+def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
+                     workers: int | None, scheduler: str | None, partitions: int | None,
+                     quiet: bool) -> Any:
+    """Run :func:`xdt.batch.explain_dask` on a local cluster of ``workers`` processes or on
+    the cluster at ``scheduler``."""
+    from xdt import batch as xb
+
+    _, distributed = xb.require_dask()
+    with contextlib.ExitStack() as stack:
+        if workers is not None:
+            cluster = stack.enter_context(distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", host="127.0.0.1"))
+            client = stack.enter_context(distributed.Client(cluster))
+        else:
+            try:
+                client = stack.enter_context(distributed.Client(scheduler, timeout="10s"))
+            except OSError as e:
+                raise click.ClickException(f"cannot reach the Dask scheduler at "
+                                           f"{scheduler!r} ({e})") from None
+        return xb.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
+                               npartitions=partitions, progress=not quiet)
 
 
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
