@@ -338,3 +338,34 @@ def test_preprocessor_maps_rules_back_and_handles_missing_values():
     new = X.iloc[:2].copy()
     new["Sex"] = ["female", "unknown"]
     assert sc.predict(new)[1] != 0 and sc.predict(new)[0] == 0
+
+
+def test_retraining_rounds_keep_the_tables_domains_and_dropped_columns():
+    """A rule's text means the same rows of the whole table as its numbers: "!=" and
+    "not in" complement over the table's values (not one round's), and id columns dropped
+    once stay dropped in every round."""
+    from xdt.learn.preprocess import Preprocessor
+
+    df = pd.read_csv(require_shared(DATASETS / "titanic.csv"))
+    X, y = df.drop(columns=["Survived"]), df["Survived"]
+    sc = SupervisedClusters(target_class=1, n_clusters=8, preprocessor=Preprocessor()).fit(X, y)
+    rules = [c.rule for c in sc.clusters_]
+    assert not any("PassengerId" in r or "Name" in r for r in rules), rules
+    by_rule = {c.rule: c for c in sc.clusters_}
+    assert "Cabin != (missing)" in by_rule
+    cabin = by_rule["Cabin != (missing)"]
+    rows = df.Cabin.notna()
+    assert cabin.size == int(rows.sum()) == 204
+    assert cabin.precision == pytest.approx(df.Survived[rows].mean())
+
+
+def test_depth_zero_is_refused():
+    with pytest.raises(ParameterError, match="max_depth"):
+        SupervisedClusters(target_class=1, max_depth=0).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_submodules_load_on_first_use():
+    import xdt
+
+    assert xdt.cluster.SupervisedClusters is SupervisedClusters
+    assert hasattr(xdt.learn, "SERDTClassifier") and hasattr(xdt.metrics, "tree_sizes")

@@ -201,3 +201,12 @@ def test_malformed_conditions(condition, message):
     assert not VALIDATOR.is_valid(doc)
     with pytest.raises(InvalidModelError, match=message):
         load_model(doc)
+
+
+def test_reported_bad_dnf_inputs():
+    with pytest.raises(InvalidModelError, match="not the string 'ab'"):
+        DNF(MIXED, [0, 1], [[Condition("colour", "ab")]])
+    with pytest.raises(InvalidModelError, match="at least one feature"):
+        DNF([], [0, 1], [])
+    with pytest.raises(InvalidModelError, match="finite numbers"):
+        DNF(MIXED, [0, 1], [[c("x", above=10**400)]])

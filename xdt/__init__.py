@@ -18,5 +18,18 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
+_SUBMODULES = ("batch", "cluster", "learn", "metrics")
+
+
+def __getattr__(name: str):
+    """``xdt.learn``, ``xdt.metrics``, ``xdt.cluster`` and ``xdt.batch`` on first use
+    (they import scikit-learn, networkx or Dask, which plain explaining does not need)."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"xdt.{name}")
+    raise AttributeError(f"module 'xdt' has no attribute {name!r}")
+
+
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
            "from_sklearn", "load_model", "save_model", "__version__"]

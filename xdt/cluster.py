@@ -26,6 +26,7 @@ colour = red
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from collections.abc import Sequence
@@ -227,7 +228,12 @@ class _View:
         return pd.DataFrame(arr, columns=self.columns).infer_objects()
 
     def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        """Fit on the whole table, once: domains, bins, groups, dropped columns."""
         return self
+
+    def refit_round(self, X: pd.DataFrame, y: np.ndarray) -> None:
+        """Adapt to the rows of one retraining round (symbolic reordering), keeping the
+        table's domains."""
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
         return X
@@ -244,15 +250,32 @@ class _View:
 
 class _RawView(_View):
     """The columns as they are: the learner's own categorical tests (``x = v``) and
-    thresholds."""
+    thresholds. Text columns are given the table's categories, so that ``x != v`` on the
+    rows of a retraining round means the same rows on the whole table."""
 
-    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+    def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        self._check_missing(X)
+        self.categories: dict[str, list] = {}
+        for name in X.columns:
+            col = X[name]
+            if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+                self.categories[name] = list(pd.unique(col))
+        return self
+
+    @staticmethod
+    def _check_missing(X: pd.DataFrame) -> None:
         bad = [c for c in X.columns if X[c].isna().any()]
         if bad:
             raise MissingValueError(
                 f"column(s) {bad} have missing values; impute or drop them, or pass "
                 "preprocessor=xdt.learn.preprocess.Preprocessor(...) to treat them")
-        return X
+
+    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        self._check_missing(X)
+        out = X.copy()
+        for name, categories in getattr(self, "categories", {}).items():
+            out[name] = pd.Categorical(X[name], categories=categories)
+        return out
 
     def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
         cells = tree.cells[fi]
@@ -267,30 +290,34 @@ class _RawView(_View):
 
 class _ReorderView(_RawView):
     """xdt's own symbolic reordering (the fallback when no preprocessor is given): the values
-    of each categorical column are numbered by their rate of the target class in the rows
-    the tree is trained on (ascending; ties by frequency, then by name), so that one threshold
+    of each categorical column are numbered by their rate of the target class in the whole
+    table (ascending; ties by frequency, then by name), so that one threshold
     ``x <= t`` on the numbers selects the set of values of lowest (or highest) rate (the
     paper's Section "Ordinal encoding")."""
 
     def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
         from xdt.learn.data import read_training_data
 
-        self.order: dict[str, list] = {}
-        _RawView.transform(self, X)  # no missing values
+        self._check_missing(X)
         data = read_training_data(X)
-        for f in data.features:
-            if f.kind != "categorical":
-                continue
-            col = X[f.name]
-            stats = pd.DataFrame({"v": col.to_numpy(dtype=object), "t": y}).groupby(
-                "v", sort=False)["t"].agg(["mean", "size"])
-            keys = sorted(stats.index, key=lambda v: (stats.at[v, "mean"], -stats.at[v, "size"],
-                                                      str(v)))
-            self.order[f.name] = list(keys)
+        self.values = {f.name: list(pd.unique(X[f.name])) for f in data.features
+                       if f.kind == "categorical"}
+        self.refit_round(X, y)
         return self
 
+    def refit_round(self, X: pd.DataFrame, y: np.ndarray) -> None:
+        """Order each categorical column's values (all the table's) by their rate of the
+        target class in these rows; values absent from them come first."""
+        self.order: dict[str, list] = {}
+        for name, values in self.values.items():
+            stats = pd.DataFrame({"v": X[name].to_numpy(dtype=object), "t": y}).groupby(
+                "v", sort=False)["t"].agg(["mean", "size"])
+            rate = {v: (stats.at[v, "mean"], -stats.at[v, "size"]) if v in stats.index
+                    else (-1.0, 0) for v in values}
+            self.order[name] = sorted(values, key=lambda v: (*rate[v], str(v)))
+
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
-        X = _RawView.transform(self, X)
+        self._check_missing(X)
         out = X.copy()
         for name, order in self.order.items():
             code = {v: i for i, v in enumerate(order)}
@@ -317,25 +344,51 @@ class _PreprocessorView(_View):
     matched on their original values by ``evaluate`` (so the preprocessor's treatment of
     missing values applies, and values it never saw match no code)."""
 
-    def __init__(self, columns: list[str], pre):
+    def __init__(self, columns: list[str], pre, reorder: bool = False):
         super().__init__(columns)
         self.pre = pre
+        self.reorder = reorder
+        self.order: dict[str, list] = {}
 
     def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
         self.pre.fit(X, y)
+        self._nominal = [c for c, t in getattr(self.pre, "columns_", {}).items()
+                         if getattr(t, "kind", None) == "nominal"] if self.reorder else []
         return self
+
+    def refit_round(self, X: pd.DataFrame, y: np.ndarray) -> None:
+        """Symbolic reordering on this round's rows: the codes of each nominal column (all
+        the table's) ordered by their rate of the target class (absent codes first)."""
+        if not self.reorder:
+            return
+        Xt = self.pre.transform(X)
+        self.order = {}
+        for name in self._nominal:
+            codes = list(self.pre.transformed_values(name))
+            stats = pd.DataFrame({"v": Xt[name].astype(object).to_numpy(), "t": y}).groupby(
+                "v", sort=False)["t"].agg(["mean", "size"])
+            rate = {c: (stats.at[c, "mean"], -stats.at[c, "size"]) if c in stats.index
+                    else (-1.0, 0) for c in codes}
+            self.order[name] = sorted(codes, key=lambda c: (*rate[c], str(c)))
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
         out = self.pre.transform(X)
         if not isinstance(out, pd.DataFrame):
             raise DataError(f"the preprocessor {type(self.pre).__name__} must return a "
                             "DataFrame from transform")
+        for name, order in self.order.items():
+            rank = {c: float(i) for i, c in enumerate(order)}
+            out[name] = out[name].astype(object).map(rank).astype(np.float64)
         return out
 
     def codes(self, tree: DecisionTree, fi: int, mask: int) -> tuple[str, list]:
         """The column and the transformed values a literal ``(fi, mask)`` of ``tree`` allows."""
         name = tree.features[fi].name
         cells = tree.cells[fi]
+        if name in self.order and isinstance(cells, IntervalCells):
+            order = self.order[name]
+            codes = [c for i, c in enumerate(order) if (mask >> cells.cell_of(float(i))) & 1]
+            return name, [c.item() if isinstance(c, np.generic) else c for c in codes]
         if isinstance(cells, IntervalCells):
             codes = [c for c in self.pre.transformed_values(name)
                      if (mask >> cells.cell_of(float(c))) & 1]
@@ -345,7 +398,13 @@ class _PreprocessorView(_View):
 
     def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition | None, str]:
         name, codes = self.codes(tree, fi, mask)
-        return self.pre.condition(name, codes), self.pre.describe(name, codes)
+        try:
+            cond = self.pre.condition(name, codes)
+        except ParameterError:
+            # only the missing bin, or bins that are not one interval: no single Condition;
+            # the rule's text and its matching (``evaluate``) still say exactly which rows
+            cond = None
+        return cond, self.pre.describe(name, codes)
 
     def matches(self, cluster: Cluster, X: pd.DataFrame) -> np.ndarray:
         out = np.ones(len(X), dtype=bool)
@@ -433,8 +492,10 @@ class SupervisedClusters(BaseEstimator):
     preprocessor : transformer, optional
         A :class:`xdt.learn.preprocess.Preprocessor` (or a transformer with ``fit``,
         ``transform``, ``condition(column, codes)`` and ``describe(column, codes)``). It is
-        cloned and refitted on the rows each tree is trained on; rules are read back through
-        it in the original values. With ``reorder=True`` its ``reorder`` and ``positive``
+        cloned and fitted once, on the whole table (bins, groups, orders and dropped columns
+        are the table's, in every retraining round), so a rule's text and its conditions
+        select the same rows of the table; rules are read back through it in the original
+        values. With ``reorder=True`` its ``reorder`` and ``positive``
         parameters are set.
     include_root : bool, default False
         Rank the root too (its rule is empty: the whole data).
@@ -500,6 +561,11 @@ class SupervisedClusters(BaseEstimator):
         if self.strategy not in STRATEGIES:
             raise ParameterError(f"strategy must be one of {', '.join(STRATEGIES)}, got "
                                  f"{self.strategy!r}")
+        d = self.max_depth
+        if d is not None and (isinstance(d, bool) or not isinstance(d, numbers.Integral)
+                              or d < 1):
+            raise ParameterError(f"max_depth must be None or an integer >= 1 (a tree of "
+                                 f"depth 0 has no node to rank), got {d!r}")
 
     def _read(self, X, y) -> tuple[pd.DataFrame, np.ndarray, object]:
         if isinstance(X, pd.DataFrame):
@@ -546,11 +612,12 @@ class SupervisedClusters(BaseEstimator):
             return _RawView(columns)
         pre = clone(pre)
         params = pre.get_params() if hasattr(pre, "get_params") else {}
-        if self.reorder and "reorder" in params and not params["reorder"]:
-            pre.set_params(reorder=True)
-        if "positive" in params and (self.reorder or params.get("reorder")):
-            pre.set_params(positive=1)  # the preprocessor sees y as 1 (target) / 0 (rest)
-        return _PreprocessorView(columns, pre)
+        reorder = bool(self.reorder or params.get("reorder"))
+        if reorder and "reorder" in params:
+            # the table's domains and groups come from the preprocessor, fitted once; the
+            # order follows the rows of each retraining round (refit_round)
+            pre.set_params(reorder=False)
+        return _PreprocessorView(columns, pre, reorder=reorder)
 
     def _learner(self):
         if self.learner is None:
@@ -632,10 +699,17 @@ class SupervisedClusters(BaseEstimator):
 
     def _train(self, frame: pd.DataFrame, is_target: np.ndarray, rows: np.ndarray,
                round_: int) -> tuple[_View, DecisionTree, list[_Node]]:
-        view = self._view(self.columns_, self.target_class_)
+        # one view for every round, fitted on the whole table: its domains, bins, groups,
+        # orders and dropped columns are the table's, so a rule's text ("x != v",
+        # "x not in {...}") means the same rows on the whole table as its conditions
+        # (symbolic reordering alone follows the rows of each round, on the table's values)
+        if round_ == 0 or not hasattr(self, "_shared_view"):
+            self._shared_view = self._view(self.columns_, self.target_class_)
+            self._shared_view.fit(frame.reset_index(drop=True), is_target.astype(np.int64))
+        view = copy.copy(self._shared_view)
         sub = frame.loc[rows].reset_index(drop=True)
         yb = is_target[rows].astype(np.int64)
-        view.fit(sub, yb)
+        view.refit_round(sub, yb)
         Xt = view.transform(sub)
         est = self._learner()
         est.fit(Xt, yb)

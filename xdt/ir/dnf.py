@@ -110,6 +110,13 @@ class Condition:
         return f"{_num(self.above)} < {self.feature} <= {_num(self.upto)}"
 
 
+def _finite(b: object) -> bool:
+    try:
+        return math.isfinite(float(b))
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
 def _num(t: float | None) -> str:
     assert t is not None
     return repr(int(t)) if float(t).is_integer() and abs(t) < 1e15 else repr(float(t))
@@ -169,6 +176,8 @@ class DNF:
         self.classes = tuple(classes)
         self.target = target
         self._check_classes()
+        if len(self.features) == 0:
+            raise InvalidModelError("a DNF needs at least one feature")
         self.conditions: tuple[tuple[Condition, ...], ...] = tuple(tuple(t) for t in terms)
         thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
         for p, term in enumerate(self.conditions):
@@ -221,7 +230,7 @@ class DNF:
                     where)
             for b in bounds:
                 if isinstance(b, bool) or not isinstance(b, int | float | np.number) \
-                        or not math.isfinite(float(b)):
+                        or not _finite(b):
                     raise InvalidModelError(
                         f"bounds on {feat.name!r} must be finite numbers, got {b!r}", where)
             if cond.above is not None and cond.upto is not None \
@@ -234,6 +243,11 @@ class DNF:
             raise InvalidModelError(
                 f"{feat.kind} feature {feat.name!r} is tested by values ('in'), not by "
                 "bounds; or declare it ordinal", where)
+        if isinstance(cond.values, str | bytes):
+            raise InvalidModelError(
+                f"the values of the condition on {feat.name!r} must be a sequence of domain "
+                f"values, not the string {cond.values!r} (write ({cond.values!r},) for one)",
+                where)
         if cond.values is None or len(cond.values) == 0:
             raise InvalidModelError(f"the condition on {feat.name!r} allows no value", where)
         domain = {v: True for v in feat.domain}
