@@ -861,3 +861,13 @@ def test_csv_text_na_is_a_category_and_empty_cells_are_missing(tmp_path):
     csv.write_text("gain,other\nNone,1\n,2\n")
     assert_clean_failure(run("explain", str(model), "--data", str(csv)), "row 1:",
                          "missing value")
+
+
+def test_help_lists_every_command_on_one_line():
+    from xdt.cli import main as cli_main
+
+    out = CliRunner().invoke(cli_main, ["--help"], terminal_width=80).output
+    lines = out.split("Commands:\n", 1)[1].splitlines()
+    listed = [ln.split()[0] for ln in lines if ln.startswith("  ") and not ln.startswith("   ")]
+    assert listed == sorted(cli_main.commands)
+    assert len([ln for ln in lines if ln.strip()]) == len(cli_main.commands)

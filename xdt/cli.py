@@ -1146,7 +1146,7 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
             + "  " + line[-1] for line in [head] + rows]
 
 
-@main.command(short_help="Interpretable supervised clusters of one class (tree nodes by F-beta).")
+@main.command(short_help="Supervised clusters of one class: short rules, ranked by F-beta.")
 @click.argument("data", metavar="DATA.csv", type=click.Path(dir_okay=False))
 @click.option("--target", "-t", required=True, metavar="COL", help="The class column.")
 @click.option("--positive", "-p", required=True, metavar="VALUE",
