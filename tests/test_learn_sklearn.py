@@ -1,5 +1,6 @@
-"""The learners against scikit-learn: its estimator checks, and CART's chosen test at every
-node has the impurity decrease of scikit-learn's best split of the same rows (real data)."""
+"""The learners against scikit-learn: its estimator checks (trees, nested k-DNFs, Binarizer),
+and CART's chosen test at every node has the impurity decrease of scikit-learn's best split
+of the same rows (real data)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from xdt.demo import load_german
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
-from xdt.learn import CARTClassifier, SERDTClassifier
+from xdt.learn import Binarizer, CARTClassifier, NestedKDNFClassifier, SERDTClassifier
 
 
-@parametrize_with_checks([CARTClassifier(), SERDTClassifier()])
+@parametrize_with_checks([CARTClassifier(), SERDTClassifier(), NestedKDNFClassifier(),
+                          Binarizer()])
 def test_scikit_learn_estimator_checks(estimator, check):
     name = getattr(check, "func", check).__name__
     if name == "check_array_api_input":

@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import xdt
 from xdt.errors import DataError, MissingValueError, ParameterError, UnknownCategoryError
@@ -462,13 +461,3 @@ def test_binarizer_kinds_and_names():
     enc = Binarizer().fit(bits)
     np.testing.assert_array_equal(enc.transform(bits), bits.to_numpy().astype(bool))
     assert all(f.kind == "binary" for f in enc.features_)
-
-
-@parametrize_with_checks([NestedKDNFClassifier(), Binarizer()])
-def test_scikit_learn_estimator_checks(estimator, check):
-    name = getattr(check, "func", check).__name__
-    if name == "check_array_api_input":
-        # numpy arrays and pandas frames only, as the tree learners (needs SCIPY_ARRAY_API)
-        assert estimator.__sklearn_tags__().array_api_support is False
-        return
-    check(estimator)
