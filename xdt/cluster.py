@@ -41,6 +41,7 @@ from xdt.ir.cells import IntervalCells, cells_of
 from xdt.ir.dnf import Condition
 from xdt.ir.terms import Literal, Term
 from xdt.ir.tree import DecisionTree, Leaf
+from xdt.learn.data import check_int
 
 __all__ = ["Cluster", "SupervisedClusters", "f_beta"]
 
@@ -552,12 +553,8 @@ class SupervisedClusters(BaseEstimator):
         if isinstance(b, bool) or not isinstance(b, numbers.Real) or not math.isfinite(b) \
                 or b <= 0:
             raise ParameterError(f"beta must be a finite number > 0, got {b!r}")
-        k = self.n_clusters
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise ParameterError(f"n_clusters must be an integer >= 1, got {k!r}")
-        m = self.min_size
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ParameterError(f"min_size must be an integer >= 1, got {m!r}")
+        check_int("n_clusters", self.n_clusters, 1)
+        check_int("min_size", self.min_size, 1)
         if self.strategy not in STRATEGIES:
             raise ParameterError(f"strategy must be one of {', '.join(STRATEGIES)}, got "
                                  f"{self.strategy!r}")

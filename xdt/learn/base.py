@@ -23,6 +23,7 @@ from xdt.errors import (
 from xdt.ir.tree import DecisionTree
 from xdt.learn.criteria import CRITERIA
 from xdt.learn.data import (
+    check_int,
     check_rows,
     label_for_ir,
     read_labels,
@@ -76,9 +77,7 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         if depth is not None and (isinstance(depth, bool) or not isinstance(
                 depth, numbers.Integral) or depth < 0):
             raise ParameterError(f"max_depth must be None or an integer >= 0, got {depth!r}")
-        msl = self.min_samples_leaf
-        if isinstance(msl, bool) or not isinstance(msl, numbers.Integral) or msl < 1:
-            raise ParameterError(f"min_samples_leaf must be an integer >= 1, got {msl!r}")
+        check_int("min_samples_leaf", self.min_samples_leaf, 1)
         if self.criterion not in CRITERIA:
             raise ParameterError(f"criterion must be one of {', '.join(CRITERIA)}, got "
                                  f"{self.criterion!r}")

@@ -15,13 +15,20 @@ missing values (impute or drop them first, e.g. with ``sklearn.impute.SimpleImpu
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, InstanceError, InstanceShapeError, MissingValueError
+from xdt.errors import (
+    DataError,
+    InstanceError,
+    InstanceShapeError,
+    MissingValueError,
+    ParameterError,
+)
 from xdt.ir.features import Feature
 from xdt.ir.values import to_python
 
@@ -364,3 +371,10 @@ def check_rows(X, n_features: int, who: str) -> np.ndarray:
             raise InstanceError(
                 f"X has {int(np.isinf(arr).sum())} inf value(s); give finite numbers")
     return arr
+
+
+def check_int(name: str, value, low: int) -> None:
+    """Raise :class:`~xdt.errors.ParameterError` unless ``value`` is an integer (not a bool)
+    of at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")

@@ -94,6 +94,7 @@ from xdt.errors import (
 )
 from xdt.ir.dnf import Condition
 from xdt.learn.base import LearnerNotFittedError
+from xdt.learn.data import check_int
 
 __all__ = ["MISSING", "ColumnTreatment", "DateCondition", "Preprocessor", "group_values"]
 
@@ -314,11 +315,6 @@ def _check_choice(name: str, value, choices: Sequence[str]) -> None:
                              f"got {value!r}")
 
 
-def _check_int(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
 def _quantile_cuts(values: np.ndarray, n_bins: int) -> np.ndarray:
     """Distinct data values at the quantiles ``i / n_bins``, below the maximum."""
     if len(values) == 0 or n_bins < 2:
@@ -462,9 +458,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
-        _check_int("n_bins", self.n_bins, 1)
-        _check_int("max_categories", self.max_categories, 1)
-        _check_int("n_groups", self.n_groups, 1)
+        check_int("n_bins", self.n_bins, 1)
+        check_int("max_categories", self.max_categories, 1)
+        check_int("n_groups", self.n_groups, 1)
         _check_choice("date_binning", self.date_binning, _DATE_BINNINGS)
         if isinstance(self.grouping, Mapping):
             for method in self.grouping.values():
