@@ -45,7 +45,7 @@ from xdt.errors import (
     ValueOutsideDomainError,
 )
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
-from xdt.ir.features import Feature, FeatureSpace
+from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
 
@@ -202,11 +202,7 @@ class DNF:
             raise InvalidModelError(
                 f"a DNF is a binary classifier and needs exactly two classes "
                 f"([class when no term holds, class when one does]), got {list(self.classes)}")
-        for c in self.classes:
-            if isinstance(c, bool) or not isinstance(c, str | int):
-                raise InvalidModelError(f"class labels must be strings or integers, got {c!r}")
-        if self.classes[0] == self.classes[1]:
-            raise InvalidModelError(f"the two classes are the same label {self.classes[0]!r}")
+        check_classes(self.classes)
 
     def _check_condition(self, cond: Condition, where: str,
                          thresholds: dict[int, list[float]]) -> None:

@@ -151,3 +151,17 @@ class FeatureSpace(Sequence):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._index
+
+
+def check_classes(classes: tuple) -> None:
+    """Raise :class:`InvalidModelError` unless ``classes`` is a non-empty list of distinct
+    string or integer labels (bools are not labels)."""
+    if len(classes) == 0:
+        raise InvalidModelError("'classes' is empty; list the class labels")
+    seen: dict = {}
+    for c in classes:
+        if isinstance(c, bool) or not isinstance(c, str | int):
+            raise InvalidModelError(f"class labels must be strings or integers, got {c!r}")
+        if c in seen:
+            raise InvalidModelError(f"class label {c!r} is listed twice in 'classes'")
+        seen[c] = True

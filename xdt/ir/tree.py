@@ -36,7 +36,7 @@ from xdt.errors import (
     ValueOutsideDomainError,
 )
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
-from xdt.ir.features import Feature, FeatureSpace
+from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
 
@@ -162,7 +162,7 @@ class DecisionTree:
         self.classes = tuple(classes)
         self.root = root
         self.target = target
-        self._check_classes()
+        check_classes(self.classes)
         self._class_index = {c: i for i, c in enumerate(self.classes)}
         thresholds = self._validate()
         self.cells: tuple[Cells, ...] = tuple(
@@ -172,17 +172,6 @@ class DecisionTree:
         self._compile()
 
     # ------------------------------------------------------------------ validation
-    def _check_classes(self) -> None:
-        if len(self.classes) == 0:
-            raise InvalidModelError("'classes' is empty; list the class labels")
-        seen: dict = {}
-        for c in self.classes:
-            if isinstance(c, bool) or not isinstance(c, str | int):
-                raise InvalidModelError(f"class labels must be strings or integers, got {c!r}")
-            if c in seen:
-                raise InvalidModelError(f"class label {c!r} is listed twice in 'classes'")
-            seen[c] = True
-
     def _validate(self) -> dict[int, list[float]]:
         """Check every node; collect the thresholds tested on each ordinal feature."""
         thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
