@@ -47,9 +47,12 @@ class Criterion:
     name = ""
 
     def term(self, x: np.ndarray) -> np.ndarray:
+        """The per-class term of class weights ``x`` (any shape), summed over classes."""
         raise NotImplementedError
 
     def mass(self, total: np.ndarray, acc: np.ndarray) -> np.ndarray:
+        """``w * impurity`` from the total weights ``total`` and the summed terms ``acc``
+        (same shapes)."""
         raise NotImplementedError
 
 

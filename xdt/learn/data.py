@@ -63,6 +63,7 @@ class TrainingData:
 
     @property
     def n_rows(self) -> int:
+        """Number of rows of ``X``."""
         return len(self.ordinal) if self.ordinal.shape[1] else len(self.codes)
 
 

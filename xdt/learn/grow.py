@@ -30,7 +30,10 @@ class Plan:
 class SplitRule(Protocol):
     """Picks a node's test; ``None`` makes the node a leaf."""
 
-    def choose(self, splitter: Splitter, node: Rows) -> Plan | None: ...
+    def choose(self, splitter: Splitter, node: Rows) -> Plan | None:
+        """The node's test (and an optional test forced on its right child), or ``None``
+        to make the node a leaf."""
+        ...
 
 
 @dataclass
@@ -45,6 +48,7 @@ class Grown:
 
     @property
     def is_leaf(self) -> bool:
+        """Whether the node has no test."""
         return self.split is None
 
     @property

@@ -72,10 +72,12 @@ class Node:
 
     @property
     def weight(self) -> float:
+        """Total sample weight of the node's rows."""
         return float(self.class_weight.sum())
 
     @property
     def size(self) -> int:
+        """Number of the node's rows."""
         return len(self.rows)
 
 
