@@ -222,3 +222,47 @@ def test_redundant_tree_and_errors(tmp_path):
         plot_tree("not a tree")
     with pytest.raises(ParameterError):
         plot_tree(t, max_depth=-1)
+
+
+# ---------------------------------------------------------------------- without matplotlib
+@pytest.fixture()
+def no_matplotlib(monkeypatch):
+    """matplotlib made unimportable: every ``matplotlib*`` entry of ``sys.modules`` is None,
+    so ``import matplotlib...`` raises ModuleNotFoundError as in an environment without it."""
+    import sys
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError):
+        import matplotlib.pyplot  # noqa: F401
+    with pytest.raises(ImportError):
+        import matplotlib.collections  # noqa: F401
+
+
+def test_every_plot_function_says_how_to_install_matplotlib(german, no_matplotlib):
+    import xdt.plot
+    from xdt.plot import PlotDependencyError
+
+    tree, X = german
+    calls = {
+        "plot_tree": lambda: plot_tree(tree, X.iloc[0].to_dict()),
+        "plot_feature_importance": lambda: plot_feature_importance(tree, X.iloc[:5]),
+        "plot_tradeoff": lambda: plot_tradeoff(pd.DataFrame(
+            {"factor_expl": [1.0], "accuracy": [0.7], "expl_avg": [2.0]})),
+        "plot_redundancy": lambda: plot_redundancy(tree),
+    }
+    # every public drawing function of xdt.plot is here (a new one must be added)
+    assert set(calls) == {n for n in xdt.plot.__all__ if n.startswith("plot_")}
+    for name, call in calls.items():
+        with pytest.raises(PlotDependencyError,
+                           match=re.escape('pip install "xdt[plot]"')) as info:
+            call()
+        assert isinstance(info.value, ImportError), name     # except ImportError still works
+        assert "to_dot works without it" in str(info.value), name
+
+
+def test_to_dot_needs_no_matplotlib(german, no_matplotlib):
+    tree, X = german
+    dot = to_dot(tree, X.iloc[0].to_dict())
+    assert dot.startswith("digraph")
+    assert len(re.findall(r"^  n\d+ -> n\d+ \[", dot, flags=re.M)) == tree.n_nodes - 1

@@ -12,16 +12,21 @@
 * :func:`plot_redundancy` — per path, the share of its literals that are explanation-redundant
   (:func:`xdt.explain.redundancy.path_redundancy`).
 
-matplotlib is imported only when a ``plot_*`` function is called; without it they raise
-:class:`PlotDependencyError` (an ``ImportError``) saying ``pip install "xdt[plot]"``.
+matplotlib is imported only when a ``plot_*`` function is called; every one of them checks
+for it first, before looking at its arguments, through one gate (:func:`_needs_matplotlib`),
+and without it raises :class:`PlotDependencyError` (an ``ImportError``) saying
+``pip install "xdt[plot]"``. :func:`to_dot` needs no matplotlib.
 Every ``plot_*`` function returns the matplotlib ``Figure``; when ``ax`` is given it draws
 there and returns ``ax.figure``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from xdt.errors import ParameterError, XdtError
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
@@ -42,13 +47,35 @@ class PlotDependencyError(XdtError, ImportError):
 
 
 def _pyplot():
+    """``matplotlib.pyplot``, the one place xdt.plot imports it.
+
+    Raises
+    ------
+    PlotDependencyError
+        matplotlib is not installed (or cannot be imported).
+    """
     try:
         import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise PlotDependencyError(
-            'xdt.plot needs matplotlib: pip install "xdt[plot]" (or pip install '
-            '"matplotlib>=3.7"); to_dot works without it') from exc
+            f'xdt.plot needs matplotlib ({exc}): pip install "xdt[plot]" (or pip install '
+            f'"matplotlib>=3.7"); to_dot works without it') from exc
     return plt
+
+
+_F = TypeVar("_F", bound=Callable)
+
+
+def _needs_matplotlib(func: _F) -> _F:
+    """Decorator of every public drawing function: import matplotlib (:func:`_pyplot`) before
+    anything else, so that without it each raises :class:`PlotDependencyError` at once."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        _pyplot()
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- tree walk
@@ -265,6 +292,7 @@ def _layout(nodes: list[_Node], max_depth: int | None) -> dict[int, tuple[float,
     return pos
 
 
+@_needs_matplotlib
 def plot_tree(tree, instance=None, *, ax=None, max_depth: int | None = None, explainer=None,
               fontsize: float | None = None):
     """Draw ``tree`` with matplotlib: nodes coloured by feature (legend of features), edges
@@ -298,7 +326,6 @@ def plot_tree(tree, instance=None, *, ax=None, max_depth: int | None = None, exp
     from matplotlib.collections import LineCollection
     from matplotlib.patches import FancyBboxPatch, Patch
 
-    _pyplot()
     nodes = _walk(tree)
     colours = _feature_colours(nodes)
     axp: tuple[str, ...] = ()
@@ -390,6 +417,7 @@ def _rows(X):
     return list(X)
 
 
+@_needs_matplotlib
 def plot_feature_importance(model, X, *, ax=None):
     """Formal feature importance: per feature, the number of rows of ``X`` whose AXp holds it.
 
@@ -404,7 +432,6 @@ def plot_feature_importance(model, X, *, ax=None):
     matplotlib.figure.Figure
     """
     counts = _axp_counts(model, X)
-    _pyplot()
     shown = sorted(((c, f) for f, c in counts.items() if c), key=lambda t: (-t[0], t[1]))
     fig, ax = _axes(ax, (6.0, max(2.5, 0.35 * len(shown) + 1.2)))
     names = [f for _, f in shown][::-1]
@@ -417,6 +444,7 @@ def plot_feature_importance(model, X, *, ax=None):
     return fig
 
 
+@_needs_matplotlib
 def plot_tradeoff(results, *, axes=None):
     """Accuracy and ``expl_avg`` against ``factor_expl``, in two panels (Souza et al., Figure 2).
 
@@ -460,6 +488,7 @@ def plot_tradeoff(results, *, axes=None):
     return fig
 
 
+@_needs_matplotlib
 def plot_redundancy(tree, *, ax=None):
     """Per path of ``tree``, the share of its literals that are explanation-redundant
     (:func:`xdt.explain.redundancy.path_redundancy`; dead paths are left out): one bar per
@@ -473,7 +502,6 @@ def plot_redundancy(tree, *, ax=None):
 
     tree = _check_tree(tree)
     analysis = path_redundancy(tree)
-    _pyplot()
     fig, ax = _axes(ax, (max(6.0, 0.3 * len(analysis) + 2), 3.5))
     xs = list(range(len(analysis)))
     ax.bar(xs, [r.redundant_share for r in analysis],
