@@ -640,7 +640,7 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         raise DataError("there are no rows to crosscheck")
     report = CrosscheckReport(path_restricted=bool(path_restricted), enumerate=do_enumerate,
                               solver=solver, model=_describe(model))
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     with Explainer(model, "path") as by_path, Explainer(model, "sat", solver=solver) as by_sat:
         engines = {"path": by_path, "sat": by_sat}

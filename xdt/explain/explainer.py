@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from xdt.errors import EngineNotAvailableError
 from xdt.explain import duality
