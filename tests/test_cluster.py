@@ -5,7 +5,6 @@ the ``xdt cluster`` command. Real-data numbers are recomputed independently with
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -239,15 +238,12 @@ def adult_planted():
 
 def test_planted_groups_recovered_with_reordering(adult_planted):
     X, y, groups = adult_planted
-    start = time.perf_counter()
     sc = SupervisedClusters(1, n_clusters=3, reorder=True).fit(X, y)
-    elapsed = time.perf_counter() - start
     jaccards = {name: _best_jaccard(sc, g) for name, g in groups.items()}
-    print(f"Adult ({len(X)} rows), reorder=True: {elapsed:.2f} s, Jaccard {jaccards}")
+    print(f"Adult ({len(X)} rows), reorder=True: Jaccard {jaccards}")
     for c in sc.clusters_:
         print(f"  {c}")
     assert all(j >= 0.85 for j in jaccards.values()), jaccards
-    assert elapsed < 30
 
 
 def test_without_reordering_the_many_valued_group_is_worse(adult_planted):
