@@ -1,7 +1,12 @@
 """The README's Python tour runs and shows what it claims."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -65,3 +70,146 @@ def test_readme_dnf_block_runs_and_values_match():
     assert scope["max_induced_matching"](scope["literal_term_graph"](f))[0] == 2
     assert [str(t) for t in scope["est"].model_.rules()] == ["x0 = 1 AND x1 = 1",
                                                              "x2 = 1 AND x3 = 1"]
+
+
+# ------------------------------------------------------------------ the whole tour, as written
+TIME = re.compile(r"\d+(?:\.\d+)?(?=\s*(?:s|ms|seconds)\b)")
+"""A duration in seconds or milliseconds: the one thing in the tour's output that differs
+from run to run."""
+
+
+def _normal(line: str) -> str:
+    return " ".join(TIME.sub("<t>", line).split())
+
+
+def _matches(expected: list[str], actual: list[str]) -> str | None:
+    """``None`` when ``actual`` shows ``expected``; else what is missing. In ``expected``, a
+    line ``...`` stands for any number of lines; the other lines must appear in order, each
+    run of them on consecutive lines, equal but for white space and durations."""
+    runs: list[list[str]] = [[]]
+    for line in expected:
+        if line.strip() == "...":
+            runs.append([])
+        else:
+            runs[-1].append(_normal(line))
+    got = [_normal(line) for line in actual]
+    at = 0
+    for k, run in enumerate(runs):
+        if not run:
+            continue
+        n = len(run)
+        anchored = k == 0  # no "..." before the first run: it starts the output
+        starts = [at] if anchored else range(at, len(got) - n + 1)
+        hit = next((i for i in starts if got[i:i + n] == run), None)
+        if hit is None:
+            return "lines not found in order:\n  " + "\n  ".join(run)
+        at = hit + n
+    return None
+
+
+def _shell(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run a README line in bash, with ``xdt`` as this interpreter's ``python -m xdt``."""
+    prelude = f'xdt() {{ "{sys.executable}" -m xdt "$@"; }}\nset -e\n'
+    return subprocess.run(["bash", "-c", prelude + command], cwd=cwd, capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"})
+
+
+def _tour() -> list[tuple[str, list[str] | None]]:
+    """The README's commands in order: (command, expected output lines) for ``$ xdt`` lines
+    of text blocks, (line, None) for the lines of sh blocks. Left out: ``pip install`` (the
+    set-up the suite already stands on) and ``--scheduler`` (it needs a Dask cluster of the
+    reader's own)."""
+    steps: list[tuple[str, list[str] | None]] = []
+    for lang, body in re.findall(r"```(text|sh)\n(.*?)```", README.read_text(), re.S):
+        lines = body.rstrip("\n").split("\n")
+        if lang == "sh":
+            steps += [(line, None) for line in lines if line.strip()]
+            continue
+        shown: list[str] | None = None  # lines before a block's first command show none
+        for line in lines:
+            if line.startswith("$ "):
+                shown = []
+                steps.append((line[2:], shown))
+            elif shown is not None:
+                shown.append(line)
+    for _, out in steps:
+        while out and not out[-1].strip():  # the blank line before the next command
+            out.pop()
+    return [(c.replace("pip install -e . && ", "").replace('pip install -e ".[test]" && ', ""),
+             out) for c, out in steps
+            if "--scheduler" not in c and not c.startswith("pip install")
+            and "python -m pytest" not in c]
+
+
+def test_readme_command_line_tour_runs_as_written(tmp_path):
+    """Every command of the README, in order, in an empty folder: the sh lines succeed, and
+    each ``$ xdt ...`` line exits 0 and prints what the README shows."""
+    steps = _tour()
+    assert steps[0][0].startswith("xdt demo --write-examples tour")  # the files come first
+    assert "xdt demo" in [c for c, _ in steps]                       # and the main job runs
+    cwd = tmp_path
+    for command, expected in steps:
+        result = _shell(command, cwd)
+        assert result.returncode == 0, f"{command!r} failed:\n{result.stdout}\n{result.stderr}"
+        if "cd tour" in command:
+            cwd = tmp_path / "tour"
+        if expected:
+            problem = _matches(expected, result.stdout.splitlines())
+            assert problem is None, f"{command!r} does not print what the README shows: " \
+                                    f"{problem}\n--- it printed:\n{result.stdout}"
+    assert (cwd / "model.json").exists() and (cwd / "query.cnf").exists()
+    assert sum(1 for _ in open(cwd / "out.jsonl")) == 20_000
+
+
+def test_readme_matcher_finds_what_is_missing():
+    shown = ["a", "...", "c 0.12 s", "d"]
+    assert _matches(shown, ["a", "b", "c 3.5 s", "d", "e"]) is None
+    assert _matches(shown, ["x", "a", "c 1 s", "d"]) is not None      # must start with a
+    assert _matches(shown, ["a", "c 1 s", "x", "d"]) is not None      # c, d consecutive
+    assert _matches(["...", "b"], ["a", "b"]) is None
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+def test_readme_sklearn_block_runs_and_predicts_like_sklearn(tmp_path, monkeypatch):
+    (block,) = [b for b in _python_blocks() if "DecisionTreeClassifier" in b]
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    model, est, enc, X = scope["model"], scope["est"], scope["enc"], scope["X"]
+    assert (model.predict(X) == est.predict(enc.transform(X))).all()
+    assert "purpose" in model.features.names  # tests on the original columns, not indicators
+    assert scope["xdt"].load_model("model.json").predict(X).tolist() == model.predict(X).tolist()
+
+
+def test_readme_cluster_block_runs_and_values_match(tmp_path, monkeypatch):
+    from xdt.demo import write_examples
+
+    (block,) = [b for b in _python_blocks() if "SupervisedClusters" in b]
+    write_examples(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    sc, X, y = scope["sc"], scope["X"], scope["y"]
+    assert str(sc.clusters_[0]) == ("#1 Sex = female: precision 0.742, recall 0.681, "
+                                    "F-beta 0.710, size 314")
+    assert round(sc.stability(X, y, n_samples=20, random_state=0), 3) == 0.808
+    assert sc.predict(X.iloc[:5]).tolist() == [-1, 0, 0, 0, -1]
+    assert list(sc.to_frame().columns)[:2] == ["rank", "rule"]
+
+
+def test_write_examples_refuses_to_overwrite(tmp_path):
+    from xdt.demo import write_examples
+    from xdt.errors import OutputError
+
+    (tmp_path / "row.json").write_text("{}")
+    with pytest.raises(OutputError, match=r"holds row\.json.*--force"):
+        write_examples(tmp_path)
+    assert (tmp_path / "row.json").read_text() == "{}" and not (tmp_path / "big.csv").exists()
+    written = write_examples(tmp_path, force=True)
+    assert [p.name for p in written] == ["german.csv", "titanic.csv", "reads.json", "row.json",
+                                         "big.csv"]
+    assert sum(1 for _ in open(tmp_path / "big.csv")) == 20_001

@@ -1269,8 +1269,12 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
 @main.command(short_help="The main job: fit SER-DT and CART, explain on German credit.")
 @click.option("--show", "-n", default=15, show_default=True, type=click.IntRange(min=0),
               metavar="N", help="How many test rows to show in the table (0: summary only).")
+@click.option("--write-examples", metavar="DIR", type=click.Path(file_okay=False),
+              help="Instead of the demo, write the README tour's files (german.csv, "
+                   "titanic.csv, reads.json, row.json, big.csv) into DIR.")
+@click.option("--force", is_flag=True, help="With --write-examples: overwrite those files.")
 @cli_errors
-def demo(show: int) -> None:
+def demo(show: int, write_examples: str | None, force: bool) -> None:
     """Fit two trees on German credit data shipped with xdt and explain one (a few seconds).
 
     Fits a SER-DT tree (short explainable rules, Souza et al., NeurIPS 2022; factor_expl
@@ -1283,11 +1287,22 @@ def demo(show: int) -> None:
     over all of them: share of redundant paths, mean AXp size against mean path length,
     time per explanation.
 
+    With --write-examples DIR it writes, instead, the files the README's tour reads:
+    german.csv, titanic.csv (the clustering example), reads.json (a small tree), row.json
+    (one instance) and big.csv (German credit x 20, for --batch and --workers).
+
     \b
     Example:
       xdt demo
       xdt demo --show 40
+      xdt demo --write-examples tour && cd tour && xdt fit german.csv -t class -o model.json
     """
+    if write_examples is not None:
+        from xdt.demo import write_examples as write
+
+        for path in write(write_examples, force=force):
+            click.echo(f"wrote {path}")
+        return
     from xdt.demo import run_demo
 
     run_demo(show=show, width=terminal_width())

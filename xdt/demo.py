@@ -28,24 +28,35 @@ Example
 
 from __future__ import annotations
 
+import gzip
+import json
 import statistics
 import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
+from pathlib import Path
 
 import click
 import numpy as np
 import pandas as pd
 
 from xdt.cli import compact_numbers, describe_features, pack_tokens, wrap_rule
+from xdt.errors import OutputError
 from xdt.explain import Explainer
 from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import to_python
 
 #: The shipped German credit data (a gzipped CSV inside the package).
 GERMAN = files("xdt").joinpath("data/german.csv.gz")
+#: The shipped Titanic passenger data (Kaggle's train.csv, 891 rows; ``xdt/data/README.md``).
+TITANIC = files("xdt").joinpath("data/titanic.csv.gz")
+#: Poole & Mackworth's "reads" tree, the worked example of Izza et al.'s appendix A.2.
+READS = files("xdt").joinpath("data/reads.json")
+#: How many copies of German credit make ``big.csv`` of :func:`write_examples`.
+BIG_COPIES = 20
 TARGET = "class"
 #: The settings of the demo's trees (those of Souza et al.'s Table 1).
 MAX_DEPTH = 6
@@ -59,6 +70,62 @@ def load_german() -> pd.DataFrame:
     """The German credit data shipped with xdt: 1000 rows, 21 features and ``class``."""
     with GERMAN.open("rb") as handle:
         return pd.read_csv(handle, compression="gzip")
+
+
+def load_titanic() -> pd.DataFrame:
+    """The Titanic passenger data shipped with xdt: 891 rows, 11 columns and ``Survived``
+    (id, name, ticket and cabin columns as in Kaggle's file; 866 empty cells)."""
+    with TITANIC.open("rb") as handle:
+        return pd.read_csv(handle, compression="gzip")
+
+
+def write_examples(folder: str | Path, force: bool = False) -> list[Path]:
+    """Write the files that the README's tour reads into ``folder`` (created if absent).
+
+    ``german.csv`` (German credit, 1000 rows), ``titanic.csv`` (891 rows, the clustering
+    example), ``reads.json`` (Poole & Mackworth's tree, Izza et al. appendix A.2), ``row.json``
+    (German credit's first row without its class, an instance for ``--instance @row.json``)
+    and ``big.csv`` (German credit repeated :data:`BIG_COPIES` times, 20,000 rows, for the
+    chunked and Dask runs).
+
+    Parameters
+    ----------
+    folder : str or Path
+        Where to write; created with its parents when absent.
+    force : bool
+        Overwrite files of those names that are already there.
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order above.
+
+    Raises
+    ------
+    OutputError
+        A file of one of those names exists and ``force`` is false (nothing is written), or
+        the folder cannot be created or written.
+    """
+    folder = Path(folder)
+    names = ("german.csv", "titanic.csv", "reads.json", "row.json", "big.csv")
+    paths = [folder / name for name in names]
+    existing = [p.name for p in paths if p.exists()]
+    if existing and not force:
+        raise OutputError(f"{folder} already holds {', '.join(existing)}; choose another "
+                          "folder or pass --force to overwrite them")
+    german = load_german()
+    row = {k: to_python(v) for k, v in german.drop(columns=TARGET).iloc[0].items()}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        paths[0].write_bytes(gzip.decompress(GERMAN.read_bytes()))  # the files as shipped
+        paths[1].write_bytes(gzip.decompress(TITANIC.read_bytes()))
+        paths[2].write_bytes(READS.read_bytes())
+        paths[3].write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
+        pd.concat([german] * BIG_COPIES, ignore_index=True).to_csv(paths[4], index=False)
+    except OSError as e:
+        raise OutputError(f"cannot write the examples to {folder}: {e.strerror or e}; "
+                          "choose a folder you can write to") from None
+    return paths
 
 
 @dataclass

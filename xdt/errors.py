@@ -29,6 +29,7 @@ what to do about it.
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
     ├── DataError (ValueError)             a data file or table is not usable
+    ├── OutputError (OSError)              an output file or folder cannot be written
     ├── ParameterError (ValueError)        a learner's parameter is out of range
     └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
 """
@@ -144,6 +145,12 @@ class CertificateError(XdtError):
 
 class DataError(XdtError, ValueError):
     """A data file or table cannot be used as asked (missing target column, empty, ...)."""
+
+
+class OutputError(XdtError, OSError):
+    """An output file or folder cannot be written as asked: it exists (and overwriting was
+    not allowed), its folder is missing, or it is not writable. The message names the path
+    and what to do."""
 
 
 class ParameterError(XdtError, ValueError):
