@@ -318,6 +318,7 @@ def fit_report(result: FitResult, data: str, frame: pd.DataFrame, max_depth: int
         "leaves": model.n_leaves, "nodes": model.n_nodes,
         "fallback_splits": result.n_fallback_splits,
         "fit_seconds": result.fit_seconds,
+        "dropped_columns": dict(result.dropped_columns),
         "output": output,
     }
 
@@ -368,6 +369,11 @@ def format_fit_table(report: dict) -> list[str]:
               help="Random seed of the train/test split (and of the sklearn learner).")
 @click.option("--categorical", metavar="COL1,COL2", callback=_split_names,
               help="Integer-coded columns to treat as categorical (string columns always are).")
+@click.option("--keep", metavar="COL1,COL2", callback=_split_names,
+              help="Id-like columns to use as features all the same (by default id and name "
+                   "columns are dropped).")
+@click.option("--drop", metavar="COL1,COL2", callback=_split_names,
+              help="Columns to leave out, whatever they hold.")
 @click.option("--output", "-o", metavar="MODEL.json",
               type=click.Path(dir_okay=False, writable=True),
               help="Write the model there (xdt-model/1 JSON); without it nothing is written.")
@@ -376,7 +382,7 @@ def format_fit_table(report: dict) -> list[str]:
 @cli_errors
 def fit(data: str, target: str, learner: str, factor_expl: float | None,
         max_depth: int | None, test_size: float, seed: int, categorical: list[str],
-        output: str | None, fmt: str) -> None:
+        keep: list[str], drop: list[str], output: str | None, fmt: str) -> None:
     """Learn a decision tree from a CSV file, measure it, and save it as an xdt model.
 
     \b
@@ -397,14 +403,18 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     rows), its leaves and nodes, the fit time and, for SER-DT, its three-way fallback
     splits. With -o it writes the model as xdt-model/1 JSON. String columns become
     categorical features with their own values (splits read `purpose = car`, not codes);
-    numeric columns become ordinal features (0/1 columns binary). Missing values are not
-    allowed: impute them first.
+    numeric columns become ordinal features (0/1 columns binary). Id and name columns are
+    dropped, each named with why (all-distinct text such as names; text most of whose
+    values occur once, such as ticket codes; distinct integers in a column named like an
+    id): --keep COL keeps one, --drop COL leaves out any column. Missing values are not
+    allowed: impute them first (or --drop the column).
 
     \b
     Examples:
       xdt fit german.csv --target class -o model.json
       xdt fit german.csv -t class --learner ser-dt --factor-expl 0.9 --max-depth 4
       xdt fit cars.csv -t acceptability --categorical doors,persons --format json
+      xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
     if factor_expl is not None and learner != "ser-dt":
         raise click.UsageError(f"--factor-expl is a parameter of SER-DT; it needs --learner "
@@ -418,11 +428,13 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
-    for warning in mostly_numeric_text(frame.drop(columns=[target]), set(categorical)):
-        click.echo(f"warning: {warning}", err=True)
     result = fit_tree(frame, target, learner=learner, max_depth=max_depth,
                       factor_expl=factor if learner == "ser-dt" else None,
-                      test_size=test_size, seed=seed, categorical=categorical)
+                      test_size=test_size, seed=seed, categorical=categorical,
+                      keep=keep, drop=drop)
+    features = frame.drop(columns=[target, *result.dropped_columns])
+    for warning in mostly_numeric_text(features, set(categorical)):
+        click.echo(f"warning: {warning}", err=True)
     model = result.model
     if output is not None:
         xdt.save_model(model, output)
@@ -442,6 +454,10 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     click.echo(f"read {data}: {len(frame)} rows, {describe_features(model)}, "
                f"target {target!r} with {len(labels)} class{'es' if len(labels) != 1 else ''} "
                f"({', '.join(labels)})")
+    if result.dropped_columns:
+        click.echo("dropped columns: " + ", ".join(
+            f"{k} ({v})" for k, v in result.dropped_columns.items()) + "; --keep COL uses "
+            "one as a feature")
     how = "stratified" if result.stratified else "not stratified"
     click.echo(f"split: {len(result.train)} train / {len(result.test)} test rows "
                f"({how}, seed {seed})")

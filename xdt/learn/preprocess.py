@@ -58,7 +58,8 @@ Columns dropped by ``drop_ids=True`` (reported in ``dropped_``; the test is
 :func:`id_column_reason`, which ``xdt fit`` uses too): text columns whose values are all
 distinct (names, ids) or of which more than half of the rows have a value of their own
 (codes such as Titanic's ``Ticket``), and integer columns named like ids (``...id``,
-``id...``, any case) holding ``n`` distinct values (row numbers such as ``PassengerId``): no
+``id...``, any case) holding ``n`` distinct consecutive values, or distinct values with gaps
+when ``id`` is a word of the name (row numbers such as ``PassengerId``): no
 rule can generalise over them (the paper's "Features with too many unique values should
 either be binned ... or excluded"). A column named in ``ordinal`` or ``reorder`` is kept.
 
@@ -79,6 +80,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -403,11 +405,15 @@ def _columns_arg(name: str, value, columns: Sequence[str]) -> set[str]:
 ID_MIN_OWN_VALUES = 20
 
 
-def _named_like_an_id(name: str) -> bool:
-    """Whether a column's name starts or ends with ``id`` (any case): ``PassengerId``,
-    ``customer_id``, ``ID``, ``id_code``."""
+def _named_like_an_id(name: str, loosely: bool) -> bool:
+    """Whether a column's name is an id's: its first or last word is ``id`` (``PassengerId``,
+    ``customer_id``, ``ID``, ``IDNumber``; not ``Paid``, ``idle``), or, ``loosely``, it starts
+    or ends with ``id`` in any case (``userid`` too)."""
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
+    if words and "id" in (words[0].lower(), words[-1].lower()):
+        return True
     low = name.lower()
-    return low.startswith("id") or low.endswith("id")
+    return loosely and (low.startswith("id") or low.endswith("id"))
 
 
 def id_column_reason(col: pd.Series, kind: str) -> str | None:
@@ -424,9 +430,10 @@ def id_column_reason(col: pd.Series, kind: str) -> str | None:
       :data:`ID_MIN_OWN_VALUES` of them, have a value no other row has (codes such as
       Titanic's ``Ticket``: a test on such a value holds one row; in a small table a few
       values seen once are just rare categories);
-    * ``kind`` is ``"numeric"``, the column holds integers, its name starts or ends with
-      ``id`` (any case) and its values are distinct (a row id such as ``PassengerId``,
-      consecutive or with the gaps of removed rows).
+    * ``kind`` is ``"numeric"``, the column holds distinct integers and its name is an
+      id's: consecutive integers in a column whose name starts or ends with ``id`` (any
+      case: ``PassengerId``, ``userid``), or integers with gaps (rows removed) in a column
+      whose first or last word is ``id`` (``PassengerId``, ``customer_id``; not ``Paid``).
 
     Parameters
     ----------
@@ -451,11 +458,12 @@ def id_column_reason(col: pd.Series, kind: str) -> str | None:
         own = int((counts == 1).sum())
         if 2 * own > n and own >= ID_MIN_OWN_VALUES:
             return f"{own} of the {n} rows have a value no other row has (an id or code)"
-    if kind == "numeric" and pd.api.types.is_integer_dtype(col.dtype) \
-            and _named_like_an_id(str(col.name)) and col.nunique() == n:
-        if (np.diff(np.sort(col.to_numpy())) == 1).all():
+    if kind == "numeric" and pd.api.types.is_integer_dtype(col.dtype) and col.nunique() == n:
+        if (np.diff(np.sort(col.to_numpy())) == 1).all() \
+                and _named_like_an_id(str(col.name), loosely=True):
             return f"{n} distinct consecutive integers (a row id)"
-        return f"{n} distinct integers in a column named like an id (a row id)"
+        if _named_like_an_id(str(col.name), loosely=False):
+            return f"{n} distinct integers in a column named like an id (a row id)"
     return None
 
 
