@@ -75,16 +75,25 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
 
     Only empty cells are missing values; text such as ``NA`` or ``None`` is kept as a value.
 
+    A line with fewer fields than the header is read with its last cells empty (missing
+    values, which the commands report by row).
+
     Raises
     ------
     FileNotFoundError
         No file at ``path``.
+    FieldCountError
+        A line has more fields than the header (:mod:`xdt.interop.csvfile`; the message
+        names the line, 1-based with the header as line 1).
     DataError
         The file is empty, not parseable as CSV, not text, or has no rows.
     """
+    from xdt.interop import csvfile
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no data file at {str(path)!r}")
+    csvfile.check_first_line(path)  # pandas would read its extra field as a row label
     try:
         # only empty cells are missing: text such as "None" or "NA" is a category's name
         # (e.g. Capital Gain = None in the discretised Adult data)
@@ -93,6 +102,8 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
         raise DataError(f"{path}: the file is empty; a CSV file with a header row is "
                         "expected") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+        if isinstance(e, pd.errors.ParserError):
+            csvfile.find_long_line(path)  # pandas counts records, not lines
         raise DataError(f"{path}: cannot read it as CSV ({e})") from None
     if len(frame) == 0:
         raise DataError(f"{path}: the file has a header but no rows")

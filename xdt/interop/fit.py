@@ -276,8 +276,10 @@ def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> No
         raise DataError(f"the data has {len(frame)} row(s); a tree needs at least 2")
     labels = frame[target]
     if labels.isna().any():
-        raise DataError(f"target column {target!r} has {int(labels.isna().sum())} "
-                        "missing value(s); drop those rows first")
+        rows = np.flatnonzero(labels.isna().to_numpy())
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        raise DataError(f"target column {target!r} has {len(rows)} missing value(s) at "
+                        f"row(s) {shown} (0-based data rows); drop those rows first")
     if target in categorical:
         raise DataError(f"{target!r} is the target; do not list it among categorical columns")
     if frame.shape[1] < 2:
