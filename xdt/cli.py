@@ -1194,6 +1194,9 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
                    "one test selects a set of values (symbolic reordering).")
 @click.option("--bins", default=100, show_default=True, type=click.IntRange(min=1),
               metavar="N", help="Percentile bins of numeric columns (preprocessor).")
+@click.option("--categorical", metavar="COL1,COL2", callback=_split_names,
+              help="Integer-coded columns to treat as categorical (rules x = v, x in {...}; "
+                   "string columns always are).")
 @click.option("--stability", "n_stability", default=0, show_default=True,
               type=click.IntRange(min=0), metavar="N",
               help="Estimate each cluster's stability on N subsamples of 80% (0: no).")
@@ -1203,8 +1206,8 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
               show_default=True, help="text: aligned table; json: one JSON object.")
 @cli_errors
 def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
-            max_depth: int, strategy: str, reorder: bool, bins: int, n_stability: int,
-            seed: int, fmt: str) -> None:
+            max_depth: int, strategy: str, reorder: bool, bins: int, categorical: list[str],
+            n_stability: int, seed: int, fmt: str) -> None:
     """Describe the rows of one class by a few readable rules (supervised clusters).
 
     The method of "Using Decision Trees for Interpretable Supervised Clustering": trains a
@@ -1212,14 +1215,17 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     against the class, keeps the best node's path as a rule, removes its rows and retrains
     (--strategy retrain), up to N clusters. Columns go through xdt's preprocessor
     (xdt.learn.preprocess: percentile bins, id-like columns dropped, missing values as a
-    category or bin; with --reorder, symbolic reordering), so rules read in the original
-    values. Precision, recall (against all rows of the class), F-beta, size and coverage are
-    measured on the whole file; --stability N adds the bagging stability score (mean best
-    Jaccard overlap with the clusters of N subsamples).
+    category or bin; with --reorder, symbolic reordering; --categorical names integer-coded
+    categories), so rules read in the original values. Precision, recall (against all rows
+    of the class), F-beta, size and coverage are measured on the whole file; --stability N
+    adds the bagging stability score (mean best Jaccard overlap with the clusters of N
+    subsamples). A file whose rows are all of the class is refused: there is nothing to
+    separate.
 
     \b
     Examples:
       xdt cluster titanic.csv --target Survived --positive 1
+      xdt cluster titanic.csv -t Survived -p 1 --categorical Pclass
       xdt cluster adult.csv --target income --positive '>50K' --reorder --beta 0.33
       xdt cluster titanic.csv -t Survived -p 1 --clusters 5 --stability 20 --format json
     """
@@ -1232,6 +1238,12 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
+    unknown = [c for c in categorical if c not in frame.columns or c == target]
+    if unknown:
+        what = ("is the target column" if unknown[0] == target
+                else f"is not a column of {data}; its columns are: "
+                     f"{', '.join(map(str, frame.columns))}")
+        raise click.BadParameter(f"{unknown[0]!r} {what}", param_hint="'--categorical'")
     label = _positive_label(frame[target], positive, target)
     if frame[target].isna().any():
         raise DataError(f"column {target!r} has {int(frame[target].isna().sum())} empty "
@@ -1244,7 +1256,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         Preprocessor = None  # noqa: N806
     pre = None
     if Preprocessor is not None:
-        pre = Preprocessor(n_bins=bins, reorder=reorder, positive=1 if reorder else None)
+        pre = Preprocessor(n_bins=bins, reorder=reorder, positive=1 if reorder else None,
+                           categorical=categorical or None)
     else:
         missing = [str(c) for c in X.columns if X[c].isna().any()]
         if missing:
@@ -1261,8 +1274,9 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         score = sc.stability(X, y, n_samples=n_stability, random_state=seed)
         elapsed_stab = _time.perf_counter() - start
     dropped = {}
-    if sc.clusters_ and hasattr(sc.clusters_[0]._view, "pre"):
-        dropped = dict(getattr(sc.clusters_[0]._view.pre, "dropped_", {}))
+    view = sc.clusters_[0]._view if sc.clusters_ else getattr(sc, "_shared_view", None)
+    if hasattr(view, "pre"):
+        dropped = dict(getattr(view.pre, "dropped_", {}))
     n_target = sc.n_target_
     if fmt == "json":
         doc = {"data": data, "rows": len(frame), "target": target, "positive": to_python(label),
@@ -1281,7 +1295,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
                f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
                f"found in {elapsed:.2f} s")
     if not sc.clusters_:
-        click.echo("no node of the tree holds a row of the class")
+        click.echo("no cluster: no test on the columns separates rows of the class from the "
+                   "others (the tree is a single leaf)")
         return
     for line in format_cluster_table(sc.to_frame()):
         click.echo(line)
