@@ -1064,7 +1064,8 @@ def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> 
 @click.option("--data", "-d", metavar="DATA.csv", type=click.Path(dir_okay=False),
               help="Rows for %C_data (and %A with --target); columns by feature name.")
 @click.option("--target", "-t", metavar="COL",
-              help="With --data: the column of true labels, for the test accuracy %A.")
+              help="With --data: the column of true labels, for the accuracy %A on those "
+                   "rows.")
 @click.option("--per-path", is_flag=True,
               help="List every path: redundant or not, its rule and a PI-explanation.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -1077,13 +1078,14 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     A path is redundant when some of its tests can be dropped and the rest still guarantee
     the leaf's class, i.e. it is not a PI-explanation (Izza, Ignatiev & Marques-Silva, "On
     Explaining Decision Trees"; linear-time check per path). Prints the columns of the
-    paper's Table 1: depth D, nodes #N, test accuracy %A (with --data and --target), paths
-    #P, redundant paths %R, feature space covered by redundant paths %C (all-categorical
-    trees only: each point of the product of the domains counts once), the share of the
-    --data rows on redundant paths %C_data, and min/max/mean share of redundant literals of
-    the redundant paths %m, %M, %avg. Rows whose label is not a class of the model count
-    as wrongly predicted. --per-path lists each path with its rule and, for redundant
-    ones, one PI-explanation (the path's rule with the redundant tests dropped).
+    paper's Table 1: depth D, nodes #N, accuracy %A on the --data rows (with --target; the
+    paper's test accuracy when they are test rows), paths #P, redundant paths %R, feature
+    space covered by redundant paths %C (all-categorical trees only: each point of the
+    product of the domains counts once), the share of the --data rows on redundant paths
+    %C_data, and min/max/mean share of redundant literals of the redundant paths %m, %M,
+    %avg. Rows whose label is not a class of the model count as wrongly predicted.
+    --per-path lists each path with its rule and, for redundant ones, one PI-explanation
+    (the path's rule with the redundant tests dropped).
 
     \b
     Examples:
@@ -1115,7 +1117,7 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
         X = as_frame(model.features, frame)
         _validate_rows(model, X, range(len(X)))
         y = None if target is None else frame[target].tolist()
-    report = redundancy_report(model, X, y)
+    report = redundancy_report(model, X, y, data=data)
     rules = {r.path: (path_rule(model, r.path, r.features),
                       path_rule(model, r.path, r.pi_explanation)) for r in report.per_path}
     if fmt == "json":
