@@ -306,6 +306,55 @@ def test_cli_cluster_errors(tmp_path):
     assert res.exit_code != 0
 
 
+def test_every_row_of_the_class_is_refused_there_is_nothing_to_separate(tmp_path):
+    with pytest.raises(DataError, match=r"every row \(3 of 3\) is of the class 1: there is "
+                                        "nothing to separate it from"):
+        SupervisedClusters(1).fit(pd.DataFrame({"x": [1.0, 2.0, 3.0]}), [1, 1, 1])
+    path = tmp_path / "all.csv"
+    path.write_text("x,y\n1,a\n2,a\n3,a\n")
+    res = CliRunner().invoke(main, ["cluster", str(path), "-t", "y", "-p", "a"])
+    assert res.exit_code == 1
+    assert res.stderr.startswith("Error: every row (3 of 3) is of the class 'a': there is "
+                                 "nothing to separate it from")
+    # rows of both classes that no column separates: a single leaf, said so
+    path.write_text("x,y\n1,a\n1,b\n1,a\n1,b\n")
+    res = CliRunner().invoke(main, ["cluster", str(path), "-t", "y", "-p", "a"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[-1] == ("no cluster: no test on the columns separates rows "
+                                           "of the class from the others (the tree is a "
+                                           "single leaf)")
+
+
+def _grades(tmp_path) -> str:
+    """Grades 1..5, ten rows each; the class is grades 2 and 4 (not a threshold)."""
+    path = tmp_path / "grades.csv"
+    pd.DataFrame({"grade": np.repeat(np.arange(1, 6), 10), "noise": np.tile(np.arange(10), 5) % 3,
+                  "y": np.repeat([0, 1, 0, 1, 0], 10)}).to_csv(path, index=False)
+    return str(path)
+
+
+def _rules(*args: str) -> list[tuple[str, float, float]]:
+    res = CliRunner().invoke(main, ["cluster", *args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return [(c["rule"], c["precision"], c["recall"]) for c in json.loads(res.output)["clusters"]]
+
+
+def test_cli_cluster_categorical_integer_codes_get_value_tests(tmp_path):
+    data = _grades(tmp_path)
+    numeric = _rules(data, "-t", "y", "-p", "1")
+    assert numeric and all(("<" in rule or ">" in rule) and "=" not in rule.replace("<=", "")
+                           for rule, _, _ in numeric)
+    assert _rules(data, "-t", "y", "-p", "1", "--categorical", "grade") == [
+        ("grade = 2", 1.0, 0.5), ("grade = 4", 1.0, 0.5)]
+    assert _rules(data, "-t", "y", "-p", "1", "--categorical", "grade", "--reorder") == [
+        ("grade in {2, 4}", 1.0, 1.0)]
+    for name, message in (("y", "'y' is the target column"),
+                          ("grades", "'grades' is not a column of")):
+        res = CliRunner().invoke(main, ["cluster", data, "-t", "y", "-p", "1",
+                                        "--categorical", name])
+        assert res.exit_code == 2 and message in res.stderr, res.output
+
+
 def test_builtin_reordering_without_the_preprocessor(monkeypatch, adult_planted):
     """The fallback reordering (no xdt.learn.preprocess) recovers the planted groups too."""
     import xdt.cluster as cluster

@@ -85,6 +85,9 @@ def test_accuracy_and_data_coverage():
     assert report.accuracy == pytest.approx(50.0)
     assert report.pct_covered_data == pytest.approx(50.0)  # rows 1 and 2
     assert report.n_rows == 4
+    assert "%A   accuracy                     50.0% on the 4 given rows" in str(report)
+    named = redundancy_report(tree, READS_ROWS, READS_LABELS, data="reads.csv")
+    assert "50.0% on reads.csv (4 rows)" in str(named) and named.to_dict()["data"] == "reads.csv"
     only_rows = redundancy_report(tree, READS_ROWS)
     assert only_rows.accuracy is None and only_rows.pct_covered_data == pytest.approx(50.0)
     with pytest.raises(ValueError):
@@ -118,7 +121,9 @@ def test_cli_redundancy(reads_files):
             in out)
     assert "PI-explanation: IF Thread = follow-up AND Author = unknown THEN skips" in out
     assert "PI-explanation: IF Length = short AND Author = known THEN reads" in out
-    assert out.count("%A   test accuracy                50.0%") == 1
+    # the rows given, whatever they are: not called test accuracy
+    assert f"%A   accuracy                     50.0% on {data} (4 rows)" in out.splitlines()
+    assert "test accuracy" not in out
 
 
 def test_cli_redundancy_json(reads_files):
@@ -128,6 +133,7 @@ def test_cli_redundancy_json(reads_files):
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["%R"] == 50.0 and out["%A"] == 50.0 and out["%C_data"] == 50.0
+    assert (out["data"], out["n_rows"]) == (data, 4)
     assert [p["redundant"] for p in out["paths"]] == [False, False, True, True]
     assert out["paths"][0]["rule"] == out["paths"][0]["pi_rule"] == "IF Length = long THEN skips"
 

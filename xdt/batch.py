@@ -321,15 +321,24 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     ------
     FileNotFoundError
         No file matches ``data``.
+    FieldCountError
+        A line of a CSV file has more fields than its header (the message names the file
+        and the line: :mod:`xdt.interop.csvfile`).
     DataError
         The files cannot be read.
     """
+    from xdt.interop import csvfile
+
     dd, _ = require_dask()
     text = os.fspath(data)
-    if not glob.glob(text):
+    files = sorted(glob.glob(text))
+    if not files:
         raise FileNotFoundError(f"no data file at {text!r}")
+    parquet = ".parquet" in text or Path(text).is_dir()
+    for name in [] if parquet else files:
+        csvfile.check_first_line(name)  # pandas would read its extra field as a row label
     try:
-        if ".parquet" in text or Path(text).is_dir():
+        if parquet:
             ddf = dd.read_parquet(text)
         else:
             compressed = text.endswith((".gz", ".bz2", ".xz", ".zip"))
@@ -339,6 +348,8 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     except XdtError:
         raise
     except (ValueError, OSError) as e:
+        for name in [] if parquet else files:
+            csvfile.find_long_line(name)  # the line, not Dask's count within a block
         raise DataError(f"{text}: cannot read it ({e})") from None
     offsets = [0]
     for k in lengths[:-1]:

@@ -75,16 +75,25 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
 
     Only empty cells are missing values; text such as ``NA`` or ``None`` is kept as a value.
 
+    A line with fewer fields than the header is read with its last cells empty (missing
+    values, which the commands report by row).
+
     Raises
     ------
     FileNotFoundError
         No file at ``path``.
+    FieldCountError
+        A line has more fields than the header (:mod:`xdt.interop.csvfile`; the message
+        names the line, 1-based with the header as line 1).
     DataError
         The file is empty, not parseable as CSV, not text, or has no rows.
     """
+    from xdt.interop import csvfile
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no data file at {str(path)!r}")
+    csvfile.check_first_line(path)  # pandas would read its extra field as a row label
     try:
         # only empty cells are missing: text such as "None" or "NA" is a category's name
         # (e.g. Capital Gain = None in the discretised Adult data)
@@ -93,6 +102,8 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
         raise DataError(f"{path}: the file is empty; a CSV file with a header row is "
                         "expected") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+        if isinstance(e, pd.errors.ParserError):
+            csvfile.find_long_line(path)  # pandas counts records, not lines
         raise DataError(f"{path}: cannot read it as CSV ({e})") from None
     if len(frame) == 0:
         raise DataError(f"{path}: the file has a header but no rows")
@@ -318,6 +329,7 @@ def fit_report(result: FitResult, data: str, frame: pd.DataFrame, max_depth: int
         "leaves": model.n_leaves, "nodes": model.n_nodes,
         "fallback_splits": result.n_fallback_splits,
         "fit_seconds": result.fit_seconds,
+        "dropped_columns": dict(result.dropped_columns),
         "output": output,
     }
 
@@ -368,6 +380,11 @@ def format_fit_table(report: dict) -> list[str]:
               help="Random seed of the train/test split (and of the sklearn learner).")
 @click.option("--categorical", metavar="COL1,COL2", callback=_split_names,
               help="Integer-coded columns to treat as categorical (string columns always are).")
+@click.option("--keep", metavar="COL1,COL2", callback=_split_names,
+              help="Id-like columns to use as features all the same (by default id and name "
+                   "columns are dropped).")
+@click.option("--drop", metavar="COL1,COL2", callback=_split_names,
+              help="Columns to leave out, whatever they hold.")
 @click.option("--output", "-o", metavar="MODEL.json",
               type=click.Path(dir_okay=False, writable=True),
               help="Write the model there (xdt-model/1 JSON); without it nothing is written.")
@@ -376,7 +393,7 @@ def format_fit_table(report: dict) -> list[str]:
 @cli_errors
 def fit(data: str, target: str, learner: str, factor_expl: float | None,
         max_depth: int | None, test_size: float, seed: int, categorical: list[str],
-        output: str | None, fmt: str) -> None:
+        keep: list[str], drop: list[str], output: str | None, fmt: str) -> None:
     """Learn a decision tree from a CSV file, measure it, and save it as an xdt model.
 
     \b
@@ -397,14 +414,18 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     rows), its leaves and nodes, the fit time and, for SER-DT, its three-way fallback
     splits. With -o it writes the model as xdt-model/1 JSON. String columns become
     categorical features with their own values (splits read `purpose = car`, not codes);
-    numeric columns become ordinal features (0/1 columns binary). Missing values are not
-    allowed: impute them first.
+    numeric columns become ordinal features (0/1 columns binary). Id and name columns are
+    dropped, each named with why (all-distinct text such as names; text most of whose
+    values occur once, such as ticket codes; distinct integers in a column named like an
+    id): --keep COL keeps one, --drop COL leaves out any column. Missing values are not
+    allowed: impute them first (or --drop the column).
 
     \b
     Examples:
       xdt fit german.csv --target class -o model.json
       xdt fit german.csv -t class --learner ser-dt --factor-expl 0.9 --max-depth 4
       xdt fit cars.csv -t acceptability --categorical doors,persons --format json
+      xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
     if factor_expl is not None and learner != "ser-dt":
         raise click.UsageError(f"--factor-expl is a parameter of SER-DT; it needs --learner "
@@ -418,11 +439,13 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
-    for warning in mostly_numeric_text(frame.drop(columns=[target]), set(categorical)):
-        click.echo(f"warning: {warning}", err=True)
     result = fit_tree(frame, target, learner=learner, max_depth=max_depth,
                       factor_expl=factor if learner == "ser-dt" else None,
-                      test_size=test_size, seed=seed, categorical=categorical)
+                      test_size=test_size, seed=seed, categorical=categorical,
+                      keep=keep, drop=drop)
+    features = frame.drop(columns=[target, *result.dropped_columns])
+    for warning in mostly_numeric_text(features, set(categorical)):
+        click.echo(f"warning: {warning}", err=True)
     model = result.model
     if output is not None:
         xdt.save_model(model, output)
@@ -442,6 +465,10 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     click.echo(f"read {data}: {len(frame)} rows, {describe_features(model)}, "
                f"target {target!r} with {len(labels)} class{'es' if len(labels) != 1 else ''} "
                f"({', '.join(labels)})")
+    if result.dropped_columns:
+        click.echo("dropped columns: " + ", ".join(
+            f"{k} ({v})" for k, v in result.dropped_columns.items()) + "; --keep COL uses "
+            "one as a feature")
     how = "stratified" if result.stratified else "not stratified"
     click.echo(f"split: {len(result.train)} train / {len(result.test)} test rows "
                f"({how}, seed {seed})")
@@ -1037,7 +1064,8 @@ def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> 
 @click.option("--data", "-d", metavar="DATA.csv", type=click.Path(dir_okay=False),
               help="Rows for %C_data (and %A with --target); columns by feature name.")
 @click.option("--target", "-t", metavar="COL",
-              help="With --data: the column of true labels, for the test accuracy %A.")
+              help="With --data: the column of true labels, for the accuracy %A on those "
+                   "rows.")
 @click.option("--per-path", is_flag=True,
               help="List every path: redundant or not, its rule and a PI-explanation.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -1050,13 +1078,14 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     A path is redundant when some of its tests can be dropped and the rest still guarantee
     the leaf's class, i.e. it is not a PI-explanation (Izza, Ignatiev & Marques-Silva, "On
     Explaining Decision Trees"; linear-time check per path). Prints the columns of the
-    paper's Table 1: depth D, nodes #N, test accuracy %A (with --data and --target), paths
-    #P, redundant paths %R, feature space covered by redundant paths %C (all-categorical
-    trees only: each point of the product of the domains counts once), the share of the
-    --data rows on redundant paths %C_data, and min/max/mean share of redundant literals of
-    the redundant paths %m, %M, %avg. Rows whose label is not a class of the model count
-    as wrongly predicted. --per-path lists each path with its rule and, for redundant
-    ones, one PI-explanation (the path's rule with the redundant tests dropped).
+    paper's Table 1: depth D, nodes #N, accuracy %A on the --data rows (with --target; the
+    paper's test accuracy when they are test rows), paths #P, redundant paths %R, feature
+    space covered by redundant paths %C (all-categorical trees only: each point of the
+    product of the domains counts once), the share of the --data rows on redundant paths
+    %C_data, and min/max/mean share of redundant literals of the redundant paths %m, %M,
+    %avg. Rows whose label is not a class of the model count as wrongly predicted.
+    --per-path lists each path with its rule and, for redundant ones, one PI-explanation
+    (the path's rule with the redundant tests dropped).
 
     \b
     Examples:
@@ -1088,7 +1117,7 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
         X = as_frame(model.features, frame)
         _validate_rows(model, X, range(len(X)))
         y = None if target is None else frame[target].tolist()
-    report = redundancy_report(model, X, y)
+    report = redundancy_report(model, X, y, data=data)
     rules = {r.path: (path_rule(model, r.path, r.features),
                       path_rule(model, r.path, r.pi_explanation)) for r in report.per_path}
     if fmt == "json":
@@ -1167,6 +1196,9 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
                    "one test selects a set of values (symbolic reordering).")
 @click.option("--bins", default=100, show_default=True, type=click.IntRange(min=1),
               metavar="N", help="Percentile bins of numeric columns (preprocessor).")
+@click.option("--categorical", metavar="COL1,COL2", callback=_split_names,
+              help="Integer-coded columns to treat as categorical (rules x = v, x in {...}; "
+                   "string columns always are).")
 @click.option("--stability", "n_stability", default=0, show_default=True,
               type=click.IntRange(min=0), metavar="N",
               help="Estimate each cluster's stability on N subsamples of 80% (0: no).")
@@ -1176,8 +1208,8 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
               show_default=True, help="text: aligned table; json: one JSON object.")
 @cli_errors
 def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
-            max_depth: int, strategy: str, reorder: bool, bins: int, n_stability: int,
-            seed: int, fmt: str) -> None:
+            max_depth: int, strategy: str, reorder: bool, bins: int, categorical: list[str],
+            n_stability: int, seed: int, fmt: str) -> None:
     """Describe the rows of one class by a few readable rules (supervised clusters).
 
     The method of "Using Decision Trees for Interpretable Supervised Clustering": trains a
@@ -1185,14 +1217,17 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     against the class, keeps the best node's path as a rule, removes its rows and retrains
     (--strategy retrain), up to N clusters. Columns go through xdt's preprocessor
     (xdt.learn.preprocess: percentile bins, id-like columns dropped, missing values as a
-    category or bin; with --reorder, symbolic reordering), so rules read in the original
-    values. Precision, recall (against all rows of the class), F-beta, size and coverage are
-    measured on the whole file; --stability N adds the bagging stability score (mean best
-    Jaccard overlap with the clusters of N subsamples).
+    category or bin; with --reorder, symbolic reordering; --categorical names integer-coded
+    categories), so rules read in the original values. Precision, recall (against all rows
+    of the class), F-beta, size and coverage are measured on the whole file; --stability N
+    adds the bagging stability score (mean best Jaccard overlap with the clusters of N
+    subsamples). A file whose rows are all of the class is refused: there is nothing to
+    separate.
 
     \b
     Examples:
       xdt cluster titanic.csv --target Survived --positive 1
+      xdt cluster titanic.csv -t Survived -p 1 --categorical Pclass
       xdt cluster adult.csv --target income --positive '>50K' --reorder --beta 0.33
       xdt cluster titanic.csv -t Survived -p 1 --clusters 5 --stability 20 --format json
     """
@@ -1205,6 +1240,12 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
+    unknown = [c for c in categorical if c not in frame.columns or c == target]
+    if unknown:
+        what = ("is the target column" if unknown[0] == target
+                else f"is not a column of {data}; its columns are: "
+                     f"{', '.join(map(str, frame.columns))}")
+        raise click.BadParameter(f"{unknown[0]!r} {what}", param_hint="'--categorical'")
     label = _positive_label(frame[target], positive, target)
     if frame[target].isna().any():
         raise DataError(f"column {target!r} has {int(frame[target].isna().sum())} empty "
@@ -1217,7 +1258,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         Preprocessor = None  # noqa: N806
     pre = None
     if Preprocessor is not None:
-        pre = Preprocessor(n_bins=bins, reorder=reorder, positive=1 if reorder else None)
+        pre = Preprocessor(n_bins=bins, reorder=reorder, positive=1 if reorder else None,
+                           categorical=categorical or None)
     else:
         missing = [str(c) for c in X.columns if X[c].isna().any()]
         if missing:
@@ -1234,8 +1276,9 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         score = sc.stability(X, y, n_samples=n_stability, random_state=seed)
         elapsed_stab = _time.perf_counter() - start
     dropped = {}
-    if sc.clusters_ and hasattr(sc.clusters_[0]._view, "pre"):
-        dropped = dict(getattr(sc.clusters_[0]._view.pre, "dropped_", {}))
+    view = sc.clusters_[0]._view if sc.clusters_ else getattr(sc, "_shared_view", None)
+    if hasattr(view, "pre"):
+        dropped = dict(getattr(view.pre, "dropped_", {}))
     n_target = sc.n_target_
     if fmt == "json":
         doc = {"data": data, "rows": len(frame), "target": target, "positive": to_python(label),
@@ -1254,7 +1297,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
                f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
                f"found in {elapsed:.2f} s")
     if not sc.clusters_:
-        click.echo("no node of the tree holds a row of the class")
+        click.echo("no cluster: no test on the columns separates rows of the class from the "
+                   "others (the tree is a single leaf)")
         return
     for line in format_cluster_table(sc.to_frame()):
         click.echo(line)

@@ -644,13 +644,17 @@ class SupervisedClusters(BaseEstimator):
         ParameterError
             ``beta`` <= 0, ``n_clusters`` < 1, unknown ``strategy``, ...
         DataError
-            Empty data, ``y`` of the wrong length, ``target_class`` not in ``y``, a learner
-            without ``tree_``.
+            Empty data, ``y`` of the wrong length, ``target_class`` not in ``y``, every row
+            of ``target_class`` (nothing to separate it from), a learner without ``tree_``.
         MissingValueError
             Missing values without a preprocessor to treat them.
         """
         self._check_params()
         frame, is_target, target = self._read(X, y)
+        if is_target.all():
+            raise DataError(f"every row ({len(frame)} of {len(frame)}) is of the class "
+                            f"{target!r}: there is nothing to separate it from; the clusters "
+                            "of a class need rows of other classes too")
         self.target_class_ = target
         self.columns_ = list(frame.columns)
         self.n_rows_ = len(frame)

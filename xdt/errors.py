@@ -29,6 +29,7 @@ what to do about it.
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
     ├── DataError (ValueError)             a data file or table is not usable
+    │   └── FieldCountError                  a CSV line has more fields than the header
     ├── OutputError (OSError)              an output file or folder cannot be written
     ├── ParameterError (ValueError)        a learner's parameter is out of range
     └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
@@ -145,6 +146,30 @@ class CertificateError(XdtError):
 
 class DataError(XdtError, ValueError):
     """A data file or table cannot be used as asked (missing target column, empty, ...)."""
+
+
+class FieldCountError(DataError):
+    """A line of a CSV file has more fields than its header (an unquoted delimiter in a
+    value, or one at the end of the line), so its values cannot be matched to the columns.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int
+        The line, 1-based as a text editor counts (the header is line 1; a quoted value over
+        several lines counts them all); the first line of the record when it spans several.
+    fields, header_fields : int
+        The number of fields of that line and of the header.
+    """
+
+    def __init__(self, message: str, path: str = "", line: int = 0, fields: int = 0,
+                 header_fields: int = 0):
+        self.path = path
+        self.line = line
+        self.fields = fields
+        self.header_fields = header_fields
+        super().__init__(message)
 
 
 class OutputError(XdtError, OSError):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -47,14 +47,17 @@ from xdt.interop.tabular import TabularEncoder, _plain
 from xdt.ir.tree import DecisionTree
 from xdt.metrics import TreeSizes, tree_sizes
 
-__all__ = ["FACTOR_EXPL", "LEARNERS", "LEARNER_NAMES", "FitResult", "fit_sklearn_tree", "fit_tree",
-           "learner_frame", "split_rows"]
+__all__ = ["DROPPED_AS_ASKED", "FACTOR_EXPL", "LEARNERS", "LEARNER_NAMES", "FitResult",
+           "feature_columns", "fit_sklearn_tree", "fit_tree", "learner_frame", "split_rows"]
 
 #: The learners :func:`fit_tree` knows, by the names ``xdt fit --learner`` takes.
 LEARNERS = ("cart", "ser-dt", "sklearn")
 
 #: SER-DT's default ``factor_expl``: the value of Souza et al.'s Table 1 (NeurIPS 2022).
 FACTOR_EXPL = 0.97
+
+#: Why a column named in ``drop`` is not a feature (:attr:`FitResult.dropped_columns`).
+DROPPED_AS_ASKED = "as asked"
 
 #: What each learner is, in a few words (shown by ``xdt fit`` and ``xdt demo``).
 LEARNER_NAMES = {
@@ -99,6 +102,10 @@ class FitResult:
     n_fallback_splits : int or None
         SER-DT only: the nodes where no balanced test existed and the three-way split of
         Algorithm 1 (lines 6-8) was used; ``None`` for the other learners.
+    dropped_columns : dict of str to str
+        The columns of the table that are not features, in column order, each with why:
+        the reason of :func:`xdt.learn.preprocess.id_column_reason` for an id or name
+        column, or :data:`DROPPED_AS_ASKED` for a column named in ``drop``.
     """
 
     model: DecisionTree
@@ -114,6 +121,7 @@ class FitResult:
     sizes: TreeSizes
     fit_seconds: float
     n_fallback_splits: int | None = None
+    dropped_columns: dict[str, str] = field(default_factory=dict)
 
 
 def split_rows(frame: pd.DataFrame, target: str, test_size: float = 0.3,
@@ -178,8 +186,87 @@ def learner_frame(encoder: TabularEncoder, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns, index=rows.index)
 
 
+def feature_columns(frame: pd.DataFrame, target: str, categorical: Iterable[str] = (),
+                    keep: Iterable[str] = (), drop: Iterable[str] = (),
+                    drop_ids: bool = True) -> dict[str, str]:
+    """The columns of ``frame`` that :func:`fit_tree` does not use as features, with why.
+
+    With ``drop_ids``, a column is dropped when :func:`xdt.learn.preprocess.id_column_reason`
+    finds it is an id or a name (all-distinct text, text most of whose values occur once,
+    distinct integers in a column named like an id): the test ``xdt cluster``'s
+    preprocessor uses. A column is read as ``"categorical"`` for that test when it is named
+    in ``categorical`` or is not numeric, as ``"numeric"`` otherwise. Columns named in
+    ``keep`` are never dropped; columns named in ``drop`` always are.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table, target column included.
+    target : str
+        The target column (never a feature, never dropped).
+    categorical, keep, drop : iterable of str
+        Column names.
+    drop_ids : bool
+        Whether to look for id and name columns.
+
+    Returns
+    -------
+    dict of str to str
+        ``{column: reason}`` in column order; :data:`DROPPED_AS_ASKED` for ``drop``.
+
+    Raises
+    ------
+    DataError
+        A name in ``keep`` or ``drop`` is not a column, is the target, or is in both.
+
+    Example
+    -------
+    >>> frame = pd.DataFrame({"PassengerId": [1, 2, 4, 7], "Sex": ["m", "f", "f", "m"],
+    ...                       "Survived": [0, 1, 1, 0]})
+    >>> feature_columns(frame, "Survived")
+    {'PassengerId': '4 distinct integers in a column named like an id (a row id)'}
+    >>> feature_columns(frame, "Survived", keep=["PassengerId"], drop=["Sex"])
+    {'Sex': 'as asked'}
+    """
+    from xdt.learn.preprocess import id_column_reason
+
+    keep, drop, forced = list(keep), list(drop), set(categorical)
+    for verb, names in (("keep", keep), ("drop", drop)):
+        unknown = [n for n in names if n not in frame.columns]
+        if unknown:
+            raise DataError(f"cannot {verb} column(s) {', '.join(map(repr, unknown))}: not in "
+                            f"the data; the columns are: {', '.join(map(str, frame.columns))}")
+        if target in names:
+            raise DataError(f"cannot {verb} {target!r}: it is the target column, not a "
+                            "feature")
+    both = [n for n in keep if n in drop]
+    if both:
+        raise DataError(f"column(s) {', '.join(map(repr, both))} are named both to keep and "
+                        "to drop; name each column in one of them")
+    dropped: dict[str, str] = {}
+    for name in frame.columns:
+        if name == target or name in keep:
+            continue
+        if name in drop:
+            dropped[name] = DROPPED_AS_ASKED
+            continue
+        if not drop_ids:
+            continue
+        col = frame[name]
+        numeric = (pd.api.types.is_numeric_dtype(col.dtype)
+                   and not pd.api.types.is_bool_dtype(col.dtype))
+        kind = "categorical" if name in forced or not numeric else "numeric"
+        if pd.api.types.is_bool_dtype(col.dtype) and name not in forced:
+            kind = "binary"
+        reason = id_column_reason(col, kind)
+        if reason is not None:
+            dropped[name] = reason
+    return dropped
+
+
 def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> None:
-    """Reject what no learner can fit: the reasons :func:`fit_tree` lists under Raises."""
+    """Reject what no learner can fit: the reasons :func:`fit_tree` lists under Raises
+    (bar the missing values of :func:`_check_features`)."""
     from sklearn.utils.multiclass import type_of_target
 
     if target not in frame.columns:
@@ -189,8 +276,10 @@ def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> No
         raise DataError(f"the data has {len(frame)} row(s); a tree needs at least 2")
     labels = frame[target]
     if labels.isna().any():
-        raise DataError(f"target column {target!r} has {int(labels.isna().sum())} "
-                        "missing value(s); drop those rows first")
+        rows = np.flatnonzero(labels.isna().to_numpy())
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        raise DataError(f"target column {target!r} has {len(rows)} missing value(s) at "
+                        f"row(s) {shown} (0-based data rows); drop those rows first")
     if target in categorical:
         raise DataError(f"{target!r} is the target; do not list it among categorical columns")
     if frame.shape[1] < 2:
@@ -200,7 +289,15 @@ def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> No
         raise DataError(f"target column {target!r} holds {kind} values, not class labels; "
                         "the learners are classifiers: the target must hold classes "
                         "(strings or integers)")
-    holes = frame.drop(columns=[target]).isna()
+
+
+def _check_features(features: pd.DataFrame, dropped: dict[str, str]) -> None:
+    """Reject a table without feature columns left, or with missing values in them."""
+    if features.shape[1] == 0:
+        shown = ", ".join(f"{k} ({v})" for k, v in dropped.items())
+        raise DataError(f"no feature column is left: dropped {shown}; keep one (xdt fit "
+                        "--keep COL; keep=[COL])")
+    holes = features.isna()
     per_column = holes.sum()
     if per_column.any():
         bad = per_column[per_column > 0]
@@ -213,14 +310,21 @@ def _check_table(frame: pd.DataFrame, target: str, categorical: list[str]) -> No
         raise MissingValueError(
             f"column {name!r} has {int(bad.iloc[0])} missing value(s) at row(s) {shown} "
             f"(0-based data rows){others}; the trees do not route missing values: impute "
-            "them or drop those rows first")
+            "them or drop those rows first, or leave the column out (xdt fit --drop COL; "
+            "drop=[COL])")
 
 
 def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
              max_depth: int | None = 6, factor_expl: float | None = None,
              test_size: float = 0.3, seed: int = 0,
-             categorical: Iterable[str] | None = None) -> FitResult:
+             categorical: Iterable[str] | None = None, *, drop_ids: bool = True,
+             keep: Iterable[str] | None = None,
+             drop: Iterable[str] | None = None) -> FitResult:
     """Fit a decision tree on ``frame`` with one of :data:`LEARNERS` and measure it.
+
+    Id and name columns (``PassengerId``, ``Name``, ``Ticket``: see
+    :func:`feature_columns`) are not features by default; :attr:`FitResult.dropped_columns`
+    names them with why.
 
     Parameters
     ----------
@@ -248,6 +352,13 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
     categorical : iterable of str, optional
         Integer-coded columns to treat as categorical features (string columns are
         categorical anyway).
+    drop_ids : bool
+        Leave out the columns :func:`xdt.learn.preprocess.id_column_reason` finds to be ids
+        or names (``False``: every column but the target is a feature).
+    keep : iterable of str, optional
+        Columns to use as features even when they look like ids.
+    drop : iterable of str, optional
+        Columns to leave out, whatever they hold (their missing values do not matter).
 
     Returns
     -------
@@ -262,7 +373,8 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
         A feature column has missing values (the message names the column and rows).
     DataError
         The target is not a column, has missing or continuous values, a name in
-        ``categorical`` is not a feature column, or there are too few rows.
+        ``categorical`` is not a feature column, a name in ``keep`` or ``drop`` is not a
+        column or is the target, no feature column is left, or there are too few rows.
     RuntimeError
         When the tree does not predict exactly like the fitted estimator (a bug in xdt).
 
@@ -284,13 +396,18 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
         factor_expl = FACTOR_EXPL
     if isinstance(categorical, str):
         categorical = [categorical]
+    keep = [keep] if isinstance(keep, str) else list(keep or [])
+    drop = [drop] if isinstance(drop, str) else list(drop or [])
     if learner == "sklearn" and max_depth == 0:
         raise ParameterError("scikit-learn's trees have a depth of at least 1; for a single "
                              "leaf (max depth 0) use learner 'cart' or 'ser-dt'")
     categorical = list(categorical or [])
     _check_table(frame, target, categorical)
+    dropped = feature_columns(frame, target, categorical, keep, drop, drop_ids)
+    features = frame.drop(columns=[target, *dropped])
+    _check_features(features, dropped)
     train, test, stratified = split_rows(frame, target, test_size, seed)
-    encoder = TabularEncoder(categorical).fit(frame.drop(columns=[target]))
+    encoder = TabularEncoder([c for c in categorical if c not in dropped]).fit(features)
     y_train = train[target].to_numpy()
 
     if learner == "sklearn":
@@ -321,7 +438,8 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
     test_accuracy = accuracy(test)
     assert train_accuracy is not None
     return FitResult(model, estimator, encoder, train, test, str(target), train_accuracy,
-                     test_accuracy, stratified, learner, sizes, fit_seconds, fallback)
+                     test_accuracy, stratified, learner, sizes, fit_seconds, fallback,
+                     dropped)
 
 
 _Fitted = tuple[object, DecisionTree, float, Callable[[pd.DataFrame], np.ndarray]]

@@ -7,7 +7,7 @@ Marques-Silva, "On Explaining Decision Trees" (Section 6).
 ====== ===================================================================================
 D      depth (edges on the longest path)
 #N     number of nodes
-%A     test accuracy, when test rows and labels are given
+%A     accuracy on the given rows and labels (the paper's test accuracy, on test rows)
 #P     number of consistent paths (dead leaves no point reaches are not counted)
 %R     share of those paths that are explanation-redundant (not a PI-explanation)
 %C     share of the *feature space* covered by redundant paths (categorical/binary only)
@@ -51,7 +51,7 @@ class RedundancyReport:
     depth, n_nodes, n_paths, n_redundant : int
         D, #N, #P and the number of redundant paths.
     accuracy : float or None
-        %A.
+        %A: the accuracy on the given rows (test accuracy only when they are test rows).
     pct_redundant : float
         %R (0 for a tree without consistent paths, which cannot happen for a valid tree).
     pct_covered : float or None
@@ -60,6 +60,8 @@ class RedundancyReport:
         %C_data over the given rows.
     n_rows : int or None
         Rows behind %C_data (and %A when labels were given).
+    data : str or None
+        Where the rows come from (e.g. a file name), for the text of %A.
     pct_min, pct_max, pct_avg : float or None
         %m, %M, %avg.
     per_path : list of PathRedundancy
@@ -78,6 +80,7 @@ class RedundancyReport:
     pct_min: float | None = None
     pct_max: float | None = None
     pct_avg: float | None = None
+    data: str | None = None
     per_path: list[PathRedundancy] = field(default_factory=list, repr=False)
 
     #: (attribute, Table 1 column name), in the paper's column order
@@ -87,11 +90,13 @@ class RedundancyReport:
                ("pct_avg", "%avg"))
 
     def to_dict(self, per_path: bool = False) -> dict:
-        """The columns by their Table 1 names (``"D"``, ``"%R"``, ...) plus ``n_redundant`` and
-        ``n_rows``; with ``per_path``, also ``"paths"``: one dict per consistent path."""
+        """The columns by their Table 1 names (``"D"``, ``"%R"``, ...) plus ``n_redundant``,
+        ``n_rows`` and ``data`` (the rows behind ``%A`` and ``%C_data``); with ``per_path``,
+        also ``"paths"``: one dict per consistent path."""
         out: dict = {name: getattr(self, attr) for attr, name in self.COLUMNS}
         out["n_redundant"] = self.n_redundant
         out["n_rows"] = self.n_rows
+        out["data"] = self.data
         if per_path:
             out["paths"] = [{"path": p.path, "redundant": p.redundant,
                              "features": list(p.features),
@@ -106,10 +111,13 @@ class RedundancyReport:
             return f"{v:.1f}%" if v is not None else f"n/a ({why})"
 
         rows = "" if self.n_rows is None else f" of {self.n_rows} rows"
+        on = ("" if self.accuracy is None
+              else f" on {self.data} ({self.n_rows} rows)" if self.data is not None
+              else f" on the {self.n_rows} given rows")
         lines = [
             f"D    depth                        {self.depth}",
             f"#N   nodes                        {self.n_nodes}",
-            f"%A   test accuracy                {pct(self.accuracy, 'no labelled data')}",
+            f"%A   accuracy                     {pct(self.accuracy, 'no labelled data')}{on}",
             f"#P   paths                        {self.n_paths}",
             f"%R   redundant paths              {pct(self.pct_redundant, '')} "
             f"({self.n_redundant} of {self.n_paths})",
@@ -150,7 +158,8 @@ def _labels_equal(pred: np.ndarray, y) -> np.ndarray:
                      for a, b in zip(pred.tolist(), y.tolist(), strict=True)], dtype=bool)
 
 
-def redundancy_report(model: DecisionTree, X_test=None, y_test=None) -> RedundancyReport:
+def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
+                      data: str | None = None) -> RedundancyReport:
     """Explanation-redundancy of a decision tree's paths, as in Table 1 of Izza, Ignatiev &
     Marques-Silva, "On Explaining Decision Trees" (Section 6).
 
@@ -164,10 +173,13 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None) -> Redundan
     ----------
     model : DecisionTree
     X_test : array-like, DataFrame or list of dicts, optional
-        Rows (see :meth:`DecisionTree.encode`); gives %C_data, and %A with ``y_test``.
+        Rows (see :meth:`DecisionTree.encode`); gives %C_data, and %A with ``y_test``: the
+        accuracy on these rows, whichever they are (test accuracy on test rows).
     y_test : array-like, optional
         True labels of ``X_test``; a label that is not a class of the model counts as a
         wrong prediction.
+    data : str, optional
+        Where the rows come from (a file name), kept as ``data`` to say what %A is on.
 
     Returns
     -------
@@ -205,7 +217,7 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None) -> Redundan
     report = RedundancyReport(
         depth=model.depth, n_nodes=model.n_nodes, n_paths=n_paths, n_redundant=len(redundant),
         pct_redundant=100.0 * len(redundant) / n_paths if n_paths else 0.0,
-        per_path=per_path)
+        data=data, per_path=per_path)
     share = covered_share(model, [model.paths[r.path] for r in redundant])
     report.pct_covered = None if share is None else 100.0 * share
     if redundant:

@@ -1,0 +1,196 @@
+"""Id and name columns in ``xdt fit`` and :func:`xdt.interop.fit.fit_tree`: dropped by
+default with the reason, ``keep`` / ``drop`` (``--keep`` / ``--drop``) to decide by hand; the
+one test of :func:`xdt.learn.preprocess.id_column_reason` that ``xdt cluster`` uses too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from conftest import DATASETS, require_shared
+
+import xdt
+from xdt.cli import main
+from xdt.errors import DataError, MissingValueError
+from xdt.interop.fit import DROPPED_AS_ASKED, fit_tree
+from xdt.learn.preprocess import Preprocessor, id_column_reason
+
+
+def _people(n: int = 40) -> pd.DataFrame:
+    """A row id with gaps that predicts the class perfectly (the first half is 'no'), a name
+    per row, a ticket code shared by the last 10 rows only, and two honest features."""
+    ids = np.arange(n) * 3 + 7                                       # distinct, not consecutive
+    return pd.DataFrame({
+        "PassengerId": ids,
+        "Name": [f"Person {i}" for i in range(n)],
+        "Ticket": [f"T{i}" for i in range(n - 10)] + ["GROUP"] * 10,  # 30 rows: own value
+        "colour": ["red", "blue", "green", "red"] * (n // 4),
+        "size": np.linspace(0.5, 9.5, n),
+        "label": ["no"] * (n // 2) + ["yes"] * (n // 2),
+    })
+
+
+def _tested(model: xdt.DecisionTree) -> set[str]:
+    """The features some split of the tree tests."""
+    names = model.features.names
+    return {names[lit.feature] for path in model.paths for lit in path.term.literals}
+
+
+def test_fit_tree_drops_id_name_and_code_columns_with_the_reason():
+    fit = fit_tree(_people(), "label", max_depth=3, test_size=0)
+    assert fit.dropped_columns == {
+        "PassengerId": "40 distinct integers in a column named like an id (a row id)",
+        "Name": "all 40 values are distinct (an id or name)",
+        "Ticket": "30 of the 40 rows have a value no other row has (an id or code)"}
+    assert list(fit.model.features.names) == ["colour", "size"]
+    assert _tested(fit.model) <= {"colour", "size"}
+
+
+def test_without_dropping_the_row_id_is_what_the_tree_splits_on():
+    # the failure the default prevents: the id separates the classes in one test
+    fit = fit_tree(_people(), "label", max_depth=3, test_size=0, drop_ids=False)
+    assert fit.dropped_columns == {}
+    assert list(fit.model.features.names) == ["PassengerId", "Name", "Ticket", "colour", "size"]
+    assert "PassengerId" in _tested(fit.model) or "Name" in _tested(fit.model)
+
+
+def test_keep_and_drop_by_hand():
+    fit = fit_tree(_people(), "label", max_depth=2, test_size=0, keep=["Ticket"],
+                   drop=["colour"])
+    assert fit.dropped_columns == {"PassengerId": fit.dropped_columns["PassengerId"],
+                                   "Name": fit.dropped_columns["Name"],
+                                   "colour": DROPPED_AS_ASKED}
+    assert list(fit.model.features.names) == ["Ticket", "size"]
+    # a dropped column's missing values do not matter; a kept one's do
+    holes = _people().assign(size=np.nan)
+    kept = fit_tree(holes, "label", test_size=0, drop=["size"]).model
+    assert list(kept.features.names) == ["colour"]
+    with pytest.raises(MissingValueError, match="--drop COL"):
+        fit_tree(holes, "label", test_size=0)
+    # an id column named in categorical is still an id; the rest keep their kind
+    fit = fit_tree(_people().assign(code=[1, 2] * 20), "label", test_size=0,
+                   categorical=["PassengerId", "code"])
+    assert "PassengerId" in fit.dropped_columns
+    assert [f.kind for f in fit.model.features] == ["categorical", "ordinal", "categorical"]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"keep": ["Nmae"]}, "cannot keep column(s) 'Nmae': not in the data; the columns are: "
+                         "PassengerId, Name"),
+    ({"drop": ["Cabin", "Age"]}, "cannot drop column(s) 'Cabin', 'Age': not in the data"),
+    ({"drop": ["label"]}, "cannot drop 'label': it is the target column"),
+    ({"keep": ["label"]}, "cannot keep 'label': it is the target column"),
+    ({"keep": ["Name"], "drop": ["Name"]}, "'Name' are named both to keep and to drop"),
+    ({"drop": ["colour", "size", "Ticket"]}, "no feature column is left: dropped "
+                                             "PassengerId (40 distinct integers"),
+])
+def test_keep_and_drop_errors(kwargs, message):
+    with pytest.raises(DataError) as e:
+        fit_tree(_people(), "label", test_size=0, **kwargs)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(("name", "values", "kind", "dropped"), [
+    ("PassengerId", [3, 1, 2, 4], "numeric", "4 distinct consecutive integers (a row id)"),
+    ("userid", [3, 1, 2, 4], "numeric", "4 distinct consecutive integers (a row id)"),
+    ("customer_id", [10, 3, 7, 4], "numeric", "4 distinct integers in a column named like "
+                                              "an id (a row id)"),
+    ("Paid", [10, 3, 7, 4], "numeric", None),           # "id" is not a word of the name
+    ("PassengerId", [1, 1, 2, 3], "numeric", None),     # not distinct
+    ("PassengerId", [1.0, 2.0, 3.0, 4.0], "numeric", None),   # not integers
+    ("size", [1, 2, 3, 4], "numeric", None),            # not named like an id
+    ("Name", ["a", "b", "c"], "categorical", "all 3 values are distinct (an id or name)"),
+    ("Name", ["a", "b", None], "categorical", None),    # missing values: never an id
+    ("Country", list("ABCDEFG") + ["US"] * 3, "categorical", None),   # 7 rare values: a few
+])
+def test_id_column_reason(name, values, kind, dropped):
+    assert id_column_reason(pd.Series(values, name=name), kind) == dropped
+
+
+def test_codes_most_of_whose_values_occur_once():
+    own = [f"T{i}" for i in range(20)]
+    assert id_column_reason(pd.Series(own + ["G"] * 19, name="t"), "categorical") == (
+        "20 of the 39 rows have a value no other row has (an id or code)")
+    assert id_column_reason(pd.Series(own + ["G"] * 20, name="t"), "categorical") is None
+    assert id_column_reason(pd.Series(own[:19] + ["G"] * 2, name="t"), "categorical") is None
+    codes = pd.Series(own + ["G"] * 19, name="t", dtype="category")   # chosen categories
+    assert id_column_reason(codes, "categorical") is None
+
+
+def test_the_preprocessor_of_xdt_cluster_uses_the_same_test():
+    X = _people().drop(columns="label")
+    pre = Preprocessor().fit(X)
+    assert pre.dropped_ == fit_tree(_people(), "label", test_size=0).dropped_columns
+    # a column the preprocessor is asked to order is kept
+    assert "Ticket" in Preprocessor(reorder=["Ticket"], positive="yes").fit(
+        X, _people()["label"]).columns_
+
+
+# ---------------------------------------------------------------------- Titanic, xdt fit
+@pytest.fixture
+def titanic_without_gaps(tmp_path: Path) -> Path:
+    """Titanic without Cabin and without the rows with an empty cell (712 rows)."""
+    frame = pd.read_csv(require_shared(DATASETS / "titanic.csv")).drop(columns="Cabin")
+    path = tmp_path / "titanic.csv"
+    frame.dropna().to_csv(path, index=False)
+    return path
+
+
+def test_xdt_fit_on_titanic_drops_name_ticket_and_passenger_id(titanic_without_gaps, tmp_path):
+    frame = pd.read_csv(titanic_without_gaps)
+    n = len(frame)
+    own = int((frame["Ticket"].value_counts() == 1).sum())
+    assert (n, frame["Name"].nunique(), frame["PassengerId"].nunique()) == (712, 712, 712)
+    model_path = tmp_path / "model.json"
+    result = CliRunner().invoke(main, ["fit", str(titanic_without_gaps), "-t", "Survived",
+                                       "--max-depth", "4", "-o", str(model_path)])
+    assert result.exit_code == 0, result.output
+    assert (f"dropped columns: PassengerId ({n} distinct integers in a column named like an "
+            f"id (a row id)), Name (all {n} values are distinct (an id or name)), Ticket "
+            f"({own} of the {n} rows have a value no other row has (an id or code)); --keep "
+            "COL uses one as a feature") in result.stdout.splitlines()
+    model = xdt.load_model(model_path)
+    assert list(model.features.names) == ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare",
+                                    "Embarked"]
+    assert not _tested(model) & {"PassengerId", "Name", "Ticket"}
+    explained = CliRunner().invoke(main, ["explain", str(model_path), "--data",
+                                          str(titanic_without_gaps), "--rows", "0:20"])
+    assert explained.exit_code == 0, explained.output
+    assert not any(w in explained.stdout for w in ("Name", "Ticket", "PassengerId"))
+
+
+def test_xdt_fit_keep_and_drop_options(titanic_without_gaps):
+    result = CliRunner().invoke(main, ["fit", str(titanic_without_gaps), "-t", "Survived",
+                                       "--keep", "Ticket", "--drop", "Sex,Embarked",
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert list(report["dropped_columns"]) == ["PassengerId", "Name", "Sex", "Embarked"]
+    assert report["dropped_columns"]["Sex"] == "as asked"
+    assert report["features"]["total"] == 6                  # Pclass Age SibSp Parch Ticket Fare
+    bad = CliRunner().invoke(main, ["fit", str(titanic_without_gaps), "-t", "Survived",
+                                    "--drop", "Survived"])
+    assert bad.exit_code == 1 and "cannot drop 'Survived': it is the target" in bad.stderr
+    bad = CliRunner().invoke(main, ["fit", str(titanic_without_gaps), "-t", "Survived",
+                                    "--keep", "Cabin"])
+    assert bad.exit_code == 1 and "cannot keep column(s) 'Cabin': not in the data" in bad.stderr
+
+
+def test_readme_shows_what_xdt_fit_and_xdt_cluster_print_on_titanic(tmp_path, monkeypatch):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (tmp_path / "titanic.csv").write_bytes(require_shared(DATASETS / "titanic.csv").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    for command in ("xdt fit titanic.csv --target Survived --drop Cabin,Age,Embarked "
+                    "--max-depth 4",
+                    "xdt cluster titanic.csv --target Survived --positive 1 --stability 20"):
+        shown = readme.split(f"$ {command}\n", 1)[1].splitlines()
+        args = command.split()[1:]
+        if "cluster" in args:
+            args = args[:-2]                         # the dropped columns, without the wait
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines()[:2] == shown[:2]
