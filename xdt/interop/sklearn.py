@@ -5,7 +5,9 @@ threshold ``t``: a row goes left when ``float32(x) <= t``. The imported tree tes
 ``x <= tau`` on float64 values, with ``tau`` chosen so that ``x <= tau`` holds exactly when
 ``float32(x) <= t`` does, for every float64 ``x`` (see :func:`float32_threshold`). The
 imported tree therefore predicts what scikit-learn predicts on every input, including
-points on a threshold and one float32 ulp either side.
+points on a threshold and one float32 ulp either side. Its rules show ``tau`` as the
+shortest decimal that sends every float32 value the same way (``x <= 0.5``, see
+:func:`xdt.ir.values.display_threshold`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from xdt.errors import NotFittedError, UnsupportedEstimatorError
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.ir.values import float32_below
 
 
 def float32_threshold(t: float) -> float:
@@ -30,10 +33,9 @@ def float32_threshold(t: float) -> float:
     (ties to even). So ``tau = m`` in that case, and the float64 just below ``m`` otherwise.
     """
     t = float(t)
-    a = np.float32(t)
-    if float(a) > t:
-        a = np.nextafter(a, np.float32(-np.inf))
-    b = np.nextafter(a, np.float32(np.inf))
+    a = np.float32(float32_below(t))
+    with np.errstate(over="ignore"):
+        b = np.nextafter(a, np.float32(np.inf))
     if not np.isfinite(b):  # above float32's range every value rounds to a or to inf
         return float(a)
     m = (float(a) + float(b)) / 2.0
@@ -76,7 +78,11 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     Returns
     -------
     DecisionTree
-        Predicting exactly what ``estimator.predict`` predicts on every row.
+        Predicting exactly what ``estimator.predict`` predicts on every row, float32
+        rounding included; its ``input_dtype`` is ``"float32"``, so rules show each
+        threshold as the shortest decimal that sends every float32 value the same way
+        (``x <= 0.5``; the exact ``0.5000000298023224`` stays in ``to_dict()`` and model
+        files).
 
     Raises
     ------
@@ -152,4 +158,4 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
         others = tuple(v for v in f.domain if v != indicated)
         return CategoricalSplit(f.name, (Branch(others, lo), Branch((indicated,), hi)))
 
-    return DecisionTree(features, classes, build(0), target=target)
+    return DecisionTree(features, classes, build(0), target=target, input_dtype="float32")
