@@ -1,6 +1,6 @@
 """Numbers in readable text: thresholds shown as the shortest decimal that sends every value
-the model compares the same way, and example values of counterexamples that lie in their
-cells."""
+the model compares the same way, example values of counterexamples that lie in their cells,
+and 0/1 columns of scikit-learn trees imported as binary features."""
 
 from __future__ import annotations
 
@@ -23,9 +23,15 @@ import xdt.plot
 from xdt.cli import main
 from xdt.errors import (
     ModelFormatError,
+    ParameterError,
+    UnknownCategoryError,
+    UnknownFeatureError,
+    UnsupportedEstimatorError,
 )
 from xdt.interop.sklearn import float32_threshold
+from xdt.interop.tabular import TabularEncoder
 from xdt.ir import (
+    CategoricalSplit,
     DecisionTree,
     Feature,
     IntervalCells,
@@ -289,3 +295,61 @@ def test_sklearn_tree_plot_labels_match_rules():
     big = DecisionTree([Feature("x", "ordinal")], ["a", "b"],
                        ThresholdSplit("x", 1234567.5, Leaf("a"), Leaf("b")))
     assert 'label="<= 1234567.5"' in xdt.plot.to_dot(big)      # not 1.23457e+06
+
+
+# ---------------------------------------------------------------------- binary features
+def test_sklearn_01_columns_become_binary_features_from_the_training_rows():
+    X, y = wife_frame()
+    est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    model = xdt.from_sklearn(est, X=X, target="class")
+    assert [(f.name, f.kind) for f in model.features] == \
+        [("cap-shape_1", "binary"), ("odor_3", "binary"), ("Wife_age", "ordinal")]
+    ex = xdt.Explainer(model)
+    assert ex.axp({"cap-shape_1": 1, "odor_3": 0, "Wife_age": 30}).rule == \
+        "IF cap-shape_1 = 1 AND 17.5 < Wife_age <= 40.5 THEN class = yes"
+    assert ex.axp({"cap-shape_1": 0, "odor_3": 0, "Wife_age": 30}).rule == \
+        "IF cap-shape_1 = 0 AND 17.5 < Wife_age <= 40.5 THEN class = no"
+    rows = grid(X)
+    assert model.predict(rows).tolist() == est.predict(rows).tolist()
+    # an array of the same rows works as well, with names from the estimator; an estimator
+    # fitted on an array takes its names from the frame
+    assert xdt.from_sklearn(est, X=X.to_numpy()).features == model.features
+    on_array = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X.to_numpy(), y)
+    assert xdt.from_sklearn(on_array, X=X).features == model.features
+    # a binary feature takes 0 and 1 only, though scikit-learn would send 0.5 left
+    with pytest.raises(UnknownCategoryError, match=r"cap-shape_1.*0\.5.*\[0, 1\]"):
+        model.predict([{"cap-shape_1": 0.5, "odor_3": 0, "Wife_age": 30}])
+    with pytest.raises(UnknownCategoryError):
+        ex.axp({"cap-shape_1": 2, "odor_3": 0, "Wife_age": 30})
+
+
+def test_binary_features_declared_by_name():
+    X, y = wife_frame()
+    est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    model = xdt.from_sklearn(est, binary_features=["odor_3"])
+    assert [f.kind for f in model.features] == ["ordinal", "binary", "ordinal"]
+    assert model.predict(grid(X)).tolist() == est.predict(grid(X)).tolist()
+    assert [f.kind for f in xdt.from_sklearn(est).features] == ["ordinal"] * 3  # cannot tell
+    with pytest.raises(UnknownFeatureError, match="odour"):
+        xdt.from_sklearn(est, binary_features=["odour"])
+    # a column the tree tests at 30.5 was not 0/1 when it was fitted
+    with pytest.raises(UnsupportedEstimatorError, match="Wife_age"):
+        xdt.from_sklearn(est, binary_features=["Wife_age"])
+    with pytest.raises(ParameterError, match="encoder"):
+        xdt.from_sklearn(est, X=X, encoder=TabularEncoder().fit(X))
+
+
+def test_mushroom_bin_imported_with_binary_features(datasets_dir):
+    frame = pd.read_csv(datasets_dir / "mushroom-bin.csv.gz")
+    X, y = frame.drop(columns="class"), frame["class"]
+    est = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    model = xdt.from_sklearn(est, X=X, target="class")
+    assert all(f.kind == "binary" for f in model.features)
+    assert model.predict(X).tolist() == est.predict(X).tolist()
+    ex = xdt.Explainer(model)
+    for i in range(0, len(X), 997):
+        rule = ex.axp(X.iloc[i]).rule
+        assert re.fullmatch(r"IF (\S+ = [01])( AND \S+ = [01])* THEN class = \S+", rule), rule
+    root = model.root
+    assert isinstance(root, CategoricalSplit) and [b.values for b in root.branches] == \
+        [(0,), (1,)]
