@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import re
 import shutil
 import sys
 import textwrap
@@ -108,23 +107,6 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
     if len(frame) == 0:
         raise DataError(f"{path}: the file has a header but no rows")
     return frame
-
-
-_LONG_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])")
-
-
-def compact_numbers(text: str, digits: int = 6) -> str:
-    """``text`` with long decimals (7+ digits after the point) shown to ``digits`` significant
-    digits.
-
-    Thresholds imported from scikit-learn are exact float64 images of its float32 tests
-    (``1297.0000610351562``); readable output shows them as ``1297``. JSON output (``--format
-    jsonl``) keeps the exact values.
-
-    >>> compact_numbers("IF 29.500000953674316 < age <= 33.50000190734863 THEN good")
-    'IF 29.5 < age <= 33.5 THEN good'
-    """
-    return _LONG_DECIMAL.sub(lambda m: f"{float(m.group()):.{digits}g}", text)
 
 
 def pack_tokens(tokens: Sequence[str], width: int, max_lines: int | None = None,
@@ -617,28 +599,27 @@ def _why(record: dict) -> str:
 
 
 def format_text(record: dict, model: Model, label: str, all_cxps: bool) -> list[str]:
-    """Readable lines of one :func:`explain_one` record (numbers compacted)."""
+    """Readable lines of one :func:`explain_one` record."""
     pr = "path-restricted " if record["path_restricted"] else ""
-    lines = [compact_numbers(f"{label}: predicts {_outcome(model, record['prediction'])} "
-                             f"({_why(record)})")]
+    lines = [f"{label}: predicts {_outcome(model, record['prediction'])} ({_why(record)})"]
     axp = record["axp"]
     size = len(axp["features"])
     widened = ", inflated" if axp.get("inflated") else ""
     lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}): "
-                 f"{compact_numbers(axp['rule'])}")
+                 f"{axp['rule']}")
     if "axps" in record:
         more = "" if record.get("axps_complete", True) else ", stopped by a limit: more exist"
         lines.append(f"  all {pr}AXps ({len(record['axps'])}{more}):")
-        lines += [f"    - {compact_numbers(e['rule'])}" for e in record["axps"]]
+        lines += [f"    - {e['rule']}" for e in record["axps"]]
     cxps = record["cxps"]
     if not cxps:
         lines.append(f"  {pr}CXp: none (no change of features changes the prediction)")
     elif all_cxps:
         more = "" if record.get("cxps_complete", True) else ", stopped by a limit: more exist"
         lines.append(f"  all {pr}CXps ({len(cxps)}{more}):")
-        lines += [f"    - {compact_numbers(e['rule'])}" for e in cxps]
+        lines += [f"    - {e['rule']}" for e in cxps]
     else:
-        lines.append(f"  {pr}CXp: {compact_numbers(cxps[0]['rule'])}")
+        lines.append(f"  {pr}CXp: {cxps[0]['rule']}")
     return lines
 
 
@@ -726,8 +707,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     (witness points, and the proof of entailment) that is re-checked against the model's
     own predictions before it is printed (--no-verify skips this); jsonl output includes
     it. Only empty CSV cells are missing values ("NA", "None" are values). Text output
-    rounds long thresholds to 6 digits; --format jsonl keeps exact values. Row numbers are
-    0-based positions in the CSV.
+    shows each threshold as the shortest decimal that puts every value the model compares
+    on the same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format
+    jsonl keeps exact values. Row numbers are 0-based positions in the CSV.
 
     \b
     Examples:
@@ -1042,7 +1024,7 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        click.echo(compact_numbers(report.summary()))
+        click.echo(report.summary())
     if not report.ok:
         ctx.exit(1)
 
@@ -1135,11 +1117,11 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
             if r.redundant:
                 click.echo(f"  path {r.path}: redundant ({r.redundant_literals} of "
                            f"{r.n_literals} literals)")
-                click.echo(f"    rule: {compact_numbers(rule)}")
-                click.echo(f"    PI-explanation: {compact_numbers(pi)}")
+                click.echo(f"    rule: {rule}")
+                click.echo(f"    PI-explanation: {pi}")
             else:
                 click.echo(f"  path {r.path}: not redundant (a PI-explanation)")
-                click.echo(f"    rule: {compact_numbers(rule)}")
+                click.echo(f"    rule: {rule}")
 
 
 # ---------------------------------------------------------------------- xdt cluster
@@ -1168,7 +1150,7 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
         if stab:
             cells.append("-" if r.stability is None or pd.isna(r.stability)
                          else f"{r.stability:.3f}")
-        cells.append(compact_numbers(r.rule))
+        cells.append(r.rule)
         rows.append(cells)
     widths = [max(len(x[i]) for x in [head] + rows) for i in range(len(head) - 1)]
     return ["  " + "  ".join(c.rjust(w) for c, w in zip(line[:-1], widths, strict=True))

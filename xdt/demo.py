@@ -42,7 +42,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from xdt.cli import compact_numbers, describe_features, pack_tokens, wrap_rule
+from xdt.cli import describe_features, pack_tokens, wrap_rule
 from xdt.errors import OutputError
 from xdt.explain import Explainer
 from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
@@ -220,7 +220,7 @@ def explain_rows(model: DecisionTree, frame: pd.DataFrame, features: list[str]
         cxps_ms = _ms(start)
         redundant = Explainer(model).path_is_redundant(x)
         out.append(RowResult(int(label), path.label, len(path), len(path.masks), redundant,
-                             len(axp), compact_numbers(axp.rule),
+                             len(axp), axp.rule,
                              [c.features for c in cxps], axp_ms, cxps_ms))
     return out
 
@@ -247,7 +247,8 @@ def _table(rows: list[RowResult], width: int, echo: Callable[[str], None]) -> No
             echo(indent + ("" if line.startswith("CXps") else "  ") + line)
     for note in ("path: tests on the row's path; * the path is redundant (a test on it can "
                  "be dropped and the rest still entails the prediction).",
-                 "AXp: its number of features. Thresholds are shown to 6 significant digits; "
+                 "AXp: its number of features. Each threshold is shown as the shortest "
+                 "decimal that puts every value the model compares on the same side; "
                  "`xdt explain --format jsonl` gives exact ones."):
         for line in textwrap.wrap(note, width, initial_indent="  ", subsequent_indent="  "):
             echo(line)

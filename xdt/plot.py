@@ -30,6 +30,7 @@ from typing import TypeVar
 
 from xdt.errors import ParameterError, XdtError
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.ir.values import display_threshold
 
 __all__ = ["PlotDependencyError", "plot_feature_importance", "plot_redundancy",
            "plot_tradeoff", "plot_tree", "to_dot"]
@@ -104,9 +105,10 @@ def _fmt_value(v: object) -> str:
     return str(v)
 
 
-def _edge_labels(node: Node) -> list[str]:
+def _edge_labels(node: Node, input_dtype: str) -> list[str]:
     if isinstance(node, ThresholdSplit):
-        return [f"<= {node.threshold:g}", f"> {node.threshold:g}"]
+        t = display_threshold(node.threshold, input_dtype)  # as the rules show it
+        return [f"<= {t}", f"> {t}"]
     labels = []
     for b in node.branches:
         vals = [_fmt_value(v) for v in b.values]
@@ -134,7 +136,8 @@ def _walk(tree: DecisionTree) -> list[_Node]:
             out[parent].children.append(me.id)
         kids = _children(node)
         if kids:
-            for child, label in reversed(list(zip(kids, _edge_labels(node), strict=True))):
+            for child, label in reversed(list(zip(kids, _edge_labels(node, tree.input_dtype),
+                                                  strict=True))):
                 stack.append((child, depth + 1, me.id, label))
     return out
 

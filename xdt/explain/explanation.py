@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdt.ir.cells import cells_of
-from xdt.ir.values import to_python
+from xdt.ir.values import format_number, to_python
 
 if TYPE_CHECKING:
     from xdt.explain.certificates import Certificate
@@ -82,7 +82,9 @@ class Explanation:
         """The explanation as a readable rule.
 
         AXp: ``IF Outlook = overcast THEN play = yes``.
-        CXp: ``CHANGE Outlook (now overcast; e.g. to rain) => play = no``.
+        CXp: ``CHANGE Outlook (now overcast; e.g. to rain) => play = no``; a number of the
+        counterexample is printed exactly (:func:`~xdt.ir.values.format_number`), so it
+        reads back as a value of the counterexample's cell (``e.g. to 1.1e+308``).
         """
         if self.kind == "AXp":
             cond = " AND ".join(self.literals) if self.literals else "TRUE"
@@ -90,6 +92,8 @@ class Explanation:
         changes = []
         for name, value in zip(self.features, self.values, strict=True):
             new = self.counterexample.get(name) if self.counterexample else None
+            if isinstance(new, float):
+                new = format_number(new)
             changes.append(f"{name} (now {value}; e.g. to {new})" if new is not None
                            else f"{name} (now {value})")
         outcome = (self._outcome(self.counterexample_class)

@@ -8,7 +8,8 @@ the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``in
 * :class:`IntervalCells` — for an ordinal feature tested on sorted thresholds
   ``t_0 < ... < t_{m-1}``: cell ``j`` is the left-open, right-closed interval
   ``(t_{j-1}, t_j]`` (with ``t_{-1} = -inf`` and ``t_m = +inf``), so ``x <= t_j`` is exactly
-  the cells ``0..j`` — the test a decision tree sends left.
+  the cells ``0..j`` — the test a decision tree sends left. Text shows each threshold by
+  :func:`xdt.ir.values.display_threshold` for the cells' ``input_dtype``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from collections.abc import Hashable, Iterator
 import numpy as np
 import pandas as pd
 
-from xdt.errors import InstanceError, MissingValueError, UnknownCategoryError
+from xdt.errors import (
+    InstanceError,
+    InvalidModelError,
+    MissingValueError,
+    UnknownCategoryError,
+)
+from xdt.ir.values import INPUT_DTYPES, display_threshold, shortest_between
 
 
 def full_mask(n_cells: int) -> int:
@@ -35,10 +42,6 @@ def cells_of(mask: int) -> Iterator[int]:
             yield j
         mask >>= 1
         j += 1
-
-
-def _fmt_number(t: float) -> str:
-    return repr(int(t)) if float(t).is_integer() and abs(t) < 1e15 else repr(float(t))
 
 
 def _fmt_value(v: object) -> str:
@@ -127,11 +130,26 @@ class CategoricalCells:
 
 
 class IntervalCells:
-    """The intervals between the sorted thresholds a model tests on an ordinal feature."""
+    """The intervals between the sorted thresholds a model tests on an ordinal feature.
 
-    def __init__(self, name: str, thresholds):
+    Parameters
+    ----------
+    name : str
+    thresholds : iterable of float
+        The thresholds (any order, repeats allowed), kept exact.
+    input_dtype : {"float64", "float32"}
+        The precision of the values the model compares: it decides how :meth:`describe`
+        shows the thresholds (:func:`xdt.ir.values.display_threshold`), never which cell a
+        value is in.
+    """
+
+    def __init__(self, name: str, thresholds, input_dtype: str = "float64"):
+        if input_dtype not in INPUT_DTYPES:
+            raise InvalidModelError(
+                f"input_dtype must be one of {', '.join(INPUT_DTYPES)}, got {input_dtype!r}")
         self.name = name
         self.thresholds = np.unique(np.asarray(list(thresholds), dtype=np.float64))
+        self.input_dtype = input_dtype
 
     @property
     def n_cells(self) -> int:
@@ -174,20 +192,37 @@ class IntervalCells:
         return float(lo), float(hi)
 
     def value(self, cell: int) -> float:
-        """A number lying in ``cell``: a whole number when the cell lies between two
-        thresholds (or above the last) and holds one, as data are often counts or codes;
-        else the cell's upper bound (or just above the last threshold)."""
+        """A number lying in ``cell`` (``lower < v <= upper``) that prints short: a whole
+        number when the cell lies between two thresholds (or above the last) and holds one,
+        as data are often counts or codes; else the cell's upper bound as :meth:`describe`
+        shows it (the threshold itself for float64 inputs, ``0.5`` for the float32 test
+        ``0.5000000298023224``); above the last threshold, the shortest decimal above it
+        (``1.1e+308`` above ``1e+308``). Printed with ``repr`` it reads back as a value of
+        the cell."""
         lo, hi = self.bounds(cell)
         if math.isfinite(hi):
             whole = float(math.floor(hi))
-            return whole if math.isfinite(lo) and whole > lo else hi
+            if math.isfinite(lo) and whole > lo:
+                return whole
+            shown = float(display_threshold(hi, self.input_dtype))
+            return shown if lo < shown <= hi else hi
         if not math.isfinite(lo):
             return 0.0
         whole = float(math.floor(lo) + 1)
-        return whole if whole > lo else float(np.nextafter(lo, math.inf))
+        if whole > lo:
+            return whole
+        above = float(np.nextafter(lo, math.inf))
+        if not math.isfinite(above):  # a threshold at float64's largest value: no value above
+            return above
+        return shortest_between(above, float(np.finfo(np.float64).max), toward="lo")
+
+    def _show(self, t: float) -> str:
+        return display_threshold(t, self.input_dtype)
 
     def describe(self, mask: int) -> str:
-        """Readable literal for the cell set ``mask``: ``0.64 < x``, ``1 < x <= 2``."""
+        """Readable literal for the cell set ``mask``: ``0.64 < x``, ``1 < x <= 2``; each
+        threshold shown by :func:`xdt.ir.values.display_threshold` (``x <= 0.5`` for the
+        float32 test ``0.5000000298023224``)."""
         parts = []
         cells = list(cells_of(mask))
         if len(cells) == self.n_cells:
@@ -200,11 +235,11 @@ class IntervalCells:
             lo, _ = self.bounds(cells[start])
             _, hi = self.bounds(cells[end])
             if math.isinf(lo):
-                parts.append(f"{self.name} <= {_fmt_number(hi)}")
+                parts.append(f"{self.name} <= {self._show(hi)}")
             elif math.isinf(hi):
-                parts.append(f"{_fmt_number(lo)} < {self.name}")
+                parts.append(f"{self._show(lo)} < {self.name}")
             else:
-                parts.append(f"{_fmt_number(lo)} < {self.name} <= {_fmt_number(hi)}")
+                parts.append(f"{self._show(lo)} < {self.name} <= {self._show(hi)}")
             start = end + 1
         return " or ".join(parts) if len(parts) == 1 else "(" + " or ".join(parts) + ")"
 

@@ -48,6 +48,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
+from xdt.ir.values import display_threshold
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def _finite(b: object) -> bool:
 
 def _num(t: float | None) -> str:
     assert t is not None
-    return repr(int(t)) if float(t).is_integer() and abs(t) < 1e15 else repr(float(t))
+    return display_threshold(t)
 
 
 @dataclass(frozen=True)

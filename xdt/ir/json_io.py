@@ -9,6 +9,7 @@ The schema is documented in ``encodings/README.md`` and shipped as a JSON Schema
                   {"name": "b", "kind": "binary"}],
      "classes": ["no", "yes"],
      "target": "play",                      # optional
+     "input_dtype": "float32",              # optional, trees only; default "float64"
      "root": <node>}
 
 where a node is a leaf ``{"class": c}``, a numeric split
@@ -35,11 +36,12 @@ from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelErro
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
+from xdt.ir.values import INPUT_DTYPES
 
 FORMAT = "xdt-model/1"
 KNOWN_KINDS = ("tree", "dnf", "nested-kdnf")
 _COMMON_KEYS = {"format", "kind", "features", "classes", "target"}
-_KEYS = {"tree": _COMMON_KEYS | {"root"}, "dnf": _COMMON_KEYS | {"terms"},
+_KEYS = {"tree": _COMMON_KEYS | {"root", "input_dtype"}, "dnf": _COMMON_KEYS | {"terms"},
          "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"}}
 _REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "classes", "terms"),
              "nested-kdnf": ("features", "classes", "matrix", "terms")}
@@ -174,8 +176,13 @@ def _model_from_dict(doc: Mapping) -> Model:
                                     "rows; the matrix is k x k")
         prefixes = [_list(r, f"terms[{p}]") for p, r in enumerate(_list(doc["terms"], "terms"))]
         return NestedKDNF(features, doc["classes"], matrix, prefixes, target=target)
+    input_dtype = doc.get("input_dtype", "float64")
+    if input_dtype not in INPUT_DTYPES:
+        raise ModelFormatError(f"'input_dtype' must be one of {', '.join(INPUT_DTYPES)} (the "
+                               f"precision of the inputs the tree was fitted on), got "
+                               f"{input_dtype!r}")
     return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"], "root"),
-                        target=target)
+                        target=target, input_dtype=input_dtype)
 
 
 def _list(value, where: str) -> list:
@@ -265,6 +272,8 @@ def model_to_dict(model: Model) -> dict:
     elif isinstance(model, DNF):
         out["terms"] = [[c.to_dict() for c in term] for term in model.conditions]
     else:
+        if model.input_dtype != "float64":
+            out["input_dtype"] = model.input_dtype
         out["root"] = _node_to_dict(model.root)
     return out
 

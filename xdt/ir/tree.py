@@ -39,6 +39,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
+from xdt.ir.values import INPUT_DTYPES
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,21 @@ class DecisionTree:
         The root node.
     target : str, optional
         Name of the predicted attribute, used in readable rules (``THEN play = yes``).
+    input_dtype : {"float64", "float32"}
+        The precision of the inputs the tree was fitted on. ``"float32"`` for a tree of a
+        library that compares float32 copies of its inputs (scikit-learn, see
+        :func:`xdt.interop.sklearn.from_sklearn`): its thresholds are float64 images of
+        float32 tests, shown in rules as the shortest decimal that sends every float32 value
+        the same way (``x <= 0.5`` for ``0.5000000298023224``,
+        :func:`xdt.ir.values.display_threshold`). Only text depends on it: the tree always
+        predicts by comparing values with its exact thresholds.
 
     Raises
     ------
     InvalidModelError
         (or its subclasses :class:`ValueOutsideDomainError`, :class:`BranchCoverageError`)
-        when a node breaks a rule; the message names the node by its path from the root.
+        when a node breaks a rule; the message names the node by its path from the root;
+        also for an unknown ``input_dtype``.
     UnknownNodeFeatureError
         When a node tests a feature that is not in ``features`` (both an
         :class:`InvalidModelError` and an :class:`UnknownFeatureError`).
@@ -157,16 +167,21 @@ class DecisionTree:
 
     kind = "tree"
 
-    def __init__(self, features, classes: Sequence, root: Node, target: str | None = None):
+    def __init__(self, features, classes: Sequence, root: Node, target: str | None = None,
+                 *, input_dtype: str = "float64"):
         self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
         self.classes = tuple(classes)
         self.root = root
         self.target = target
+        if input_dtype not in INPUT_DTYPES:
+            raise InvalidModelError(
+                f"unknown input_dtype {input_dtype!r}; use one of {', '.join(INPUT_DTYPES)}")
+        self.input_dtype = input_dtype
         check_classes(self.classes)
         self._class_index = {c: i for i, c in enumerate(self.classes)}
         thresholds = self._validate()
         self.cells: tuple[Cells, ...] = tuple(
-            IntervalCells(f.name, thresholds[i]) if f.is_ordinal
+            IntervalCells(f.name, thresholds[i], input_dtype) if f.is_ordinal
             else CategoricalCells(f.name, f.domain)
             for i, f in enumerate(self.features))
         self._compile()
