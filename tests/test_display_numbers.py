@@ -353,3 +353,22 @@ def test_mushroom_bin_imported_with_binary_features(datasets_dir):
     root = model.root
     assert isinstance(root, CategoricalSplit) and [b.values for b in root.branches] == \
         [(0,), (1,)]
+
+
+# ------------------------------------------------------------ thresholds of xdt's own learners
+@pytest.mark.parametrize("lo, hi, shown", [(26, 27, 26.5), (0.1, 0.2, 0.15), (-3.2, -3.1, -3.15),
+                                           (5, 5.0001, 5.00005), (1.0, 1.0000000000000002, 1.0)])
+def test_learned_thresholds_are_short_midpoints(lo, hi, shown):
+    from xdt.learn.splitter import midpoint
+
+    t = midpoint(lo, hi)
+    assert t == shown and lo <= t < hi
+
+
+def test_learned_tree_rule_reads_the_short_threshold():
+    from xdt.learn import CARTClassifier
+
+    # the float64 midpoint of 0.1 and 0.2 is 0.15000000000000002; 0.15 splits them the same
+    X = pd.DataFrame({"x": [0.1, 0.1, 0.2, 0.2]})
+    est = CARTClassifier().fit(X, ["a", "a", "b", "b"])
+    assert xdt.Explainer(est.tree_).axp({"x": 0.1}).rule == "IF x <= 0.15 THEN a"

@@ -130,11 +130,19 @@ Scorer = Callable[[Block, Node], np.ndarray]
 
 
 def midpoint(lo: float, hi: float) -> float:
-    """A threshold ``t`` with ``lo <= t < hi``: their midpoint, or ``lo`` when rounding
-    would reach ``hi`` (two adjacent floats)."""
+    """A threshold ``t`` with ``lo <= t < hi``: their midpoint rounded to the fewest
+    significant digits that keep it strictly between them (``26.5`` between 26 and 27,
+    ``0.15`` rather than ``0.15000000000000002`` between 0.1 and 0.2), so rules read short
+    and exact; or ``lo`` when no float lies between (two adjacent floats)."""
     lo, hi = float(lo), float(hi)
     t = lo / 2.0 + hi / 2.0
-    return t if lo <= t < hi else lo
+    if not lo < t < hi:
+        return lo
+    for digits in range(1, 18):
+        r = float(f"{t:.{digits}g}")
+        if lo < r < hi:
+            return r
+    return t
 
 
 def _count(hit: np.ndarray) -> np.ndarray:
