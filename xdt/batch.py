@@ -1124,9 +1124,9 @@ def local_cluster(n_workers: int) -> Iterator[Any]:
     thread each, no dashboard), closed at the end of the block.
 
     Quiet: the worker processes ignore Ctrl-C (they are started with SIGINT ignored, which
-    they inherit; this process gets the ``KeyboardInterrupt`` and closes them), and neither
-    they nor this process log anything or show distributed's warnings, so that only xdt's
-    messages reach the terminal.
+    they inherit; this process gets the ``KeyboardInterrupt`` and closes them, ignoring a
+    second Ctrl-C while it does), and neither they nor this process log anything or show
+    distributed's warnings, so that only xdt's messages reach the terminal.
     """
     _, distributed = require_dask()
     import threading
@@ -1144,7 +1144,18 @@ def local_cluster(n_workers: int) -> Iterator[Any]:
                 signal.signal(signal.SIGINT, previous)
         client = stack.enter_context(distributed.Client(cluster))
         client.run(silence_worker_logs)
-        yield client
+        try:
+            yield client
+        except KeyboardInterrupt:
+            # closing stops the workers (a few seconds if a partition is running); a second
+            # Ctrl-C meanwhile would leave them behind
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+            try:
+                stack.close()
+            finally:
+                if handler is not None:
+                    signal.signal(signal.SIGINT, handler)
+            raise
 
 
 def read_outputs(paths: Sequence[str | os.PathLike]) -> pd.DataFrame:
