@@ -453,7 +453,8 @@ def _plain(value: Any, number: bool = False) -> Any:
 def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
              out: list[tuple[int, str]]) -> None:
     """Append ``(position, reason)`` for the values of ``column[lo:hi]`` that ``cells``
-    rejects, halving the range where it fails (O(n + b log n) encodes for b bad values)."""
+    rejects, halving the range where it fails: for b bad values, O(b log n) encode calls
+    over O(n log n) values at most; with ``first_only``, stop at the first one."""
     try:
         cells.encode(column.iloc[lo:hi])
         return
