@@ -122,7 +122,7 @@ def test_cli_batch_writes_jsonl_and_keeps_per_row_mode(german, expected, tmp_pat
     assert result.exit_code == 0, result.output
     assert jsonl_lines(out) == expected
     result = CliRunner().invoke(main, args + ["--batch", "-o", str(out), "--rows", "10:20",
-                                              "-q"])
+                                              "-q", "--force"])
     assert result.exit_code == 0, result.output
     assert jsonl_lines(out) == expected[10:20]
     result = CliRunner().invoke(main, args + ["--rows", "0:2", "--format", "jsonl",
@@ -215,7 +215,7 @@ def test_bad_row_is_named(german, tmp_path, client):
     bad.loc[13, "purpose"] = "spaceship"
     with pytest.raises(DataError, match="row 13"):
         xb.explain_table(tree, bad, output=tmp_path / "o.jsonl", chunk_rows=8, progress=False)
-    assert len(jsonl_lines(tmp_path / "o.jsonl")) == 8  # the chunk before the bad one
+    assert len(jsonl_lines(tmp_path / "o.jsonl")) == 13  # every row before the bad one
     with pytest.raises(DataError, match="row 13"):
         xb.explain_dask(tree, dd.from_pandas(bad, npartitions=2), client=client,
                         output=tmp_path / "d")

@@ -685,6 +685,16 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
                    "--batch. --output must be on a file system the workers share.")
 @click.option("--partitions", type=click.IntRange(min=1), metavar="N",
               help="With --workers/--scheduler: split the data into N partitions.")
+@click.option("--skip-invalid", is_flag=True,
+              help="With --batch/--workers/--scheduler: leave out the rows the model cannot "
+                   "read (unknown category, missing value, text for a number), write each "
+                   "with its reason to OUT.invalid.jsonl next to --output OUT[.jsonl] (or "
+                   "--invalid-output), and go on. Without it, such a row stops the run.")
+@click.option("--invalid-output", metavar="PATH", type=click.Path(dir_okay=False),
+              help="With --skip-invalid: the JSON lines file of the skipped rows.")
+@click.option("--force", is_flag=True,
+              help="With --batch/--workers/--scheduler: replace an existing --output file "
+                   "(or the part files of an --output folder) and skipped-rows file.")
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
             all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
@@ -692,7 +702,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             verify: bool, fmt: str, quiet: bool, batch: bool = False,
             output: str | None = None, out_fmt: str = "jsonl", chunk_rows: int | None = None,
             workers: int | None = None, scheduler: str | None = None,
-            partitions: int | None = None) -> None:
+            partitions: int | None = None, skip_invalid: bool = False,
+            invalid_output: str | None = None, force: bool = False) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
     The model is a decision tree, a DNF or a nested k-DNF (xdt-model/1 JSON); a DNF is
@@ -724,7 +735,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     object per row to --output as each chunk is done; --workers N runs it on a local Dask
     cluster of N processes, --scheduler ADDRESS on an existing one, writing one file per
     partition into the --output directory. Ctrl-C stops cleanly: the rows written so far
-    are complete, and their number is printed.
+    are complete, and their number is printed. A row the model cannot read stops the run
+    with a message naming it and what was written; --skip-invalid writes such rows to a
+    side file instead and goes on. An existing --output is replaced only with --force.
 
     \b
       xdt explain model.json --data big.csv --batch --output explanations.jsonl
@@ -738,10 +751,15 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                            {"--all-axps": all_axps, "--path-restricted": path_restricted,
                             "--inflate": inflate, "--max-count": max_count is not None,
                             "--time-limit": time_limit is not None,
-                            "--engine sat": engine == "sat"})
+                            "--engine sat": engine == "sat"},
+                           skip_invalid=skip_invalid, invalid_output=invalid_output,
+                           force=force)
         return
     batch_only = [name for name, v in (("--output", output), ("--chunk-rows", chunk_rows),
-                                       ("--partitions", partitions)) if v is not None]
+                                       ("--partitions", partitions),
+                                       ("--skip-invalid", skip_invalid or None),
+                                       ("--invalid-output", invalid_output),
+                                       ("--force", force or None)) if v is not None]
     if batch_only:
         raise click.UsageError(f"{', '.join(batch_only)}: only with --batch, --workers or "
                                "--scheduler")
@@ -769,9 +787,12 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
 def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                        output: str | None, out_fmt: str, chunk_rows: int | None,
                        workers: int | None, scheduler: str | None, partitions: int | None,
-                       quiet: bool, unsupported: dict[str, bool]) -> None:
+                       quiet: bool, unsupported: dict[str, bool], *,
+                       skip_invalid: bool = False, invalid_output: str | None = None,
+                       force: bool = False) -> None:
     """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.batch`."""
     from xdt import batch as xb
+    from xdt.errors import InvalidRowError, OutputExistsError
 
     if data is None:
         raise click.UsageError("--batch, --workers and --scheduler explain rows of --data "
@@ -785,6 +806,9 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                "CXps per row of a tree); leave them out")
     if output is None:
         raise click.UsageError("--batch, --workers and --scheduler need --output PATH")
+    if invalid_output is not None and not skip_invalid:
+        raise click.UsageError("--invalid-output names the file of the rows --skip-invalid "
+                               "leaves out; add --skip-invalid, or leave it out")
     distributed = workers is not None or scheduler is not None
     if distributed and rows is not None:
         raise click.UsageError("--rows is not available with --workers/--scheduler")
@@ -798,55 +822,103 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
         raise click.UsageError(f"the batch path-walker explains decision trees, and "
                                f"{model_path} is a {kind_name(model)}: leave out --batch, "
                                "--workers and --scheduler (the SAT engine explains it)")
-    try:
+    on_invalid = "skip" if skip_invalid else "raise"
+    side = (Path(invalid_output) if invalid_output is not None
+            else xb.default_invalid_output(output)) if skip_invalid else None
+    try:  # before reading the data or starting a cluster
+        xb.check_output(output, directory=distributed or out_fmt == "parquet",
+                        overwrite=force, invalid_output=side)
         if distributed:
             summary = _explain_on_dask(model, data, output, out_fmt, workers, scheduler,
-                                       partitions, quiet)
+                                       partitions, quiet, on_invalid=on_invalid,
+                                       invalid_output=side, force=force)
         else:
             frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
             positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
             selected = frame.iloc[list(positions)] if rows is not None else frame
             summary = xb.explain_table(model, selected, output=output, fmt=out_fmt,
                                        progress=not quiet,
-                                       chunk_rows=chunk_rows or xb.DEFAULT_CHUNK_ROWS)
+                                       chunk_rows=chunk_rows or xb.DEFAULT_CHUNK_ROWS,
+                                       on_invalid=on_invalid, invalid_output=side,
+                                       overwrite=force)
     except xb.BatchInterrupted as e:
-        click.echo(f"interrupted: {e.rows} rows written (complete records) to "
-                   f"{', '.join(e.outputs) or output}", err=True)
+        click.echo(_interrupted_text(e, output, distributed, remote=scheduler is not None),
+                   err=True)
         raise SystemExit(130) from None
     except KeyboardInterrupt:
         click.echo("interrupted: 0 rows written", err=True)
         raise SystemExit(130) from None
+    except InvalidRowError as e:
+        raise click.ClickException(f"{e.detail}; fix the row, or rerun with --skip-invalid "
+                                   "to leave such rows out") from None
+    except OutputExistsError as e:
+        raise click.ClickException(f"{e.detail}; use --force to replace it, or choose "
+                                   "another path") from None
     assert isinstance(summary, xb.BatchSummary)
     where = output if len(summary.outputs) != 1 else summary.outputs[0]
     n_files, n_parts = len(summary.outputs), summary.partitions
     unit = "partition" if distributed else "chunk"
+    skipped = (f"; skipped {summary.skipped} invalid row{'' if summary.skipped == 1 else 's'}"
+               f", written with the reasons to {summary.invalid_output}"
+               if summary.skipped else "")
     click.echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
                f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
-               f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s", err=True)
+               f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s{skipped}", err=True)
+
+
+def _interrupted_text(e: Any, output: str, distributed: bool, remote: bool) -> str:
+    """What an interrupted batch run (``xdt.batch.BatchInterrupted``) wrote."""
+    from xdt import batch as xb
+
+    text = f"interrupted: {e.rows} rows written (complete records) to "
+    if not distributed:
+        text += ", ".join(e.outputs) or output
+    elif e.partitions:
+        text += (f"{output}: {xb.describe_partitions(e.partitions)} of {e.total} "
+                 f"({xb.describe_files(e.outputs)}); the others wrote no file")
+    else:
+        text += f"{output}: no partition file was written"
+    if remote:
+        text += " (partitions running on the cluster may still write theirs)"
+    if e.skipped:
+        text += f"; {e.skipped} invalid row{'' if e.skipped == 1 else 's'} skipped, in " \
+                f"{e.invalid_output}"
+    return text
 
 
 def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
                      workers: int | None, scheduler: str | None, partitions: int | None,
-                     quiet: bool) -> Any:
+                     quiet: bool, *, on_invalid: str = "raise",
+                     invalid_output: Path | None = None, force: bool = False) -> Any:
     """Run :func:`xdt.batch.explain_dask` on a local cluster of ``workers`` processes or on
-    the cluster at ``scheduler``."""
+    the cluster at ``scheduler``, with distributed's logs silenced (only xdt's messages
+    reach the terminal). Interrupted, a local cluster is closed (its workers stopped) and
+    the partition files on disk are what is reported."""
     from xdt import batch as xb
 
     _, distributed = xb.require_dask()
-    with contextlib.ExitStack() as stack:
-        if workers is not None:
-            cluster = stack.enter_context(distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=":0", host="127.0.0.1"))
-            client = stack.enter_context(distributed.Client(cluster))
-        else:
-            try:
-                client = stack.enter_context(distributed.Client(scheduler, timeout="10s"))
-            except OSError as e:
-                raise click.ClickException(f"cannot reach the Dask scheduler at "
-                                           f"{scheduler!r} ({e})") from None
-        return xb.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
-                               npartitions=partitions, progress=not quiet)
+    try:
+        with contextlib.ExitStack() as stack:
+            if workers is not None:
+                client = stack.enter_context(xb.local_cluster(workers))
+            else:
+                stack.enter_context(xb.quiet_dask_logs())
+                try:
+                    client = stack.enter_context(distributed.Client(scheduler, timeout="10s"))
+                except OSError as e:
+                    raise click.ClickException(f"cannot reach the Dask scheduler at "
+                                               f"{scheduler!r} ({e})") from None
+            return xb.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
+                                   npartitions=partitions, progress=not quiet,
+                                   on_invalid=on_invalid, invalid_output=invalid_output,
+                                   overwrite=force)
+    except xb.BatchInterrupted as e:
+        if workers is None:
+            raise
+        done = xb.written_partitions(output, out_fmt)
+        raise xb.BatchInterrupted(sum(r for _, _, r in done), [p for _, p, _ in done],
+                                  partitions=[k for k, _, _ in done], total=e.total,
+                                  skipped=e.skipped, invalid_output=e.invalid_output) from None
 
 
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from xdt.cli import describe_features, pack_tokens, wrap_rule
-from xdt.errors import OutputError
+from xdt.errors import OutputError, OutputExistsError
 from xdt.explain import Explainer
 from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir.tree import DecisionTree
@@ -102,17 +102,19 @@ def write_examples(folder: str | Path, force: bool = False) -> list[Path]:
 
     Raises
     ------
+    OutputExistsError
+        A file of one of those names exists and ``force`` is false (nothing is written).
     OutputError
-        A file of one of those names exists and ``force`` is false (nothing is written), or
-        the folder cannot be created or written.
+        The folder cannot be created or written.
     """
     folder = Path(folder)
     names = ("german.csv", "titanic.csv", "reads.json", "row.json", "big.csv")
     paths = [folder / name for name in names]
     existing = [p.name for p in paths if p.exists()]
     if existing and not force:
-        raise OutputError(f"{folder} already holds {', '.join(existing)}; choose another "
-                          "folder or pass --force to overwrite them")
+        raise OutputExistsError(f"{folder} already holds {', '.join(existing)}", folder,
+                                existing, advice="choose another folder, or pass --force "
+                                                 "to overwrite them")
     german = load_german()
     row = {k: to_python(v) for k, v in german.drop(columns=TARGET).iloc[0].items()}
     try:
@@ -124,7 +126,7 @@ def write_examples(folder: str | Path, force: bool = False) -> list[Path]:
         pd.concat([german] * BIG_COPIES, ignore_index=True).to_csv(paths[4], index=False)
     except OSError as e:
         raise OutputError(f"cannot write the examples to {folder}: {e.strerror or e}; "
-                          "choose a folder you can write to") from None
+                          "choose a folder you can write to", folder) from None
     return paths
 
 

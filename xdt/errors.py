@@ -29,8 +29,10 @@ what to do about it.
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
     ├── DataError (ValueError)             a data file or table is not usable
-    │   └── FieldCountError                  a CSV line has more fields than the header
+    │   ├── FieldCountError                  a CSV line has more fields than the header
+    │   └── InvalidRowError                  a row of a batch run cannot be explained
     ├── OutputError (OSError)              an output file or folder cannot be written
+    │   └── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
     ├── ParameterError (ValueError)        a learner's parameter is out of range
     └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
 """
@@ -172,10 +174,57 @@ class FieldCountError(DataError):
         super().__init__(message)
 
 
+
+class InvalidRowError(DataError):
+    """A row of a batch run (:mod:`xdt.batch`) cannot be explained: one of its values is not
+    acceptable to the model (an unknown category, a missing value, text for a number), and
+    the run was not asked to skip such rows. The run stopped; what it wrote is complete.
+
+    Attributes
+    ----------
+    row : object
+        The row's label (its index label, or its 0-based position in the files).
+    reason : str
+        What is wrong with it (the :class:`InstanceError` message).
+    written : int
+        Rows written before the run stopped.
+    outputs : list of str
+        The files holding them.
+    failed : list of int
+        Dask partitions that stopped at a bad row and wrote no file (empty on one process).
+    detail : str
+        The message without its closing advice (to skip such rows, ``on_invalid="skip"``).
+    """
+
+    def __init__(self, detail: str, *, row: object, reason: str, written: int,
+                 outputs: list[str], failed: list[int] | None = None,
+                 advice: str = 'fix the row, or skip invalid rows with on_invalid="skip"'):
+        self.row, self.reason, self.written = row, reason, written
+        self.outputs, self.failed = list(outputs), list(failed or [])
+        self.detail = detail
+        super().__init__(f"{detail}; {advice}")
+
+
 class OutputError(XdtError, OSError):
-    """An output file or folder cannot be written as asked: it exists (and overwriting was
-    not allowed), its folder is missing, or it is not writable. The message names the path
-    and what to do."""
+    """An output file or folder cannot be written: its folder does not exist, a file stands
+    where a folder is needed, permission is denied, ... The message names the path and what
+    to do. ``path`` is the path that could not be written."""
+
+    def __init__(self, message: str, path: object = None):
+        self.path = path
+        super().__init__(message)
+
+
+class OutputExistsError(OutputError, FileExistsError):
+    """An output file (or a folder's partition files) exists, and replacing it was not asked
+    (``overwrite=True``; ``--force`` on the command line). ``existing`` lists the files;
+    ``detail`` is the message without its closing advice."""
+
+    def __init__(self, detail: str, path: object = None, existing: list[str] | None = None,
+                 advice: str = "pass overwrite=True to replace it, or choose another path"):
+        self.existing = list(existing or [])
+        self.detail = detail
+        super().__init__(f"{detail}; {advice}", path)
 
 
 class ParameterError(XdtError, ValueError):
