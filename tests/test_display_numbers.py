@@ -357,7 +357,8 @@ def test_mushroom_bin_imported_with_binary_features(datasets_dir):
 
 # ------------------------------------------------------------ thresholds of xdt's own learners
 @pytest.mark.parametrize("lo, hi, shown", [(26, 27, 26.5), (0.1, 0.2, 0.15), (-3.2, -3.1, -3.15),
-                                           (5, 5.0001, 5.00005), (1.0, 1.0000000000000002, 1.0)])
+                                           (5, 5.0001, 5.00005), (1.0, 1.0000000000000002, 1.0),
+                                           (48, 60, 54)])
 def test_learned_thresholds_are_short_midpoints(lo, hi, shown):
     from xdt.learn.splitter import midpoint
 

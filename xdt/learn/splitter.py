@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -130,19 +131,23 @@ Scorer = Callable[[Block, Node], np.ndarray]
 
 
 def midpoint(lo: float, hi: float) -> float:
-    """A threshold ``t`` with ``lo <= t < hi``: their midpoint rounded to the fewest
-    significant digits that keep it strictly between them (``26.5`` between 26 and 27,
-    ``0.15`` rather than ``0.15000000000000002`` between 0.1 and 0.2), so rules read short
-    and exact; or ``lo`` when no float lies between (two adjacent floats)."""
+    """A threshold ``t`` with ``lo <= t < hi``: their midpoint, written with one decimal
+    place more than the two values have (``26.5`` between 26 and 27, ``54`` between 48 and
+    60, ``0.15`` rather than the float sum ``0.15000000000000002`` between 0.1 and 0.2), so
+    rules print short and exact; or ``lo`` when no float lies between (adjacent floats)."""
     lo, hi = float(lo), float(hi)
     t = lo / 2.0 + hi / 2.0
     if not lo < t < hi:
         return lo
-    for digits in range(1, 18):
-        r = float(f"{t:.{digits}g}")
-        if lo < r < hi:
-            return r
-    return t
+    places = max(_decimal_places(lo), _decimal_places(hi)) + 1
+    r = round(t, places)
+    return r if lo < r < hi else t
+
+
+def _decimal_places(v: float) -> int:
+    """Digits after the decimal point in the shortest repr of ``v`` (0 for whole numbers)."""
+    exponent = Decimal(repr(v)).as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _count(hit: np.ndarray) -> np.ndarray:
