@@ -444,7 +444,8 @@ def test_explain_progress_bar_on_stderr_unless_quiet(zhou, tmp_path):
 
 def test_explain_unknown_feature_and_category(zhou, tmp_path):
     assert_clean_failure(run("explain", str(zhou), "--instance", '{"x": 1, "z": 2}'),
-                         "unknown feature(s) ['z']", "x, y")
+                         "no value for feature(s) ['y']", "x, y",
+                         "ignored, as they are not features: 'z'")
     model = tmp_path / "cat.json"
     model.write_text(json.dumps({
         "format": "xdt-model/1", "kind": "tree",

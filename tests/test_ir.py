@@ -674,14 +674,16 @@ def test_predict_missing_column_or_key():
     with pytest.raises(MissingFeatureError) as e:
         tree.predict(pd.DataFrame({"age": [1], "member": [0], "Colour": ["red"]}))
     assert str(e.value) == ("the data has no column(s) ['colour']; the model's features are: "
-                            "age, colour, member")
+                            "age, colour, member; ignored, as they are not features: 'Colour' "
+                            "(did you mean 'colour'?)")
     with pytest.raises(MissingFeatureError, match=r"no value for feature\(s\) \['member'\]"):
         tree.predict([{"age": 1, "colour": "red"}])
 
 
-def test_predict_unknown_key_in_a_dict_row():
-    with pytest.raises(UnknownFeatureError, match=r"unknown feature\(s\) \['Age'\]"):
-        three_class_tree().predict([{"Age": 1, "age": 1, "colour": "red", "member": 0}])
+def test_predict_ignores_a_key_of_a_dict_row_that_is_not_a_feature():
+    # by name, as the columns of a DataFrame: only the features' values are read
+    rows = [{"Age": 99, "age": 25, "colour": "red", "member": 0, "class": 1}]
+    assert three_class_tree().predict(rows).tolist() == [0]
 
 
 @pytest.mark.parametrize("age", ["old", float("inf")])

@@ -728,3 +728,49 @@ def test_examples_predict_like_the_cases():
         assert np.array_equal(shipped.predict(rows), tree.predict(rows))
         for q in load_case(case)["queries"]:
             assert shipped.predict([q["instance"]])[0] == q["prediction"]
+
+
+# --------------------------------------------------------------------------- repeated keys
+def test_a_key_repeated_at_the_top_level_is_rejected(tmp_path):
+    path = tmp_path / "twice.json"
+    path.write_text('{"format": "xdt-model/1",\n "kind": "dnf",\n "kind": "tree",\n'
+                    ' "features": [{"name": "b", "kind": "binary"}], "classes": [0, 1],\n'
+                    ' "root": {"class": 1}}\n', encoding="utf-8")
+    with pytest.raises(ModelFormatError) as e:
+        load_model(path)
+    assert str(e.value) == (
+        f"{path}, line 3: key 'kind' appears twice in the top-level object; each key may "
+        "appear once in an object (a JSON reader keeps only one of the values): remove or "
+        "rename the copy")
+
+
+def test_a_key_repeated_in_a_nested_object_is_rejected(tmp_path):
+    # json.loads alone would read threshold 0.5 and predict "circle" at x = 0.6
+    text = (EXAMPLES / "zhou.json").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if '"threshold": 0.64' in line)
+    lines.insert(at + 1, '   "threshold": 0.5,')
+    path = tmp_path / "zhou-twice.json"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert json.loads(path.read_text())["root"]["left"]["threshold"] == 0.5
+    with pytest.raises(ModelFormatError) as e:
+        load_model(path)
+    assert str(e.value).startswith(
+        f"{path}, line {at + 2}: key 'threshold' appears twice in the object at root.left; ")
+
+
+def test_a_key_repeated_inside_a_list_is_located(tmp_path):
+    path = tmp_path / "features.json"
+    path.write_text('{"format": "xdt-model/1", "kind": "tree", "features": [\n'
+                    ' {"name": "a", "kind": "binary"},\n'
+                    ' {"name": "b", "kind": "binary", "name": "c"}],\n'
+                    ' "classes": [0, 1], "root": {"class": 1}}', encoding="utf-8")
+    with pytest.raises(ModelFormatError, match=r"^.*features\.json, line 3: key 'name' "
+                                               r"appears twice in the object at features\[1\];"):
+        load_model(path)
+
+
+def test_the_same_key_in_different_objects_is_fine(tmp_path):
+    path = tmp_path / "zhou.json"
+    path.write_text((EXAMPLES / "zhou.json").read_text(encoding="utf-8"), encoding="utf-8")
+    assert model_to_dict(load_model(path)) == json.loads(path.read_text(encoding="utf-8"))

@@ -3,33 +3,82 @@
 >>> import xdt
 >>> model = xdt.load_model("model.json")            # doctest: +SKIP
 >>> xdt.Explainer(model).axp({"Outlook": "overcast", "Humidity": "high"})  # doctest: +SKIP
+
+The names below are imported on first use (PEP 562), so that ``import xdt`` -- and the
+``xdt`` command's ``--help`` -- does not load numpy, pandas, PySAT or scikit-learn;
+``from xdt import Explainer`` and ``xdt.Explainer`` work as usual.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from xdt import errors
-from xdt.crosscheck import crosscheck
-from xdt.explain import Explainer, Explanation
-from xdt.interop.sklearn import from_sklearn
-from xdt.ir import DecisionTree, Feature, load_model, save_model
 
-try:
-    __version__ = version("xdt")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
+    from xdt.crosscheck import crosscheck
+    from xdt.explain import Explainer, Explanation
+    from xdt.interop.sklearn import from_sklearn
+    from xdt.ir import DecisionTree, Feature, load_model, save_model
 
+#: Public name -> the module it comes from, imported on first access.
+_LAZY = {
+    "crosscheck": "xdt.crosscheck",
+    "DecisionTree": "xdt.ir",
+    "Explainer": "xdt.explain",
+    "Explanation": "xdt.explain",
+    "Feature": "xdt.ir",
+    "from_sklearn": "xdt.interop.sklearn",
+    "load_model": "xdt.ir",
+    "save_model": "xdt.ir",
+}
+
+#: Subpackages reachable as attributes (they import scikit-learn, networkx or Dask).
 _SUBMODULES = ("batch", "cluster", "learn", "metrics")
-
-
-def __getattr__(name: str):
-    """``xdt.learn``, ``xdt.metrics``, ``xdt.cluster`` and ``xdt.batch`` on first use
-    (they import scikit-learn, networkx or Dask, which plain explaining does not need)."""
-    if name in _SUBMODULES:
-        import importlib
-
-        return importlib.import_module(f"xdt.{name}")
-    raise AttributeError(f"module 'xdt' has no attribute {name!r}")
-
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
            "from_sklearn", "load_model", "save_model", "__version__"]
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xdt")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    """The public names of :data:`_LAZY`, ``__version__`` and the subpackages
+    :data:`_SUBMODULES`, imported on first use and then kept as attributes of ``xdt``."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name == "__version__":
+        value = _version()
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"xdt.{name}")
+    else:
+        raise AttributeError(f"module 'xdt' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+
+
+class _Package(types.ModuleType):
+    """The class of the ``xdt`` module: importing the submodule :mod:`xdt.crosscheck` binds it
+    as the attribute ``xdt.crosscheck``, which is the *function* of that module; keep it so."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return  # the submodule stays reachable as sys.modules["xdt.<name>"]
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

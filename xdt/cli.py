@@ -26,20 +26,23 @@ import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-import numpy as np
-import pandas as pd
 
 import xdt
 from xdt.errors import DataError, InstanceError, XdtError
-from xdt.explain import Explainer
-from xdt.explain.models import Model, kind_name
-from xdt.interop.fit import FACTOR_EXPL, LEARNER_NAMES, LEARNERS, FitResult, fit_tree
-from xdt.ir.instances import as_frame, encode_instance
-from xdt.ir.tree import DecisionTree
-from xdt.ir.values import to_python
+from xdt.interop.learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
+
+# numpy, pandas, the engines and the learners are imported by the commands that use them, so
+# that `xdt --help` (and every command's --help) starts without them
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xdt.explain import Explainer
+    from xdt.explain.models import Model
+    from xdt.interop.fit import FitResult
+    from xdt.ir.tree import DecisionTree
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,6 +90,8 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
     DataError
         The file is empty, not parseable as CSV, not text, or has no rows.
     """
+    import pandas as pd
+
     from xdt.interop import csvfile
 
     path = Path(path)
@@ -179,11 +184,18 @@ def _outcome(model: Model, label: object) -> str:
     return f"{model.target} = {label}" if model.target else str(label)
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``xdt --version``: the version is read from the package's metadata only when asked."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"xdt {xdt.__version__}")
+        ctx.exit()
+
 
 # ---------------------------------------------------------------------- the command group
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(xdt.__version__, "-V", "--version", prog_name="xdt",
-                      message="%(prog)s %(version)s")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_show_version,
+              help="Show the version and exit.")
 def main() -> None:
     """xdt: formal explanations (AXp, CXp) of the predictions of decision trees and DNFs.
 
@@ -214,6 +226,9 @@ def _split_names(ctx: click.Context, param: click.Parameter, value: str | None) 
 def mostly_numeric_text(frame: pd.DataFrame, declared: set[str]) -> list[str]:
     """Warnings for text columns whose values are numbers but for a few (such as ``NA``):
     they become categorical features, which is rarely what was meant."""
+    import numpy as np
+    import pandas as pd
+
     out = []
     for name in frame.columns:
         col = frame[name]
@@ -291,6 +306,8 @@ def fit_report(result: FitResult, data: str, frame: pd.DataFrame, max_depth: int
     may be more than the tree's when a class has no training row); ``factor_expl`` is
     reported for SER-DT only. The sizes are weighted by the training rows.
     """
+    from xdt.ir.values import to_python
+
     model = result.model
     kinds = Counter(f.kind for f in model.features)
     sizes = result.sizes
@@ -409,6 +426,8 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
       xdt fit cars.csv -t acceptability --categorical doors,persons --format json
       xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
+    from xdt.interop.fit import fit_tree
+
     if factor_expl is not None and learner != "ser-dt":
         raise click.UsageError(f"--factor-expl is a parameter of SER-DT; it needs --learner "
                                f"ser-dt (the learner is {learner})")
@@ -552,6 +571,12 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         certificate is re-checked against the model's ``predict`` first; with ``inflate``
         the AXp is widened to maximal cell sets.
     """
+    import numpy as np
+
+    from xdt.ir.instances import encode_instance
+    from xdt.ir.tree import DecisionTree
+    from xdt.ir.values import to_python
+
     model = explainer.model
     _, cells = encode_instance(model.features, model.cells, x)
     axp = explainer.axp(x, path_restricted=path_restricted, inflate=inflate, verify=verify)
@@ -743,6 +768,10 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
       xdt explain model.json --data big.csv --batch --output explanations.jsonl
       xdt explain model.json --data 'big-*.csv' --workers 4 --output explanations/
     """
+    from xdt.explain import Explainer
+    from xdt.explain.models import kind_name
+    from xdt.ir.tree import DecisionTree
+
     if (instance is None) == (data is None):
         raise click.UsageError("give exactly one of --instance JSON or --data DATA.csv")
     if batch or workers is not None or scheduler is not None:
@@ -793,6 +822,9 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.batch`."""
     from xdt import batch as xb
     from xdt.errors import InvalidRowError, OutputExistsError
+    from xdt.explain.models import kind_name
+    from xdt.ir.instances import as_frame
+    from xdt.ir.tree import DecisionTree
 
     if data is None:
         raise click.UsageError("--batch, --workers and --scheduler explain rows of --data "
@@ -924,6 +956,8 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
                  options: dict) -> None:
+    from xdt.ir.instances import as_frame
+
     all_cxps = options["all_cxps"]
 
     if instance is not None:
@@ -1012,6 +1046,8 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
       xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
     """
     from xdt.explain.dimacs import encode_query
+    from xdt.explain.models import kind_name
+    from xdt.ir.tree import DecisionTree
 
     model = xdt.load_model(model_path)
     if path_restricted and not isinstance(model, DecisionTree):
@@ -1077,6 +1113,8 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
       xdt crosscheck model.json --data german.csv --no-enumerate --format json > report.json
     """
     from xdt.crosscheck import crosscheck as run_crosscheck
+    from xdt.ir.instances import as_frame
+    from xdt.ir.tree import DecisionTree
 
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
@@ -1105,6 +1143,8 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
 def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> str:
     """``IF a = 1 AND x <= 2 THEN class = yes``: the literals of path ``path_index`` on
     ``features`` (names, in the given order), then the path's leaf class."""
+    from xdt.ir.values import to_python
+
     path = model.paths[path_index]
     names = model.features.names
     lits = [model.cells[f].describe(path.masks[f])
@@ -1147,6 +1187,9 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
       xdt redundancy model.json --data test.csv --target class
       xdt redundancy model.json --per-path --format json > redundancy.json
     """
+    from xdt.explain.models import kind_name
+    from xdt.ir.instances import as_frame
+    from xdt.ir.tree import DecisionTree
     from xdt.metrics import redundancy_report
 
     if target is not None and data is None:
@@ -1200,6 +1243,8 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
 def _positive_label(values: pd.Series, positive: str, target: str) -> object:
     """The value of ``values`` whose text is ``positive`` (CSV labels are read as numbers or
     text; the option is text)."""
+    import pandas as pd
+
     seen = list(pd.unique(values.dropna()))
     for v in seen:
         if str(v) == positive or (isinstance(v, float) and v.is_integer()
@@ -1212,6 +1257,8 @@ def _positive_label(values: pd.Series, positive: str, target: str) -> object:
 
 def format_cluster_table(frame: pd.DataFrame) -> list[str]:
     """The clusters as aligned text: numbers right-aligned, the rule last."""
+    import pandas as pd
+
     stab = "stability" in frame.columns
     head = ["rank", "precision", "recall", "F-beta", "size", "coverage"] + (
         ["stability"] if stab else []) + ["rule"]
@@ -1288,6 +1335,7 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     import time as _time
 
     from xdt.cluster import SupervisedClusters
+    from xdt.ir.values import to_python
 
     frame = read_csv(data)
     if target not in frame.columns:

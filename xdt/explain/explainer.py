@@ -154,12 +154,18 @@ class Explainer:
 
     Notes
     -----
-    Every method takes the instance ``x`` as a dict by feature name, a sequence in feature
-    order or a pandas Series, and raises :class:`~xdt.errors.MissingFeatureError`,
-    :class:`~xdt.errors.UnknownFeatureError`, :class:`~xdt.errors.UnknownCategoryError`,
+    Every method takes the instance ``x`` as a dict by feature name, a pandas Series (a row
+    of a DataFrame) or a sequence in feature order. A dict and a Series are read alike, by
+    name: every feature must be present, and entries that are not features (the target
+    column, an id) are ignored, so ``ex.axp(df.iloc[0])`` works on a table that holds the
+    target too (:mod:`xdt.ir.instances`). Bad input raises
+    :class:`~xdt.errors.MissingFeatureError` (its message lists the ignored names, with a
+    likely misspelling), :class:`~xdt.errors.UnknownCategoryError`,
     :class:`~xdt.errors.MissingValueError` (NaN) or :class:`~xdt.errors.InstanceShapeError`
-    on bad input. With ``path_restricted=True`` explanations are drawn from the literals of
-    the instance's path. For a tree with ``P`` paths and ``F`` features, building the
+    (a sequence of the wrong length).
+
+    With ``path_restricted=True`` explanations are drawn from the literals of the instance's
+    path. For a tree with ``P`` paths and ``F`` features, building the
     oracle for an instance costs O(total path length); :meth:`all_cxps` is then polynomial,
     :meth:`axp` costs O(F) entailment checks. A DNF is explained by the SAT engine, which
     encodes "the DNF is false" as one clause per term and "the DNF is true" with one
@@ -369,7 +375,8 @@ class Explainer:
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
-        """The model's prediction (class label) for instance ``x``."""
+        """The model's prediction (class label) for instance ``x`` (a dict or pandas Series
+        by feature name, other entries ignored, or a sequence in feature order)."""
         return self.model.classes[self._query(x, False).prediction]
 
     def path_features(self, x) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from xdt.errors import DataError, MissingFeatureError, MissingValueError, ParameterError
+from xdt.interop.learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
 from xdt.interop.sklearn import from_sklearn
 from xdt.interop.tabular import TabularEncoder, _plain
 from xdt.ir.tree import DecisionTree
@@ -50,21 +51,8 @@ from xdt.metrics import TreeSizes, tree_sizes
 __all__ = ["DROPPED_AS_ASKED", "FACTOR_EXPL", "LEARNERS", "LEARNER_NAMES", "FitResult",
            "feature_columns", "fit_sklearn_tree", "fit_tree", "learner_frame", "split_rows"]
 
-#: The learners :func:`fit_tree` knows, by the names ``xdt fit --learner`` takes.
-LEARNERS = ("cart", "ser-dt", "sklearn")
-
-#: SER-DT's default ``factor_expl``: the value of Souza et al.'s Table 1 (NeurIPS 2022).
-FACTOR_EXPL = 0.97
-
 #: Why a column named in ``drop`` is not a feature (:attr:`FitResult.dropped_columns`).
 DROPPED_AS_ASKED = "as asked"
-
-#: What each learner is, in a few words (shown by ``xdt fit`` and ``xdt demo``).
-LEARNER_NAMES = {
-    "cart": "CART (greedy Gini)",
-    "ser-dt": "SER-DT (short explainable rules, Souza et al. NeurIPS 2022)",
-    "sklearn": "scikit-learn CART (DecisionTreeClassifier on one-hot columns)",
-}
 
 
 @dataclass

@@ -2,11 +2,21 @@
 
 This is the boundary where user data is validated once; everything below it works on cell
 numbers (int arrays) and trusts them.
+
+One rule for every form: **by name** -- a dict, a pandas Series, a DataFrame or a list of
+dicts -- every feature of the model must be present, and entries that are not features (the
+target column, an id, any other column of a wider table) are ignored, so ``df.iloc[0]`` and
+``df.iloc[0].to_dict()`` of a table that holds the target too are read alike; a missing
+feature's error lists the ignored names (with a likely misspelling). **By position** -- a
+sequence, a 1-d array, a 2-d array or list of rows -- there must be exactly one value per
+feature, in feature order. Only the features' values are read, so an ignored entry can never
+change a prediction or an explanation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from difflib import get_close_matches
 
 import numpy as np
 import pandas as pd
@@ -15,9 +25,44 @@ from xdt.errors import (
     InstanceError,
     InstanceShapeError,
     MissingFeatureError,
-    UnknownFeatureError,
 )
 from xdt.ir.features import FeatureSpace
+
+#: Names of ignored entries that a missing-feature error lists (the rest are counted).
+SHOWN_IGNORED = 5
+
+
+def _ignored_note(missing: Sequence[str], ignored: Sequence) -> str:
+    """``"; ignored, as they are not features: 'Outlok' (did you mean 'Outlook'?)"``."""
+    if not ignored:
+        return ""
+    by_lower = {m.lower(): m for m in reversed(missing)}  # case does not hide a misspelling
+    shown = []
+    for name in ignored[:SHOWN_IGNORED]:
+        match = get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+        shown.append(f"{name!r} (did you mean {by_lower[match[0]]!r}?)" if match
+                     else repr(name))
+    more = len(ignored) - SHOWN_IGNORED
+    tail = f" and {more} more" if more > 0 else ""
+    return f"; ignored, as they are not features: {', '.join(shown)}{tail}"
+
+
+def _by_name(features: FeatureSpace, x: Mapping | pd.Series) -> tuple:
+    """The values of the instance ``x`` (a mapping or a Series) for the features, in order."""
+    names = features.names
+    if isinstance(x, pd.Series) and x.index.has_duplicates:
+        repeated = sorted({str(k) for k in x.index[x.index.duplicated()] if k in features})
+        if repeated:
+            raise InstanceError(
+                f"the instance has more than one entry named {', '.join(map(repr, repeated))};"
+                " names must be unique (rename or drop the copies)")
+    missing = [n for n in names if n not in x]
+    if missing:
+        ignored = [k for k in (x.index if isinstance(x, pd.Series) else x) if k not in features]
+        raise MissingFeatureError(
+            f"the instance has no value for feature(s) {missing}; give a value for every "
+            f"feature: {', '.join(names)}{_ignored_note(missing, ignored)}")
+    return tuple(x[n] for n in names)
 
 
 def instance_values(features: FeatureSpace, x) -> tuple:
@@ -25,29 +70,21 @@ def instance_values(features: FeatureSpace, x) -> tuple:
 
     Parameters
     ----------
-    x : dict by feature name, pandas Series (by name; entries that are not features are
-        ignored), or sequence / 1-d array in feature order
+    x : dict by feature name or pandas Series (by name: every feature present, other
+        entries, such as the target, ignored), or sequence / 1-d array of one value per
+        feature, in feature order
 
     Raises
     ------
-    MissingFeatureError, UnknownFeatureError, InstanceShapeError
+    MissingFeatureError
+        A feature has no entry (the message lists the ignored names).
+    InstanceShapeError
+        A sequence of the wrong length, an array that is not 1-d, or not an instance at all.
+    InstanceError
+        A Series naming a feature twice.
     """
-    if isinstance(x, pd.Series):
-        # a row of a wider table (e.g. with its target column): extra entries are ignored,
-        # as for the columns of a DataFrame
-        x = {k: v for k, v in x.items() if k in features}
-    if isinstance(x, Mapping):
-        unknown = [k for k in x if k not in features]
-        if unknown:
-            raise UnknownFeatureError(
-                f"the instance names unknown feature(s) {unknown}; the model's features are: "
-                f"{', '.join(features.names)}")
-        missing = [n for n in features.names if n not in x]
-        if missing:
-            raise MissingFeatureError(
-                f"the instance has no value for feature(s) {missing}; give a value for every "
-                f"feature: {', '.join(features.names)}")
-        return tuple(x[n] for n in features.names)
+    if isinstance(x, Mapping | pd.Series):
+        return _by_name(features, x)
     if isinstance(x, str | bytes) or not isinstance(x, Sequence | np.ndarray):
         raise InstanceShapeError(
             f"an instance must be a dict by feature name, a pandas Series or a sequence of "
@@ -68,8 +105,8 @@ def encode_instance(features: FeatureSpace, cells: Sequence, x) -> tuple[tuple, 
 
     Raises
     ------
-    MissingFeatureError, UnknownFeatureError, InstanceShapeError, MissingValueError,
-    UnknownCategoryError, InstanceError
+    MissingFeatureError, InstanceShapeError, MissingValueError, UnknownCategoryError,
+    InstanceError
     """
     values = instance_values(features, x)
     return values, tuple(c.cell_of(v) for c, v in zip(cells, values, strict=True))
@@ -78,8 +115,18 @@ def encode_instance(features: FeatureSpace, cells: Sequence, x) -> tuple[tuple, 
 def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
     """The rows of ``X`` as a DataFrame with one column per feature, in feature order.
 
-    ``X`` may be a DataFrame (columns by name; extra columns ignored), a list of dicts,
-    a dict (one row) or a 2-d array/sequence in feature order.
+    ``X`` may be a DataFrame (columns by name; other columns, such as the target, ignored),
+    a list of dicts or Series, one dict or Series (one row; by name, as in
+    :func:`instance_values`), or a 2-d array/sequence in feature order.
+
+    Raises
+    ------
+    MissingFeatureError
+        A feature has no column (or a row no entry); the message lists the ignored names.
+    InstanceShapeError
+        An array of the wrong shape.
+    InstanceError
+        A feature's column appears twice.
     """
     names = list(features.names)
     if isinstance(X, pd.DataFrame):
@@ -91,13 +138,15 @@ def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
                 "column names must be unique (rename or drop the copies)")
         missing = [n for n in names if n not in X.columns]
         if missing:
+            ignored = [c for c in X.columns if c not in features]
             raise MissingFeatureError(
                 f"the data has no column(s) {missing}; the model's features are: "
-                f"{', '.join(names)}")
+                f"{', '.join(names)}{_ignored_note(missing, ignored)}")
         return X[names].reset_index(drop=True)
-    if isinstance(X, Mapping) or isinstance(X, pd.Series):
+    if isinstance(X, Mapping | pd.Series):
         X = [X]
-    if isinstance(X, Sequence) and len(X) > 0 and all(isinstance(r, Mapping) for r in X):
+    if isinstance(X, Sequence) and len(X) > 0 \
+            and all(isinstance(r, Mapping | pd.Series) for r in X):
         return pd.DataFrame([dict(zip(names, instance_values(features, r), strict=True))
                              for r in X], columns=names)
     arr = np.asarray(X, dtype=object)

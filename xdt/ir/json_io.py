@@ -26,6 +26,8 @@ some term holds); kind ``nested-kdnf`` by ``"matrix": [[<condition> x k] x k]`` 
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.scanner
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -86,6 +88,10 @@ def load_model(source) -> Model:
         :class:`~xdt.ir.dnf.DNF` and :class:`~xdt.ir.dnf.NestedKDNF`).
     FileNotFoundError
         ``source`` names no file.
+
+    A file whose JSON repeats a key within one object is a ``ModelFormatError`` that names
+    the key, the line and the object's place in the document (JSON readers would keep only
+    one of the values, silently).
     """
     if isinstance(source, Mapping):
         doc = source
@@ -106,7 +112,9 @@ def load_model(source) -> Model:
                 from None
         try:
             with _nesting(MAX_NESTING):
-                doc = json.loads(text)
+                doc = json.loads(text, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as e:
+            raise ModelFormatError(f"{path}{_repeated_key_message(text, e.key)}") from None
         except RecursionError:
             raise ModelFormatError(
                 f"{path}: the JSON nests deeper than {MAX_NESTING} levels; xdt reads models "
@@ -119,6 +127,103 @@ def load_model(source) -> Model:
         raise ModelFormatError(
             f"load_model takes a file path or a dict, got {type(source).__name__}")
     return model_from_dict(doc)
+
+
+class _RepeatedKey(Exception):
+    """A JSON object of the text names ``key`` twice (raised by :func:`_unique_keys`)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` of :func:`json.loads`: the object as a dict, or
+    :class:`_RepeatedKey` for the first key that appears twice in it."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+class _Repeats(dict):
+    """An object of the JSON text that repeats ``key``; ``start`` is the offset of its ``{``."""
+
+    key: str
+    start: int | None = None
+
+
+def _repeated_key_message(text: str, key: str) -> str:
+    """``", line 7: key 'threshold' appears twice in the object at root.left; ..."``.
+
+    Parses ``text`` again with the pure-Python scanner (only on this error path) to find the
+    first object that repeats a key, its line, and its path from the top of the document.
+    """
+    def mark(pairs: list[tuple[str, object]]) -> dict:
+        try:
+            return _unique_keys(pairs)
+        except _RepeatedKey as e:
+            out = _Repeats(pairs)
+            out.key = e.key
+            return out
+
+    def parse_object(s_and_end, *args):
+        obj, end = json.decoder.JSONObject(s_and_end, *args)
+        if isinstance(obj, _Repeats) and obj.start is None:
+            obj.start = s_and_end[1] - 1
+        return obj, end
+
+    fix = ("; each key may appear once in an object (a JSON reader keeps only one of the "
+           "values): remove or rename the copy")
+    decoder = json.JSONDecoder(object_pairs_hook=mark)
+    decoder.parse_object = parse_object
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    try:
+        with _nesting(MAX_NESTING):
+            doc = decoder.decode(text)
+    except (RecursionError, ValueError):  # pragma: no cover - the fast parse read it
+        return f": key {key!r} appears twice in one object{fix}"
+    stack: list[tuple[object, str]] = [(doc, "")]
+    while stack:  # depth first, in document order
+        node, where = stack.pop()
+        if isinstance(node, _Repeats):
+            assert node.start is not None
+            offset = _second_key_offset(text, node.start, node.key)
+            line = text.count("\n", 0, offset) + 1
+            place = f"the object at {where}" if where else "the top-level object"
+            return f", line {line}: key {node.key!r} appears twice in {place}{fix}"
+        if isinstance(node, dict):
+            stack.extend((v, f"{where}.{k}" if where else str(k))
+                         for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return f": key {key!r} appears twice in one object{fix}"  # pragma: no cover
+
+
+def _second_key_offset(text: str, start: int, key: str) -> int:
+    """Offset in ``text`` of the second ``key`` among the members of the object whose ``{``
+    is at ``start`` (the object is valid JSON)."""
+    ws = json.decoder.WHITESPACE.match
+    scan = json.JSONDecoder().scan_once
+    seen = False
+    i = ws(text, start + 1).end()
+    while text.startswith('"', i):
+        name, j = json.decoder.scanstring(text, i + 1)
+        if name == key:
+            if seen:
+                return i
+            seen = True
+        j = ws(text, ws(text, j).end() + 1).end()  # past the ':'
+        _, j = scan(text, j)
+        j = ws(text, j).end()
+        if not text.startswith(",", j):
+            break
+        i = ws(text, j + 1).end()
+    return start  # pragma: no cover - the object repeats the key
 
 
 def model_from_dict(doc: Mapping) -> Model:

@@ -340,9 +340,11 @@ class DecisionTree:
 
         Parameters
         ----------
-        X : array-like of shape (n, n_features), pandas DataFrame, list of dicts, or dict
-            Rows of feature values: arrays and sequences in feature order, DataFrames and
-            dicts by feature name (extra DataFrame columns are ignored).
+        X : array-like of shape (n, n_features), pandas DataFrame, list of dicts or Series,
+            or one dict or Series
+            Rows of feature values: arrays and sequences in feature order; DataFrames,
+            dicts and Series by feature name, every feature present and other columns or
+            keys (such as the target) ignored (see :mod:`xdt.ir.instances`).
 
         Returns
         -------
