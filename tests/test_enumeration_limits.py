@@ -162,6 +162,27 @@ def test_verification_shares_the_deadline_and_says_what_it_did_not_check(tree, m
             assert ex.is_axp(ZEROS, e.features)
 
 
+def test_the_search_stops_when_the_time_left_only_covers_the_checks(tree, monkeypatch):
+    """Checking a certificate costs 1 s on a fake clock, finding one nothing; a 10 s
+    limit, batches of 4. After checks at the 4th and 8th AXps (clock 8 s), the 9th and
+    10th fit in the 2 s left, the 11th would not: the search stops, 2 more are checked
+    (clock 10 s) and the 11th is returned unverified. The deadline is never overrun."""
+    clock = FakeClock(monkeypatch)
+    monkeypatch.setattr(explainer_module, "VERIFY_BATCH", (4, 4))
+    check = explainer_module.check_certificates
+
+    def costly(model, explanations, **kwargs):
+        check(model, explanations, **kwargs)
+        clock.t += len(explanations)
+
+    monkeypatch.setattr(explainer_module, "check_certificates", costly)
+    with Explainer(tree) as ex:
+        found = ex.all_axps(ZEROS, verify=True, time_limit=Deadline(10))
+    assert len(found) == 11 and found.stopped_by == "time_limit"
+    assert sum(e.verified for e in found) == 10
+    assert clock.t == 10
+
+
 def test_a_shared_deadline_passed_stops_the_next_enumeration_unverified(tree, monkeypatch):
     clock = FakeClock(monkeypatch)
     with Explainer(tree) as ex:
@@ -297,27 +318,28 @@ def interrupt_on_call(monkeypatch, owner, name: str, k: int) -> None:
 
 def test_ctrl_c_in_explain_prints_the_rows_done_and_the_partial_row(model_file, zeros_csv,
                                                                     monkeypatch):
-    """Each row builds 18 explanations: its AXp, its 16 AXps, its CXp. The 25th build is
-    row 1's 6th AXp: row 0 is printed whole, row 1 with its AXp and the 5 AXps found,
-    marked interrupted, none verified (their first batch of checks had not run)."""
-    interrupt_on_call(monkeypatch, Explainer, "_explanation", 18 + 1 + 6)
+    """Each row builds 18 explanations: its AXp, its CXp, its 16 AXps. The 26th build is
+    row 1's 6th AXp: row 0 is printed whole, row 1 with its AXp, the 5 AXps found (none
+    verified: their first batch of checks had not run) and its CXp, marked interrupted."""
+    interrupt_on_call(monkeypatch, Explainer, "_explanation", 18 + 2 + 6)
     result = run("explain", str(model_file), "--data", str(zeros_csv), "--all-axps")
     assert result.exit_code == 130, result.output
     out = lines_of(result)
     assert "Aborted!" not in result.output
-    assert out[0].startswith("row 0: predicts 0") and "  all AXps (16):" in out
-    partial = out.index(next(line for line in out if line.startswith("row 1:")))
-    assert out[partial].endswith("(interrupted)")
+    assert out[0] == "row 0: predicts 0 (path of 4 tests)" and "  all AXps (16):" in out
+    partial = out.index("row 1: predicts 0 (path of 4 tests) (interrupted)")
+    assert out[partial + 1].startswith("  AXp (4 features): IF ")
     assert out[partial + 2] == ("  all AXps (5 found before the interruption; more may exist;"
                                 " 5 not verified (interrupted)):")
-    assert len(out) == partial + 3 + 5
-    assert not any(line.startswith("row 2") for line in out)
+    assert all(line.endswith("  [not verified: interrupted]")
+               for line in out[partial + 3:partial + 8])
+    assert out[partial + 8].startswith("  CXp: CHANGE ") and len(out) == partial + 9
     assert ("interrupted: 1 of 3 rows explained; row 1 is incomplete (what it had found is "
             "shown)") in result.stderr
 
 
 def test_ctrl_c_in_explain_jsonl_marks_the_partial_record(model_file, zeros_csv, monkeypatch):
-    interrupt_on_call(monkeypatch, Explainer, "_explanation", 18 + 1 + 6)
+    interrupt_on_call(monkeypatch, Explainer, "_explanation", 18 + 2 + 6)
     result = run("explain", str(model_file), "--data", str(zeros_csv), "--all-axps",
                  "--format", "jsonl")
     assert result.exit_code == 130, result.output
@@ -327,7 +349,10 @@ def test_ctrl_c_in_explain_jsonl_marks_the_partial_record(model_file, zeros_csv,
     last = records[1]
     assert last["interrupted"] is True and last["axps_complete"] is False
     assert last["axps_stopped_by"] == "interrupted" and len(last["axps"]) == 5
-    assert "cxps" not in last  # not reached
+    assert {frozenset(e["features"]) for e in last["axps"]} <= one_of_each_pair(K)
+    assert [frozenset(e["features"]) for e in last["cxps"]] == [
+        frozenset(e["features"]) for e in records[0]["cxps"]]
+    assert list(last) == list(records[0]) + ["interrupted"]
 
 
 def test_ctrl_c_between_rows_of_explain(model_file, zeros_csv, monkeypatch):

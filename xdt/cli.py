@@ -591,6 +591,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     out: dict = {}
     complete: dict = {}
     running = None  # the enumeration under way, for a partial record
+    single_cxp: list | None = None  # the one CXp's record, without all_cxps
 
     def counted(kind: str) -> Callable[[int, object], None] | None:
         if on_found is None:
@@ -618,6 +619,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         out["path_restricted"] = path_restricted
         out["axp"] = explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
                                    verify=verify).to_dict(certificates)
+        if not all_cxps:  # before the enumerations, which take what time is left
+            one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
+            single_cxp = [] if one is None else [one.to_dict(certificates)]
         limits = {"path_restricted": path_restricted, "verify": verify,
                   "max_count": max_count, "time_limit": deadline}
         if all_axps:
@@ -629,13 +633,13 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
             cxps = explainer.all_cxps(x, on_found=counted("CXp"), **limits)
             enumeration("cxps", cxps, cxps.complete, cxps.stopped_by)
         else:
-            one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
-            out["cxps"] = [] if one is None else [one.to_dict(certificates)]
-    except EnumerationInterrupted as e:
-        assert running is not None
-        enumeration(running, e.found, False, "interrupted")
-        raise ExplainInterrupted({**out, **complete, "interrupted": True}) from None
-    except KeyboardInterrupt:
+            out["cxps"] = single_cxp
+    except KeyboardInterrupt as e:
+        if isinstance(e, EnumerationInterrupted):
+            assert running is not None
+            enumeration(running, e.found, False, "interrupted")
+        if single_cxp is not None:
+            out["cxps"] = single_cxp
         raise ExplainInterrupted({**out, **complete, "interrupted": True}) from None
     out.update(complete)  # False when --max-count / --time-limit cut an enumeration
     return out

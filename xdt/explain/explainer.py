@@ -79,8 +79,10 @@ _E = TypeVar("_E", Explanation, Explanation | None)
 VERIFY_BATCH = (16, 256)
 """With ``verify=True``, an enumeration re-checks the certificates of the explanations it
 finds in batches (one ``model.predict`` call each) while it searches: the first batch holds
-this many explanations, and each next one twice as many, up to the second number; under a
-time limit, no more than the time left allows at the pace of the batch before."""
+this many explanations, and each next one twice as many, up to the second number. Under a
+time limit, the search stops once the time left is only enough to check, at the pace of the
+last batch, the explanations found and not checked yet; those still unchecked when the
+deadline passes have ``verified=False``."""
 
 
 def _check_limits(max_count: object, time_limit: object) -> None:
@@ -532,12 +534,19 @@ class Explainer:
         found: dict[int, Explanation] = {}  # each built as soon as found: the limit covers it
         pending: list[int] = []  # found, certificate not re-checked yet
         batch = VERIFY_BATCH[0]
+        pace = 0.0  # seconds per certificate check, in the last batch
+
+        def affordable(n: int) -> int:
+            """How many of ``n`` pending checks fit in the time left, at the last pace."""
+            if deadline is None or pace <= 0:
+                return n
+            return min(n, int(deadline.remaining() / pace))
 
         def check(n: int) -> None:
-            """Re-check the certificates of the first ``n`` pending explanations; size the
-            next batch (twice as large, but no more than the time left allows at this
-            batch's pace)."""
-            nonlocal batch
+            """Re-check the certificates of the first ``n`` pending explanations."""
+            nonlocal batch, pace
+            if n < 1:
+                return
             done = pending[:n]
             started = None if deadline is None else deadline.now()
             check_certificates(self.model, [found[m] for m in done])
@@ -546,9 +555,7 @@ class Explainer:
                 found[m] = replace(found[m], verified=True)
             batch = min(2 * batch, VERIFY_BATCH[1])
             if deadline is not None and started is not None:
-                pace = (deadline.now() - started) / n  # seconds per explanation
-                if pace > 0:
-                    batch = max(1, min(batch, int(deadline.remaining() / pace)))
+                pace = (deadline.now() - started) / n
 
         def listed(stopped: str | None) -> ExplanationList:
             return ExplanationList([found[m] for m in self._sorted(found)],
@@ -569,6 +576,10 @@ class Explainer:
                         break
                     if verify:
                         pending.append(m)
+                        if affordable(len(pending)) < len(pending):
+                            # only time left to check what was found: stop searching
+                            stopped = "time_limit"
+                            break
                         if len(pending) >= batch:
                             check(len(pending))
                     if max_count is not None and len(found) >= max_count:
@@ -581,7 +592,10 @@ class Explainer:
                 bar.close()
                 masks.close()  # release the hitting-set solver of a stopped enumeration
             while pending and not out_of_time():  # the last ones, while time remains
-                check(min(batch, len(pending)))
+                n = affordable(min(batch, len(pending)))
+                if n < 1:
+                    break
+                check(n)
         except KeyboardInterrupt:
             raise EnumerationInterrupted(listed("interrupted")) from None
         return listed(stopped)
@@ -610,10 +624,11 @@ class Explainer:
             enumerations of one instance). It bounds the whole call: the deadline is polled
             between oracle calls inside the search; explanations (with their certificates)
             are built as they are found; and with ``verify=True`` the certificates are
-            re-checked in batches while the search goes on (:data:`VERIFY_BATCH`), the last
-            ones after it while time remains. An explanation whose check the deadline cut
-            off is returned with ``verified=False``. So a call returns soon after the
-            deadline (one solver call, hitting-set step or batch of checks may run over).
+            re-checked in batches while the search goes on (:data:`VERIFY_BATCH`), which
+            stops when the time left is just enough to check the last ones. An explanation
+            whose check the deadline cut off is returned with ``verified=False``. So a call
+            returns soon after the deadline (one solver call, hitting-set step or batch of
+            checks may run over).
         progress : bool
             Show a progress bar (tqdm, on stderr) of the explanations found.
         verify : bool
