@@ -840,7 +840,7 @@ def test_explain_max_count_says_the_enumeration_was_cut(tmp_path):
     assert len(full["axps"]) == 2 and full["axps_complete"] is True
     assert len(full["cxps"]) == 3 and full["cxps_complete"] is True
     text = run("explain", str(model), "--instance", x, "--all-axps", "--max-count", "1")
-    assert "all AXps (1, stopped by a limit: more exist):" in text.output
+    assert "all AXps (1 listed; more exist; raise --max-count):" in text.output
 
 
 def test_csv_text_na_is_a_category_and_empty_cells_are_missing(tmp_path):

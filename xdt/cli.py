@@ -24,7 +24,7 @@ import shutil
 import sys
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -550,11 +550,43 @@ def _csv_dtypes(model: Model) -> dict:
             if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
 
 
+DEFAULT_MAX_COUNT = 1000
+"""``xdt explain --all-axps/--all-cxps`` lists at most this many of each per row unless
+``--max-count`` says otherwise (the Python API has no default cap)."""
+
+class ExplainInterrupted(KeyboardInterrupt):
+    """:func:`explain_one` was interrupted (Ctrl-C); ``record`` holds what was done: the
+    keys computed so far, an interrupted enumeration with the explanations it had found
+    (``axps_complete``/``cxps_complete`` False, ``..._stopped_by`` ``"interrupted"``), and
+    ``"interrupted": True``."""
+
+    def __init__(self, record: dict):
+        self.record = record
+        super().__init__("interrupted")
+
+
 def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
                 all_cxps: bool = False, path_restricted: bool = False, inflate: bool = False,
                 verify: bool = False, max_count: int | None = None,
-                time_limit: float | None = None) -> dict:
+                time_limit: float | None = None,
+                on_found: Callable[[str, int], None] | None = None,
+                certificates: bool = True) -> dict:
     """The explanations of one instance, as a JSON-ready dict.
+
+    Parameters
+    ----------
+    max_count : int, optional
+        Most explanations listed by each enumeration.
+    time_limit : float, optional
+        Seconds allowed to the whole instance: one :class:`~xdt.explain.duality.Deadline`,
+        started first, is shared by the enumerations and the re-checking of their
+        certificates (the single AXp and CXp, polynomial, are always made and checked).
+    on_found : callable, optional
+        ``on_found(kind, count)`` as each enumeration finds an explanation (``kind``
+        ``"AXp"`` or ``"CXp"``, ``count`` found so far), e.g. for a progress counter.
+    certificates : bool
+        Give each explanation's certificate in the record (``False``: ``None``, for output
+        that does not show them).
 
     Returns
     -------
@@ -565,47 +597,83 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         ``path_restricted``,
         ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
         ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
-        change of features changes the prediction); ``axps_complete`` / ``cxps_complete``
-        with the enumerations, False when ``max_count`` or ``time_limit`` (per enumeration)
-        cut them short. With ``verify`` every explanation's
-        certificate is re-checked against the model's ``predict`` first; with ``inflate``
-        the AXp is widened to maximal cell sets.
+        change of features changes the prediction); with the enumerations
+        ``axps_complete`` / ``cxps_complete`` (False when ``max_count``, ``time_limit`` or
+        an interruption cut them short) and ``axps_stopped_by`` / ``cxps_stopped_by``
+        (``None``, ``"max_count"``: more exist, ``"time_limit"`` or ``"interrupted"``).
+        With ``verify`` every explanation's certificate is re-checked against the model's
+        ``predict`` first, and each explanation's ``verified`` says whether it was: only
+        those of an enumeration whose time limit passed before their check are not. With
+        ``inflate`` the AXp is widened to maximal cell sets.
+
+    Raises
+    ------
+    ExplainInterrupted
+        On Ctrl-C, with the partial record.
     """
     import numpy as np
 
+    from xdt.explain.duality import Deadline
+    from xdt.explain.explainer import EnumerationInterrupted
     from xdt.ir.instances import encode_instance
     from xdt.ir.tree import DecisionTree
     from xdt.ir.values import to_python
 
     model = explainer.model
-    _, cells = encode_instance(model.features, model.cells, x)
-    axp = explainer.axp(x, path_restricted=path_restricted, inflate=inflate, verify=verify)
-    complete = {}
-    if all_cxps:
-        cxps = explainer.all_cxps(x, path_restricted=path_restricted, verify=verify,
-                                  max_count=max_count, time_limit=time_limit)
-        complete["cxps_complete"] = cxps.complete
-    else:
-        one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
-        cxps = [] if one is None else [one]
-    out: dict = {"prediction": to_python(explainer.predict(x))}
-    if isinstance(model, DecisionTree):
-        path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
-        names = model.features.names
-        out.update({"path": [names[lit.feature] for lit in path.term.literals],
-                    "path_length": len(path),
-                    "path_redundant": explainer.path_is_redundant(x)})
-    else:
-        true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
-        rules = model.rules()
-        out["true_terms"] = [{"term": int(p), "rule": str(rules[p])} for p in true]
-    out.update({"path_restricted": path_restricted, "axp": axp.to_dict()})
-    if all_axps:
-        axps = explainer.all_axps(x, path_restricted=path_restricted, verify=verify,
-                                  max_count=max_count, time_limit=time_limit)
-        out["axps"] = [e.to_dict() for e in axps]
-        complete["axps_complete"] = axps.complete
-    out["cxps"] = [e.to_dict() for e in cxps]
+    deadline = None if time_limit is None else Deadline(time_limit)
+    out: dict = {}
+    complete: dict = {}
+    running = None  # the enumeration under way, for a partial record
+    single_cxp: list | None = None  # the one CXp's record, without all_cxps
+
+    def counted(kind: str) -> Callable[[int, object], None] | None:
+        if on_found is None:
+            return None
+        return lambda count, _explanation: on_found(kind, count)
+
+    def enumeration(key: str, found: Sequence, done: bool, stopped: str | None) -> None:
+        out[key] = [e.to_dict(certificates) for e in found]
+        complete[f"{key}_complete"] = done
+        complete[f"{key}_stopped_by"] = stopped
+
+    try:
+        _, cells = encode_instance(model.features, model.cells, x)
+        out["prediction"] = to_python(explainer.predict(x))
+        if isinstance(model, DecisionTree):
+            path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+            names = model.features.names
+            out.update({"path": [names[lit.feature] for lit in path.term.literals],
+                        "path_length": len(path),
+                        "path_redundant": explainer.path_is_redundant(x)})
+        else:
+            true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
+            rules = model.rules()
+            out["true_terms"] = [{"term": int(p), "rule": str(rules[p])} for p in true]
+        out["path_restricted"] = path_restricted
+        out["axp"] = explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
+                                   verify=verify).to_dict(certificates)
+        if not all_cxps:  # before the enumerations, which take what time is left
+            one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
+            single_cxp = [] if one is None else [one.to_dict(certificates)]
+        limits = {"path_restricted": path_restricted, "verify": verify,
+                  "max_count": max_count, "time_limit": deadline}
+        if all_axps:
+            running = "axps"
+            axps = explainer.all_axps(x, on_found=counted("AXp"), **limits)
+            enumeration("axps", axps, axps.complete, axps.stopped_by)
+        if all_cxps:
+            running = "cxps"
+            cxps = explainer.all_cxps(x, on_found=counted("CXp"), **limits)
+            enumeration("cxps", cxps, cxps.complete, cxps.stopped_by)
+        else:
+            out["cxps"] = single_cxp
+    except KeyboardInterrupt as e:
+        if isinstance(e, EnumerationInterrupted):
+            assert running is not None
+            enumeration(running, e.found, False, "interrupted")
+        if single_cxp is not None:
+            out["cxps"] = single_cxp
+        raise ExplainInterrupted({**out, **complete, "interrupted": True}) from None
     out.update(complete)  # False when --max-count / --time-limit cut an enumeration
     return out
 
@@ -623,26 +691,58 @@ def _why(record: dict) -> str:
     return f"terms {', '.join(str(t['term']) for t in true)} hold"
 
 
-def format_text(record: dict, model: Model, label: str, all_cxps: bool) -> list[str]:
-    """Readable lines of one :func:`explain_one` record."""
-    pr = "path-restricted " if record["path_restricted"] else ""
-    lines = [f"{label}: predicts {_outcome(model, record['prediction'])} ({_why(record)})"]
+def _listing(record: dict, key: str, title: str, verify: bool) -> list[str]:
+    """The lines of one enumeration of a record: a head saying how many and, when it was
+    cut short, by what and what to do; one line per explanation, each marked when its
+    certificate was to be re-checked and was not."""
+    items = record[key]
+    n = len(items)
+    stopped = record.get(f"{key}_stopped_by")
+    if stopped is None and not record.get(f"{key}_complete", True):
+        stopped = "max_count"
+    head = {None: f"{n}",
+            "max_count": f"{n} listed; more exist; raise --max-count",
+            "time_limit": f"{n} found before the time limit; more may exist; raise "
+                          "--time-limit",
+            "interrupted": f"{n} found before the interruption; more may exist"}[stopped]
+    why = "interrupted" if stopped == "interrupted" else "time limit"
+    unverified = [not e.get("verified", False) for e in items] if verify else [False] * n
+    if any(unverified):
+        head += f"; {sum(unverified)} not verified ({why})"
+    lines = [f"  {title} ({head}):"]
+    lines += [f"    - {e['rule']}"
+              + (f"  [not verified: {why}]" if bad else "")
+              for e, bad in zip(items, unverified, strict=True)]
+    return lines
+
+
+def format_text(record: dict, model: Model, label: str, all_cxps: bool,
+                verify: bool = False) -> list[str]:
+    """Readable lines of one :func:`explain_one` record; a partial
+    record (``"interrupted"``) shows what it holds. With ``verify`` (the explanations were
+    to be re-checked), explanations whose check did not run are marked."""
+    interrupted = " (interrupted)" if record.get("interrupted") else ""
+    if "prediction" not in record:
+        return [f"{label}: interrupted before its prediction"]
+    pr = "path-restricted " if record.get("path_restricted") else ""
+    lines = [f"{label}: predicts {_outcome(model, record['prediction'])}"
+             + (f" ({_why(record)})" if "path_restricted" in record else "") + interrupted]
+    if "axp" not in record:
+        return lines
     axp = record["axp"]
     size = len(axp["features"])
     widened = ", inflated" if axp.get("inflated") else ""
     lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}): "
                  f"{axp['rule']}")
     if "axps" in record:
-        more = "" if record.get("axps_complete", True) else ", stopped by a limit: more exist"
-        lines.append(f"  all {pr}AXps ({len(record['axps'])}{more}):")
-        lines += [f"    - {e['rule']}" for e in record["axps"]]
+        lines += _listing(record, "axps", f"all {pr}AXps", verify)
+    if "cxps" not in record:
+        return lines
     cxps = record["cxps"]
-    if not cxps:
+    if all_cxps and (cxps or not record.get("cxps_complete", True)):
+        lines += _listing(record, "cxps", f"all {pr}CXps", verify)
+    elif not cxps:
         lines.append(f"  {pr}CXp: none (no change of features changes the prediction)")
-    elif all_cxps:
-        more = "" if record.get("cxps_complete", True) else ", stopped by a limit: more exist"
-        lines.append(f"  all {pr}CXps ({len(cxps)}{more}):")
-        lines += [f"    - {e['rule']}" for e in cxps]
     else:
         lines.append(f"  {pr}CXp: {cxps[0]['rule']}")
     return lines
@@ -677,9 +777,11 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
 @click.option("--inflate", is_flag=True,
               help="Widen the AXp to maximal cell sets (x in an interval, colour in a set).")
 @click.option("--max-count", type=click.IntRange(min=1), metavar="N",
-              help="With --all-axps/--all-cxps: list at most N of each per row.")
+              help=f"With --all-axps/--all-cxps: list at most N of each per row (default "
+                   f"{DEFAULT_MAX_COUNT}); the output says when more exist.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
-              help="With --all-axps/--all-cxps: stop each enumeration after S seconds.")
+              help="With --all-axps/--all-cxps: seconds allowed to each row, for its "
+                   "enumerations and the re-checking of their certificates together.")
 @click.option("--engine", type=click.Choice(["auto", "path", "sat"]), default="auto",
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (trees and DNFs); "
@@ -690,7 +792,8 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
               help="Re-check every explanation's certificate with the model's predict.")
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
               show_default=True, help="text: readable; jsonl: one JSON object per row.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar, and no counter of the explanations found.")
 @click.option("--batch", is_flag=True,
               help="With --data: the batch path-walker (trees; one AXp and all CXps per row, "
                    "no certificates), written chunk by chunk to --output.")
@@ -738,14 +841,20 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     that hold), one AXp (a minimal set of feature values that alone guarantee the
     prediction, as a rule) and one CXp (a minimal set of features whose change can change
     the prediction, with an example); --all-cxps and
-    --all-axps list all of them (--max-count and --time-limit bound each enumeration, and
-    the output says when one was cut short). Every explanation carries a certificate
+    --all-axps list all of them, at most --max-count (1000 by default) of each per row.
+    --time-limit S bounds the whole wait for a row: its enumerations and the re-checking
+    of their certificates share the S seconds. The output says when an enumeration was
+    cut short, and by what. On a terminal, a counter on stderr shows how many have been
+    found while a row enumerates (not with -q). Every explanation carries a certificate
     (witness points, and the proof of entailment) that is re-checked against the model's
     own predictions before it is printed (--no-verify skips this); jsonl output includes
-    it. Only empty CSV cells are missing values ("NA", "None" are values). Text output
-    shows each threshold as the shortest decimal that puts every value the model compares
-    on the same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format
-    jsonl keeps exact values. Row numbers are 0-based positions in the CSV.
+    it, with "verified" per explanation. An explanation whose check the time limit cut
+    off is printed marked "not verified: time limit". Ctrl-C prints the rows done and
+    what the interrupted row had found (marked incomplete), and exits with code 130. Only
+    empty CSV cells are missing values ("NA", "None" are values). Text output shows each
+    threshold as the shortest decimal that puts every value the model compares on the
+    same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format jsonl
+    keeps exact values. Row numbers are 0-based positions in the CSV.
 
     \b
     Examples:
@@ -794,6 +903,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                                "--scheduler")
     if rows is not None and data is None:
         raise click.UsageError("--rows selects rows of --data; it needs --data DATA.csv")
+    if max_count is None:
+        max_count = DEFAULT_MAX_COUNT
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
         kind = kind_name(model)
@@ -956,38 +1067,105 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
                  options: dict) -> None:
+    """Explain ``--instance`` or the selected rows, printing each record as it is done.
+
+    While a row enumerates, a counter of the explanations found so far is drawn on a
+    terminal's standard error (not with ``quiet``). On Ctrl-C, the interrupted row is
+    printed with what it holds, marked incomplete, then how many rows were done; the exit
+    code is 130."""
     from xdt.ir.instances import as_frame
 
-    all_cxps = options["all_cxps"]
+    all_cxps, verify = options["all_cxps"], options["verify"]
 
-    if instance is not None:
-        x = parse_instance(instance)
-        record = explain_one(explainer, x, **options)
+    def show(record: dict, label: str, row: int | None, emit: Callable[[str], None]) -> None:
         if fmt == "jsonl":
-            click.echo(json.dumps({"row": None, **record}, ensure_ascii=False))
+            emit(json.dumps({"row": row, **record}, ensure_ascii=False))
         else:
-            click.echo("\n".join(format_text(record, model, "instance", all_cxps)))
-        return
+            emit("\n".join(format_text(record, model, label, all_cxps, verify)))
 
-    assert data is not None
-    frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
-    positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
-    _validate_rows(model, frame, positions)
-    records = frame.to_dict("records")
-    show_bar = not quiet and len(positions) > PROGRESS_MIN_ROWS
-    for pos, line in _progress(positions, show_bar):
-        try:
-            record = explain_one(explainer, records[pos], **options)
-        except XdtError as e:
-            raise DataError(f"row {pos}: {e}") from None
-        if fmt == "jsonl":
-            line(json.dumps({"row": pos, **record}, ensure_ascii=False))
+    single = instance is not None
+    if single:
+        xs: list = [parse_instance(instance)]
+        positions: Sequence[int] = [0]
+    else:
+        assert data is not None
+        frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
+        positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
+        _validate_rows(model, frame, positions)
+        xs = frame.to_dict("records")
+
+    def label_of(pos: int) -> str:
+        return "instance" if single else f"row {pos}"
+
+    counter = _FoundCounter(not quiet and _stderr_is_terminal(), options["max_count"])
+    steps = _progress(positions, not quiet and len(positions) > PROGRESS_MIN_ROWS)
+    done = 0
+    try:
+        for pos, line in steps:
+            counter.label = label_of(pos)
+            try:
+                record = explain_one(explainer, xs[pos], on_found=counter,
+                                     certificates=fmt == "jsonl", **options)
+            except XdtError as e:
+                if single:
+                    raise
+                raise DataError(f"row {pos}: {e}") from None
+            finally:
+                counter.close()
+            show(record, label_of(pos), None if single else pos, line)
+            done += 1
+    except KeyboardInterrupt as e:
+        counter.close()
+        steps.close()  # clears the rows' progress bar
+        total = len(positions)
+        where = f"{done} of {total} row{'' if total == 1 else 's'} explained"
+        if isinstance(e, ExplainInterrupted):
+            pos = positions[done]
+            show(e.record, label_of(pos), None if single else pos, click.echo)
+            where += f"; {label_of(pos)} is incomplete (what it had found is shown)"
+        click.echo(f"interrupted: {where}", err=True)
+        raise SystemExit(130) from None
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (where a live counter makes sense)."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+class _FoundCounter:
+    """``on_found(kind, count)`` for :func:`explain_one`: a tqdm counter on standard error
+    of the explanations one enumeration of the current row (``label``) has found so far,
+    out of ``total`` (the cap, when there is one). Does nothing unless ``show``."""
+
+    def __init__(self, show: bool, total: int | None):
+        self.show = show
+        self.total = total
+        self.label = ""
+        self._bar: Any = None
+        self._kind: str | None = None
+
+    def __call__(self, kind: str, count: int) -> None:
+        if not self.show:
+            return
+        if self._bar is None or kind != self._kind:
+            self.close()
+            from tqdm import tqdm
+
+            self._bar = tqdm(desc=f"{self.label}: {kind}s found", unit=f" {kind}",
+                             total=self.total, initial=count, file=sys.stderr,
+                             dynamic_ncols=True, leave=False)
+            self._kind = kind
         else:
-            line("\n".join(format_text(record, model, f"row {pos}", all_cxps)))
+            self._bar.update(count - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar, self._kind = None, None
 
 
 def _progress(positions: Sequence[int], show: bool
-              ) -> Iterator[tuple[int, Callable[[str], None]]]:
+              ) -> Generator[tuple[int, Callable[[str], None]], None, None]:
     """Yield ``(position, emit)``, where ``emit`` writes text to standard output.
 
     With ``show``, a progress bar is drawn on standard error; when standard output is a
@@ -1104,7 +1282,8 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     with the model's own prediction. Row numbers are 0-based positions in the CSV.
 
     Exit code: 0 when the engines agree everywhere, 1 when there is any disagreement
-    (or an error, with its message on stderr).
+    (or an error, with its message on stderr). Ctrl-C prints the report of the rows checked
+    so far, saying after how many of how many rows it was interrupted, and exits with 130.
 
     \b
     Examples:
@@ -1126,15 +1305,23 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     frame = as_frame(model.features, read_csv(data, dtype=_csv_dtypes(model)))
     positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
     _validate_rows(model, frame, positions)
-    report = run_crosscheck(model, frame.iloc[list(positions)],
-                            path_restricted=path_restricted, enumerate=not no_enumerate,
-                            solver=solver, time_limit=time_limit,
-                            progress=not quiet and len(positions) > PROGRESS_MIN_ROWS)
+    from xdt.crosscheck import CrosscheckInterrupted
+
+    try:
+        report = run_crosscheck(model, frame.iloc[list(positions)],
+                                path_restricted=path_restricted, enumerate=not no_enumerate,
+                                solver=solver, time_limit=time_limit,
+                                progress=not quiet and len(positions) > PROGRESS_MIN_ROWS)
+    except CrosscheckInterrupted as e:  # Ctrl-C: the rows checked in full so far
+        report = e.report
     report.model = f"{model_path}: {report.model}"
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(report.summary())
+    if report.interrupted:
+        click.echo(f"interrupted: {report.rows} of {report.requested} rows checked", err=True)
+        raise SystemExit(130)
     if not report.ok:
         ctx.exit(1)
 

@@ -218,6 +218,12 @@ class CrosscheckReport:
         A description of the model.
     predictions : dict
         Row -> the predicted class, for rows with a disagreement.
+    interrupted : bool
+        True when the run was interrupted (Ctrl-C) after ``rows`` of ``requested`` rows:
+        everything above is about the rows checked in full (see
+        :class:`CrosscheckInterrupted`).
+    requested : int
+        Rows asked for.
     """
 
     rows: int = 0
@@ -232,6 +238,8 @@ class CrosscheckReport:
     predictions: dict = field(default_factory=dict)
     partial: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(sorted(ENUMERATION_CHECKS), 0))
+    interrupted: bool = False
+    requested: int = 0
 
     @property
     def ok(self) -> bool:
@@ -241,9 +249,10 @@ class CrosscheckReport:
 
     @property
     def complete(self) -> bool:
-        """True when every check was made on every row: no enumeration was stopped by the
-        time limit (stopped ones are only checked explanation by explanation)."""
-        return not any(self.partial.values())
+        """True when every check was made on every row: the run was not interrupted, and no
+        enumeration was stopped by the time limit (stopped ones are only checked
+        explanation by explanation)."""
+        return not self.interrupted and not any(self.partial.values())
 
     def median_time(self, engine: str) -> float:
         """Median seconds per row of ``engine`` (NaN with no rows)."""
@@ -258,7 +267,8 @@ class CrosscheckReport:
         """A JSON-ready dict of the report."""
         return {
             "ok": self.ok, "complete": self.complete, "partial": dict(self.partial),
-            "rows": self.rows, "model": self.model,
+            "rows": self.rows, "interrupted": self.interrupted,
+            "rows_requested": self.requested, "model": self.model,
             "path_restricted": self.path_restricted, "enumerate": self.enumerate,
             "solver": self.solver,
             "checks": {k: {"name": CHECKS[k], "checked": self.checked[k],
@@ -289,13 +299,17 @@ class CrosscheckReport:
         for e in ENGINES:
             med = self.median_time(e) if self.rows else math.nan
             lines.append(f"  {e:<{width}}  {_ms(med):>9}  {_ms(self.total_time(e)):>9}")
-        if self.ok and self.complete:
+        stopped = sum(self.partial.values())
+        if self.interrupted:
+            lines.append(f"INTERRUPTED after {self.rows} of {self.requested} rows: the counts "
+                         "above are of the rows checked in full"
+                         + ("; no disagreement on them" if self.ok else ""))
+        elif self.ok and not stopped:
             lines.append("OK: the engines agree on every check of every row")
         elif self.ok:
-            n = sum(self.partial.values())
-            lines.append(f"INCOMPLETE: no disagreement, but {n} enumeration(s) were stopped by "
-                         "the time limit and their sets could not be compared")
-        else:
+            lines.append(f"INCOMPLETE: no disagreement, but {stopped} enumeration(s) were "
+                         "stopped by the time limit and their sets could not be compared")
+        if not self.ok:
             n = len(self.disagreements)
             lines.append(f"{n} DISAGREEMENT{'' if n == 1 else 'S'}:")
             for d in self.disagreements:
@@ -304,6 +318,25 @@ class CrosscheckReport:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+class CrosscheckInterrupted(KeyboardInterrupt):
+    """:func:`crosscheck` was interrupted (Ctrl-C, or another ``KeyboardInterrupt``).
+
+    It is a ``KeyboardInterrupt``, so code that does not look at it stops as usual.
+
+    Attributes
+    ----------
+    report : CrosscheckReport
+        The report of the rows checked in full before the interruption
+        (``report.interrupted`` is True; ``report.rows`` of ``report.requested``); the row
+        under way is left out.
+    """
+
+    def __init__(self, report: CrosscheckReport):
+        self.report = report
+        super().__init__(f"crosscheck interrupted after {report.rows} of {report.requested} "
+                         "rows")
 
 
 def _ms(seconds: float) -> str:
@@ -617,6 +650,8 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
 
     Raises
     ------
+    CrosscheckInterrupted
+        On ``KeyboardInterrupt`` (Ctrl-C); its ``report`` covers the rows checked in full.
     EngineNotAvailableError
         When ``model`` is a DNF or nested k-DNF: the path engine explains trees only, so
         there is nothing to compare the SAT engine with (the message says how to check a
@@ -639,7 +674,7 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     if not records:
         raise DataError("there are no rows to crosscheck")
     report = CrosscheckReport(path_restricted=bool(path_restricted), enumerate=do_enumerate,
-                              solver=solver, model=_describe(model))
+                              solver=solver, model=_describe(model), requested=len(records))
     from tqdm import tqdm
 
     with Explainer(model, "path") as by_path, Explainer(model, "sat", solver=solver) as by_sat:
@@ -652,14 +687,41 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
                     row = _Row(model, engines, x, label, bool(path_restricted))
                 except XdtError as e:
                     raise DataError(f"row {label}: {e}") from None
-                _check_row(row, report, do_enumerate, time_limit)
+                before = _snapshot(report)
+                try:
+                    _check_row(row, report, do_enumerate, time_limit)
+                except KeyboardInterrupt:
+                    _restore(report, before)  # keep only the rows checked in full
+                    report.interrupted = True
+                    raise CrosscheckInterrupted(report) from None
                 report.rows += 1
                 bar.update(1)
                 if report.disagreements:
                     bar.set_postfix(disagreements=len(report.disagreements))
+        except KeyboardInterrupt as e:
+            if isinstance(e, CrosscheckInterrupted):
+                raise
+            report.interrupted = True
+            raise CrosscheckInterrupted(report) from None
         finally:
             bar.close()
     return report
+
+
+def _snapshot(report: CrosscheckReport) -> tuple:
+    """What :func:`_check_row` changes in ``report``, to undo an interrupted row."""
+    return (dict(report.agreements), dict(report.checked), dict(report.partial),
+            {e: len(t) for e, t in report.times.items()}, len(report.disagreements),
+            dict(report.predictions))
+
+
+def _restore(report: CrosscheckReport, snapshot: tuple) -> None:
+    agreements, checked, partial, n_times, n_disagreements, predictions = snapshot
+    report.agreements, report.checked, report.partial = agreements, checked, partial
+    for e, n in n_times.items():
+        del report.times[e][n:]
+    del report.disagreements[n_disagreements:]
+    report.predictions = predictions
 
 
 def dnf_message(model: DNF) -> str:

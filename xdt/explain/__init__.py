@@ -13,8 +13,10 @@
 * :mod:`~xdt.explain.verify` — checks independent of both engines.
 """
 
-from xdt.explain.explainer import Explainer, ExplanationList
+from xdt.explain.duality import Deadline
+from xdt.explain.explainer import EnumerationInterrupted, Explainer, ExplanationList
 from xdt.explain.explanation import Explanation
 from xdt.explain.redundancy import PathRedundancy, path_redundancy
 
-__all__ = ["Explainer", "Explanation", "ExplanationList", "PathRedundancy", "path_redundancy"]
+__all__ = ["Deadline", "EnumerationInterrupted", "Explainer", "Explanation", "ExplanationList",
+           "PathRedundancy", "path_redundancy"]

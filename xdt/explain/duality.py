@@ -19,11 +19,14 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
 
 Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``). The enumerations poll an
 optional ``stop`` callable between oracle calls and raise :class:`EnumerationStopped` when
-it returns True, so a time limit holds inside long searches too.
+it returns True, so a time limit holds inside long searches too; a :class:`Deadline` is
+such a callable, and one deadline can be shared by the several steps of one task.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 from pysat.examples.hitman import Hitman
@@ -37,6 +40,55 @@ Stop = Callable[[], bool] | None
 
 class EnumerationStopped(Exception):
     """Raised inside an enumeration when its ``stop`` callable says so."""
+
+
+class Deadline:
+    """A moment after which long computations stop: ``seconds`` from its creation.
+
+    One deadline is meant to be shared by every step of one task (e.g. the enumerations of
+    one instance and the checks of their certificates), so that the task as a whole, not
+    each step, is bounded. It is a :data:`Stop` callable: ``deadline()`` is True once it has
+    passed.
+
+    Parameters
+    ----------
+    seconds : float
+        Time allowed, a positive finite number.
+    clock : callable, optional
+        Returns the current time in seconds; default :func:`time.monotonic` (read at each
+        call). Tests pass a fake clock.
+
+    Raises
+    ------
+    ValueError
+        When ``seconds`` is not a positive finite number.
+    """
+
+    def __init__(self, seconds: float, clock: Callable[[], float] | None = None):
+        if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
+                or not math.isfinite(seconds) or seconds <= 0):
+            raise ValueError(
+                f"a deadline needs a positive, finite number of seconds, got {seconds!r}")
+        self.seconds = float(seconds)
+        self._clock = clock
+        self.end = self.now() + self.seconds
+
+    def now(self) -> float:
+        """The clock's current time."""
+        return time.monotonic() if self._clock is None else self._clock()
+
+    def remaining(self) -> float:
+        """Seconds left (0 once the deadline has passed)."""
+        return max(0.0, self.end - self.now())
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return self.now() > self.end
+
+    __call__ = expired
+
+    def __repr__(self) -> str:
+        return f"Deadline({self.seconds:g} s, {self.remaining():.3g} s left)"
 
 
 def _poll(stop: Stop) -> None:

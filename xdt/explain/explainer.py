@@ -25,11 +25,11 @@ tree's paths, do not apply, and the SAT engine is the one that explains it.
 from __future__ import annotations
 
 import math
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import TypeVar
 
 import numpy as np
 from tqdm import tqdm
@@ -74,15 +74,33 @@ def _release(oracle: EntailmentOracle) -> None:
 ORDERS = ("features", "reverse", "path", "term")
 
 
+_E = TypeVar("_E", Explanation, Explanation | None)
+
+VERIFY_BATCH = (16, 256)
+"""With ``verify=True``, an enumeration re-checks the certificates of the explanations it
+finds in batches (one ``model.predict`` call each) while it searches: the first batch holds
+this many explanations, and each next one twice as many, up to the second number. Under a
+time limit, the search stops once the time left is only enough to check, at the pace of the
+last batch, the explanations found and not checked yet; those still unchecked when the
+deadline passes have ``verified=False``."""
+
+
 def _check_limits(max_count: object, time_limit: object) -> None:
     if max_count is not None and (isinstance(max_count, bool) or not isinstance(max_count, int)
                                   or max_count < 1):
         raise ValueError(f"max_count must be a positive integer or None, got {max_count!r}")
-    if time_limit is not None and (
+    if time_limit is not None and not isinstance(time_limit, duality.Deadline) and (
             isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
             or not math.isfinite(time_limit) or time_limit <= 0):
         raise ValueError(
-            f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+            f"time_limit must be a positive number of seconds, a Deadline or None, got "
+            f"{time_limit!r}")
+
+
+def _deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline | None:
+    if time_limit is None or isinstance(time_limit, duality.Deadline):
+        return time_limit
+    return duality.Deadline(time_limit)
 
 
 class ExplanationList(list):
@@ -92,8 +110,10 @@ class ExplanationList(list):
     ----------
     complete : bool
         True when the enumeration ran to its end: the list holds every explanation.
-    stopped_by : {None, "max_count", "time_limit"}
-        The limit that stopped an incomplete enumeration.
+    stopped_by : {None, "max_count", "time_limit", "interrupted"}
+        What stopped an incomplete enumeration ("interrupted": see
+        :class:`EnumerationInterrupted`). With "max_count" another explanation is known to
+        exist; with the others there may be more.
     """
 
     def __init__(self, items=(), complete: bool = True, stopped_by: str | None = None):
@@ -104,6 +124,24 @@ class ExplanationList(list):
     def __repr__(self) -> str:
         tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
         return f"ExplanationList({list.__repr__(self)}{tail})"
+
+
+class EnumerationInterrupted(KeyboardInterrupt):
+    """An enumeration was interrupted (Ctrl-C, or another ``KeyboardInterrupt``).
+
+    It is a ``KeyboardInterrupt``, so code that does not look at it stops as usual.
+
+    Attributes
+    ----------
+    found : ExplanationList
+        The explanations found before the interruption (``complete=False``,
+        ``stopped_by="interrupted"``); those whose certificate check had not run have
+        ``verified=False``.
+    """
+
+    def __init__(self, found: ExplanationList):
+        self.found = found
+        super().__init__(f"enumeration interrupted after {len(found)} explanation(s)")
 
 
 @dataclass(frozen=True)
@@ -358,13 +396,13 @@ class Explainer:
         held = {f: q.allowed[f] for f in bits(mask)}
         return inflate_cells(q.oracle, self.model.cells, held, order)
 
-    def _checked(self, explanations, verify: bool):
-        """``explanations`` (one, a list, or None), after re-checking every certificate
-        against ``model.predict`` when ``verify``."""
-        if verify and explanations is not None:
-            check_certificates(self.model, explanations if isinstance(explanations, list)
-                               else [explanations])
-        return explanations
+    def _checked(self, explanation: _E, verify: bool) -> _E:
+        """``explanation``, after re-checking its certificate against ``model.predict`` (and
+        marking it ``verified``) when ``verify``."""
+        if verify and explanation is not None:
+            check_certificates(self.model, [explanation])
+            explanation = replace(explanation, verified=True)  # type: ignore[type-var]
+        return explanation
 
     def _label_of(self, cells: Sequence[int]) -> object:
         return self.model.classes[predict_one(self.model, cells)]
@@ -488,41 +526,92 @@ class Explainer:
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
     def _enumerate(self, q: _Query, search: Callable[[duality.Stop], Iterator[int]],
-                   kind: str, max_count: int | None, time_limit: float | None,
-                   progress: bool, certify: bool = False) -> ExplanationList:
-        """Run ``search(stop)`` under the limits; build the explanations found."""
+                   kind: str, max_count: int | None,
+                   time_limit: float | duality.Deadline | None, progress: bool,
+                   verify: bool, on_found: Callable[[int, Explanation], None] | None
+                   ) -> ExplanationList:
+        """Run ``search(stop)`` under the limits; build (and with ``verify`` re-check) the
+        explanations found, all before the deadline."""
         _check_limits(max_count, time_limit)
-        deadline = None if time_limit is None else time.monotonic() + time_limit
+        deadline = _deadline(time_limit)
 
         def out_of_time() -> bool:
-            return deadline is not None and time.monotonic() > deadline
+            return deadline is not None and deadline.expired()
 
         found: dict[int, Explanation] = {}  # each built as soon as found: the limit covers it
+        pending: list[int] = []  # found, certificate not re-checked yet
+        batch = VERIFY_BATCH[0]
+        pace = 0.0  # seconds per certificate check, in the last batch
+
+        def affordable(n: int) -> int:
+            """How many of ``n`` pending checks fit in the time left, at the last pace."""
+            if deadline is None or pace <= 0:
+                return n
+            return min(n, int(deadline.remaining() / pace))
+
+        def check(n: int) -> None:
+            """Re-check the certificates of the first ``n`` pending explanations."""
+            nonlocal batch, pace
+            if n < 1:
+                return
+            done = pending[:n]
+            started = None if deadline is None else deadline.now()
+            check_certificates(self.model, [found[m] for m in done])
+            del pending[:n]
+            for m in done:
+                found[m] = replace(found[m], verified=True)
+            batch = min(2 * batch, VERIFY_BATCH[1])
+            if deadline is not None and started is not None:
+                pace = (deadline.now() - started) / n
+
+        def listed(stopped: str | None) -> ExplanationList:
+            return ExplanationList([found[m] for m in self._sorted(found)],
+                                   complete=stopped is None, stopped_by=stopped)
+
         stopped = None
         masks = search(out_of_time)
         bar = tqdm(desc=f"{kind}s found", unit=f" {kind}", disable=not progress, leave=False)
         try:
-            for m in masks:
-                found[m] = self._explanation(q, m, kind, None, certify)
-                bar.update(1)
-                if max_count is not None and len(found) >= max_count:
-                    # complete only if the enumeration proves there is no other one
-                    stopped = None if next(masks, None) is None else "max_count"
+            try:
+                for m in masks:
+                    found[m] = self._explanation(q, m, kind, None, verify)
+                    bar.update(1)
+                    if on_found is not None:
+                        on_found(len(found), found[m])
+                    if out_of_time():
+                        stopped = "time_limit"
+                        break
+                    if verify:
+                        pending.append(m)
+                        if affordable(len(pending)) < len(pending):
+                            # only time left to check what was found: stop searching
+                            stopped = "time_limit"
+                            break
+                        if len(pending) >= batch:
+                            check(len(pending))
+                    if max_count is not None and len(found) >= max_count:
+                        # complete only if the enumeration proves there is no other one
+                        stopped = None if next(masks, None) is None else "max_count"
+                        break
+            except duality.EnumerationStopped:
+                stopped = "time_limit"
+            finally:
+                bar.close()
+                masks.close()  # release the hitting-set solver of a stopped enumeration
+            while pending and not out_of_time():  # the last ones, while time remains
+                n = affordable(min(batch, len(pending)))
+                if n < 1:
                     break
-                if out_of_time():
-                    stopped = "time_limit"
-                    break
-        except duality.EnumerationStopped:
-            stopped = "time_limit"
-        finally:
-            bar.close()
-            masks.close()  # release the hitting-set solver of a stopped enumeration
-        return ExplanationList([found[m] for m in self._sorted(found)],
-                               complete=stopped is None, stopped_by=stopped)
+                check(n)
+        except KeyboardInterrupt:
+            raise EnumerationInterrupted(listed("interrupted")) from None
+        return listed(stopped)
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | None = None, progress: bool = False,
-                 verify: bool = False) -> ExplanationList:
+                 time_limit: float | duality.Deadline | None = None, progress: bool = False,
+                 verify: bool = False,
+                 on_found: Callable[[int, Explanation], None] | None = None
+                 ) -> ExplanationList:
         """All CXps of the prediction for ``x``, smallest first.
 
         For trees with the path engine: the subset-minimal sets of features on which a path
@@ -533,40 +622,65 @@ class Explainer:
         Parameters
         ----------
         max_count : int, optional
-            Stop after this many CXps (a positive integer).
-        time_limit : float, optional
-            Stop after this many seconds (positive). It is polled between oracle calls inside
-            the search, and explanations (with their certificates) are built as they are
-            found, so a call returns soon after it (one solver call or hitting-set step may
-            run over);
-            ``verify=True`` checks come on top of it.
+            Stop after this many CXps (a positive integer). Default: no limit — the call
+            lists every one, however many there are (``xdt explain`` caps its listings at
+            1,000 by default instead).
+        time_limit : float or Deadline, optional
+            Stop after this many seconds (positive), or at a
+            :class:`~xdt.explain.duality.Deadline` shared with other calls (e.g. all the
+            enumerations of one instance). It bounds the whole call: the deadline is polled
+            between oracle calls inside the search; explanations (with their certificates)
+            are built as they are found; and with ``verify=True`` the certificates are
+            re-checked in batches while the search goes on (:data:`VERIFY_BATCH`), which
+            stops when the time left is just enough to check the last ones. An explanation
+            whose check the deadline cut off is returned with ``verified=False``. So a call
+            returns soon after the deadline (one solver call, hitting-set step or batch of
+            checks may run over).
         progress : bool
             Show a progress bar (tqdm, on stderr) of the explanations found.
         verify : bool
             Re-check every explanation's certificate against ``model.predict`` (see
-            :meth:`axp`).
+            :meth:`axp`); each one checked has ``verified=True``.
+        on_found : callable, optional
+            Called as ``on_found(count, explanation)`` each time the search finds an
+            explanation (``count`` = 1, 2, ... so far), before its certificate is
+            re-checked; e.g. to show a counter while a long enumeration runs.
 
         Returns
         -------
         ExplanationList
             A list of Explanations with ``complete`` (False when a limit stopped the
             enumeration before it could prove there are no more) and ``stopped_by``.
+
+        Raises
+        ------
+        EnumerationInterrupted
+            On ``KeyboardInterrupt`` (Ctrl-C) during the call; its ``found`` holds the
+            explanations found so far.
+        CertificateError
+            With ``verify=True``, when a certificate fails its re-check.
         """
         q = self._query(x, path_restricted)
-        return self._checked(self._enumerate(q, partial(duality.enumerate_cxps, q.oracle), "CXp",
-                                             max_count, time_limit, progress, verify), verify)
+        return self._enumerate(q, partial(duality.enumerate_cxps, q.oracle), "CXp",
+                               max_count, time_limit, progress, verify, on_found)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | None = None, progress: bool = False,
-                 verify: bool = False) -> ExplanationList:
+                 time_limit: float | duality.Deadline | None = None, progress: bool = False,
+                 verify: bool = False,
+                 on_found: Callable[[int, Explanation], None] | None = None
+                 ) -> ExplanationList:
         """All AXps of the prediction for ``x``, smallest first, as the minimal hitting sets
-        of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5). The number of
-        AXps can be exponential in the number of features: ``max_count``, ``time_limit``,
-        ``progress`` and ``verify`` are as in :meth:`all_cxps`, and so is the returned
-        :class:`ExplanationList`. Each AXp carries its certificate (see :meth:`axp`)."""
+        of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5).
+
+        The number of AXps can be exponential in the number of features (a deep tree over
+        hundreds of binary features can have thousands for one instance), and by default
+        the call lists them all: give ``max_count`` or ``time_limit`` to bound it.
+        ``max_count``, ``time_limit``, ``progress``, ``verify`` and ``on_found`` are as in
+        :meth:`all_cxps`, and so are the returned :class:`ExplanationList` and the errors.
+        Each AXp carries its certificate (see :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        return self._checked(self._enumerate(q, partial(duality.enumerate_axps, q.oracle), "AXp",
-                                             max_count, time_limit, progress, verify), verify)
+        return self._enumerate(q, partial(duality.enumerate_axps, q.oracle), "AXp",
+                               max_count, time_limit, progress, verify, on_found)
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
                      verify: bool = False) -> Explanation:

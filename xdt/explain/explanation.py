@@ -48,6 +48,12 @@ class Explanation:
     certificate : AxpCertificate, CxpCertificate or None
         Evidence checkable with the model's ``predict`` (:mod:`xdt.explain.certificates`):
         witness points and, for an AXp, the proof of entailment. Not part of equality.
+    verified : bool
+        Whether the certificate was re-checked against the model's ``predict``
+        (:func:`~xdt.explain.certificates.check_certificate`) before the explanation was
+        returned: True for every explanation of a call with ``verify=True``, except those of
+        an enumeration whose time limit passed (or that was interrupted) before their check.
+        Not part of equality.
     """
 
     kind: str
@@ -63,6 +69,7 @@ class Explanation:
     inflated: bool = False
     certificate: Certificate | None = field(default=None, compare=False, hash=False,
                                             repr=False)
+    verified: bool = field(default=False, compare=False, hash=False, repr=False)
 
     def __len__(self) -> int:
         """Explanation size: number of features."""
@@ -114,8 +121,9 @@ class Explanation:
         scope += ", inflated" if self.inflated else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
-    def to_dict(self) -> dict:
-        """A JSON-ready dict of the explanation."""
+    def to_dict(self, certificate: bool = True) -> dict:
+        """A JSON-ready dict of the explanation; ``certificate=False`` leaves out the
+        certificate (``"certificate": None``), which is most of its size."""
         out = {"kind": self.kind, "features": list(self.features),
                "values": [to_python(v) for v in self.values], "literals": list(self.literals),
                "prediction": to_python(self.prediction), "path_restricted": self.path_restricted,
@@ -124,7 +132,9 @@ class Explanation:
         if self.counterexample is not None:
             out["counterexample"] = {k: to_python(v) for k, v in self.counterexample.items()}
             out["counterexample_class"] = to_python(self.counterexample_class)
-        out["certificate"] = None if self.certificate is None else self.certificate.to_dict()
+        out["certificate"] = (None if self.certificate is None or not certificate
+                              else self.certificate.to_dict())
+        out["verified"] = self.verified
         return out
 
 
