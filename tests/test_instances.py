@@ -117,3 +117,15 @@ def test_the_command_line_reads_an_instance_with_the_target(tmp_path):
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["prediction"] for line in result.stdout.splitlines()] == \
         ["a", "b", "c"]
+
+
+def test_the_command_line_refuses_an_instance_naming_a_feature_twice(tmp_path):
+    # json.loads keeps the last value: {"x": 0.1, "x": 0.9} would silently be x = 0.9 -> "c"
+    model = tmp_path / "model.json"
+    xdt.save_model(TREE, model)
+    text = '{"x": 0.1, "y": 0.9, "x": 0.9}'
+    (tmp_path / "row.json").write_text(text)
+    for given in (text, f"@{tmp_path / 'row.json'}"):
+        result = CliRunner().invoke(main, ["explain", str(model), "--instance", given])
+        assert result.exit_code == 2
+        assert "names 'x' twice" in result.output and "Traceback" not in result.output

@@ -530,12 +530,18 @@ def parse_instance(text: str) -> dict:
             raise click.BadParameter(f"no file at {str(path)!r}", param_hint="'--instance'")
         source = str(path)
         text = path.read_text(encoding="utf-8")
+    from xdt.ir.json_io import RepeatedKey, unique_keys
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         raise click.BadParameter(
             f"{source} is not valid JSON ({e}); write an object such as "
             "'{\"age\": 31, \"purpose\": \"car\"}'", param_hint="'--instance'") from None
+    except RepeatedKey as e:
+        raise click.BadParameter(
+            f"{source} names {e.key!r} twice; give each feature one value",
+            param_hint="'--instance'") from None
     if not isinstance(value, dict):
         raise click.BadParameter(
             f"{source} must be a JSON object mapping feature name to value, got "

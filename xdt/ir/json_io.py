@@ -112,8 +112,8 @@ def load_model(source) -> Model:
                 from None
         try:
             with _nesting(MAX_NESTING):
-                doc = json.loads(text, object_pairs_hook=_unique_keys)
-        except _RepeatedKey as e:
+                doc = json.loads(text, object_pairs_hook=unique_keys)
+        except RepeatedKey as e:
             raise ModelFormatError(f"{path}{_repeated_key_message(text, e.key)}") from None
         except RecursionError:
             raise ModelFormatError(
@@ -129,23 +129,23 @@ def load_model(source) -> Model:
     return model_from_dict(doc)
 
 
-class _RepeatedKey(Exception):
-    """A JSON object of the text names ``key`` twice (raised by :func:`_unique_keys`)."""
+class RepeatedKey(Exception):
+    """A JSON object of the text names ``key`` twice (raised by :func:`unique_keys`)."""
 
     def __init__(self, key: str):
         super().__init__(key)
         self.key = key
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
     """``object_pairs_hook`` of :func:`json.loads`: the object as a dict, or
-    :class:`_RepeatedKey` for the first key that appears twice in it."""
+    :class:`RepeatedKey` for the first key that appears twice in it."""
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _RepeatedKey(key)
+                raise RepeatedKey(key)
             seen.add(key)
     return out
 
@@ -165,8 +165,8 @@ def _repeated_key_message(text: str, key: str) -> str:
     """
     def mark(pairs: list[tuple[str, object]]) -> dict:
         try:
-            return _unique_keys(pairs)
-        except _RepeatedKey as e:
+            return unique_keys(pairs)
+        except RepeatedKey as e:
             out = _Repeats(pairs)
             out.key = e.key
             return out
