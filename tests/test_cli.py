@@ -431,11 +431,16 @@ def test_explain_text_output(zhou):
     assert "CXp: CHANGE x (now 0.9; e.g. to 0.64) => circle" in result.stdout
 
 
-def test_explain_progress_bar_on_stderr_unless_quiet(zhou, tmp_path):
+def test_explain_progress_bar_on_a_terminal_unless_quiet(zhou, tmp_path, monkeypatch):
+    import xdt.cli
+
     csv = tmp_path / "many.csv"
     rng = np.random.default_rng(0)
     pd.DataFrame({"x": rng.uniform(size=30), "y": rng.uniform(size=30)}).to_csv(csv,
                                                                                 index=False)
+    logged = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
+    assert len(jsonl(logged)) == 30 and logged.stderr == ""   # stderr to a file: no bar
+    monkeypatch.setattr(xdt.cli, "_stderr_is_terminal", lambda: True)
     loud = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
     assert len(jsonl(loud)) == 30 and "explaining" in loud.stderr
     quiet = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl", "--quiet")
@@ -715,10 +720,15 @@ def test_crosscheck_exit_code_1_on_disagreement(zhou, zhou_points, monkeypatch):
     assert report["ok"] is False and report["checks"]["all_cxps"]["agree"] == 0
 
 
-def test_crosscheck_fitted_model_progress_and_quiet(table, tmp_path):
+def test_crosscheck_fitted_model_progress_and_quiet(table, tmp_path, monkeypatch):
+    import xdt.cli
+
     csv, _ = table
     model = tmp_path / "model.json"
     assert run("fit", str(csv), "-t", "label", "-o", str(model)).exit_code == 0
+    logged = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
+    assert logged.exit_code == 0 and logged.stderr == ""  # stderr to a file: no bar
+    monkeypatch.setattr(xdt.cli, "_stderr_is_terminal", lambda: True)
     loud = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
     assert loud.exit_code == 0, loud.output
     assert "30 rows" in loud.stdout and "crosschecking" in loud.stderr

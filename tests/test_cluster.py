@@ -316,6 +316,9 @@ def test_every_row_of_the_class_is_refused_there_is_nothing_to_separate(tmp_path
     assert res.exit_code == 1
     assert res.stderr.startswith("Error: every row (3 of 3) is of the class 'a': there is "
                                  "nothing to separate it from")
+    path.write_text("x,y\n1,1\n2,1\n3,1\n")  # an integer class, read by pandas as int64
+    res = CliRunner().invoke(main, ["cluster", str(path), "-t", "y", "-p", "1"])
+    assert res.stderr.startswith("Error: every row (3 of 3) is of the class 1: there is")
     # rows of both classes that no column separates: a single leaf, said so
     path.write_text("x,y\n1,a\n1,b\n1,a\n1,b\n")
     res = CliRunner().invoke(main, ["cluster", str(path), "-t", "y", "-p", "a"])

@@ -49,7 +49,7 @@ import signal
 import time
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,6 +279,35 @@ def _output_error(e: OSError, path: Path) -> OutputError:
         return OutputError(f"cannot write {path}: no space left on the device; free some or "
                            "choose another path", path)
     return OutputError(f"cannot write {path}: {e.strerror or e}", path)
+
+
+def check_output_file(output: str | os.PathLike) -> Path:
+    """Check, before any work, that one output file (a model, a DIMACS file) can be created
+    at ``output``; the path.
+
+    Raises
+    ------
+    OutputError
+        ``output`` is a folder, its folder does not exist, or a file stands where a folder
+        of the path should be; the message says what to do.
+    """
+    path = Path(output)
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
+    problem = _path_problem(path)
+    if problem is not None:
+        raise OutputError(f"cannot write {path}: {problem}", path)
+    return path
+
+
+def write_output_file(output: str | os.PathLike, write: Callable[[Path], None]) -> None:
+    """``write(path)``, with an :class:`OSError` turned into the :class:`OutputError` that
+    says why ``output`` could not be written and what to do."""
+    path = Path(output)
+    try:
+        write(path)
+    except OSError as e:
+        raise _output_error(e, path) from None
 
 
 def _part_files(folder: Path) -> list[Path]:
@@ -794,10 +823,12 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
         lengths = ddf.map_partitions(len).compute()
     except XdtError:
         raise
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, EOFError) as e:  # EOFError: a .gz that ends early
         for name in [] if parquet else files:
-            csvfile.find_long_line(name)  # the line, not Dask's count within a block
-        raise DataError(f"{text}: cannot read it ({e})") from None
+            with contextlib.suppress(OSError, EOFError):
+                csvfile.find_long_line(name)  # the line, not Dask's count within a block
+        reason = str(e).rpartition("Original Message: ")[2] or type(e).__name__  # Dask's wrap
+        raise DataError(f"{text}: cannot read it ({reason})") from None
     offsets = [0]
     for k in lengths[:-1]:
         offsets.append(offsets[-1] + int(k))

@@ -88,7 +88,8 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
         A line has more fields than the header (:mod:`xdt.interop.csvfile`; the message
         names the line, 1-based with the header as line 1).
     DataError
-        The file is empty, not parseable as CSV, not text, or has no rows.
+        The file is empty, not parseable as CSV, not text, has no rows, or is a damaged
+        compressed file (``.gz`` that ends early or is not gzip).
     """
     import pandas as pd
 
@@ -97,11 +98,19 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no data file at {str(path)!r}")
-    csvfile.check_first_line(path)  # pandas would read its extra field as a row label
     try:
+        csvfile.check_first_line(path)  # pandas would read its extra field as a row label
         # only empty cells are missing: text such as "None" or "NA" is a category's name
-        # (e.g. Capital Gain = None in the discretised Adult data)
-        frame = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""])
+        # (e.g. Capital Gain = None in the discretised Adult data); low_memory=False reads
+        # each column in one piece, so a column with text among numbers gets one type
+        # (the rows' own checks then name the bad value) and pandas warns of nothing
+        frame = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""],
+                            low_memory=False)
+    except XdtError:  # FieldCountError from the first line's check
+        raise
+    except (EOFError, OSError) as e:  # a damaged .gz/.bz2/.xz/.zip file (not a missing one)
+        raise DataError(f"{path}: cannot read it ({e or type(e).__name__}); the file is "
+                        "damaged or not in the compression its name says") from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: the file is empty; a CSV file with a header row is "
                         "expected") from None
@@ -273,6 +282,25 @@ class DepthType(click.ParamType):
         return depth
 
 
+class SecondsType(click.ParamType):
+    """A time limit: a positive, finite number of seconds (``nan`` and ``inf`` refused)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a time limit; give a positive number of seconds "
+                      "(leave the option out for no limit)", param, ctx)
+        return seconds
+
+
 def _unit_interval(ctx: click.Context, param: click.Parameter, value: float | None
                    ) -> float | None:
     """Reject NaN, which click's FloatRange lets through."""
@@ -426,8 +454,11 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
       xdt fit cars.csv -t acceptability --categorical doors,persons --format json
       xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
+    from xdt.batch import check_output_file, write_output_file
     from xdt.interop.fit import fit_tree
 
+    if output is not None:
+        check_output_file(output)  # before the fit, not after it
     if factor_expl is not None and learner != "ser-dt":
         raise click.UsageError(f"--factor-expl is a parameter of SER-DT; it needs --learner "
                                f"ser-dt (the learner is {learner})")
@@ -449,7 +480,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
         click.echo(f"warning: {warning}", err=True)
     model = result.model
     if output is not None:
-        xdt.save_model(model, output)
+        write_output_file(output, lambda path: xdt.save_model(model, path))
     report = fit_report(result, data, frame, max_depth, factor, seed, output)
     labels = [str(c) for c in report["classes"]]
     trained = set(result.train[target].unique())
@@ -785,7 +816,7 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
 @click.option("--max-count", type=click.IntRange(min=1), metavar="N",
               help=f"With --all-axps/--all-cxps: list at most N of each per row (default "
                    f"{DEFAULT_MAX_COUNT}); the output says when more exist.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--time-limit", type=SecondsType(), metavar="S",
               help="With --all-axps/--all-cxps: seconds allowed to each row, for its "
                    "enumerations and the re-checking of their certificates together.")
 @click.option("--engine", type=click.Choice(["auto", "path", "sat"]), default="auto",
@@ -955,6 +986,9 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                "CXps per row of a tree); leave them out")
     if output is None:
         raise click.UsageError("--batch, --workers and --scheduler need --output PATH")
+    if output == "-":
+        raise click.UsageError("--batch, --workers and --scheduler write files, not standard "
+                               "output: give --output a file (out.jsonl) or folder (out/) path")
     if invalid_output is not None and not skip_invalid:
         raise click.UsageError("--invalid-output names the file of the rows --skip-invalid "
                                "leaves out; add --skip-invalid, or leave it out")
@@ -986,7 +1020,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
             positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
             selected = frame.iloc[list(positions)] if rows is not None else frame
             summary = xb.explain_table(model, selected, output=output, fmt=out_fmt,
-                                       progress=not quiet,
+                                       progress=not quiet and _stderr_is_terminal(),
                                        chunk_rows=chunk_rows or xb.DEFAULT_CHUNK_ROWS,
                                        on_invalid=on_invalid, invalid_output=side,
                                        overwrite=force)
@@ -1057,8 +1091,14 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
                 except OSError as e:
                     raise click.ClickException(f"cannot reach the Dask scheduler at "
                                                f"{scheduler!r} ({e})") from None
+                except (ValueError, TypeError) as e:  # distributed's address parser
+                    raise click.BadParameter(
+                        f"{scheduler!r} is not a scheduler address ({e}); write it as "
+                        "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786",
+                        param_hint="'--scheduler'") from None
             return xb.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
-                                   npartitions=partitions, progress=not quiet,
+                                   npartitions=partitions,
+                                   progress=not quiet and _stderr_is_terminal(),
                                    on_invalid=on_invalid, invalid_output=invalid_output,
                                    overwrite=force)
     except xb.BatchInterrupted as e:
@@ -1104,7 +1144,8 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         return "instance" if single else f"row {pos}"
 
     counter = _FoundCounter(not quiet and _stderr_is_terminal(), options["max_count"])
-    steps = _progress(positions, not quiet and len(positions) > PROGRESS_MIN_ROWS)
+    steps = _progress(positions, not quiet and _stderr_is_terminal()
+                      and len(positions) > PROGRESS_MIN_ROWS)
     done = 0
     try:
         for pos, line in steps:
@@ -1229,10 +1270,13 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
       xdt encode model.json --instance '{"x": 0.9, "y": 0.2}' -o query.cnf
       xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
     """
+    from xdt.batch import check_output_file, write_output_file
     from xdt.explain.dimacs import encode_query
     from xdt.explain.models import kind_name
     from xdt.ir.tree import DecisionTree
 
+    if output != "-":
+        check_output_file(output)
     model = xdt.load_model(model_path)
     if path_restricted and not isinstance(model, DecisionTree):
         raise click.UsageError(
@@ -1244,7 +1288,7 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     if output == "-":
         click.echo(text, nl=False)
         return
-    Path(output).write_text(text, encoding="utf-8")
+    write_output_file(output, lambda path: path.write_text(text, encoding="utf-8"))
     selectors = " ".join(f"{name}={v}" for name, v in query.selectors.items())
     click.echo(f"wrote {output}: {query.n_vars} variables, {len(query.clauses)} clauses; "
                f"prediction {_outcome(model, query.prediction)}")
@@ -1268,11 +1312,12 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
               help="Skip the comparison of all AXps and all CXps (the costly part).")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the SAT engine, e.g. glucose4.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--time-limit", type=SecondsType(), metavar="S",
               help="Seconds allowed to each enumeration; rows it stops are not compared.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="text: readable summary; json: the whole report.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar (one is drawn only when standard error is a terminal).")
 @click.pass_context
 @cli_errors
 def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
@@ -1317,7 +1362,8 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
         report = run_crosscheck(model, frame.iloc[list(positions)],
                                 path_restricted=path_restricted, enumerate=not no_enumerate,
                                 solver=solver, time_limit=time_limit,
-                                progress=not quiet and len(positions) > PROGRESS_MIN_ROWS)
+                                progress=not quiet and _stderr_is_terminal()
+                                and len(positions) > PROGRESS_MIN_ROWS)
     except CrosscheckInterrupted as e:  # Ctrl-C: the rows checked in full so far
         report = e.report
     report.model = f"{model_path}: {report.model}"
@@ -1352,7 +1398,7 @@ def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> 
               help="Rows for %C_data (and %A with --target); columns by feature name.")
 @click.option("--target", "-t", metavar="COL",
               help="With --data: the column of true labels, for the accuracy %A on those "
-                   "rows.")
+                   "rows (default: the model's target, when the file has that column).")
 @click.option("--per-path", is_flag=True,
               help="List every path: redundant or not, its rule and a PI-explanation.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -1365,8 +1411,9 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     A path is redundant when some of its tests can be dropped and the rest still guarantee
     the leaf's class, i.e. it is not a PI-explanation (Izza, Ignatiev & Marques-Silva, "On
     Explaining Decision Trees"; linear-time check per path). Prints the columns of the
-    paper's Table 1: depth D, nodes #N, accuracy %A on the --data rows (with --target; the
-    paper's test accuracy when they are test rows), paths #P, redundant paths %R, feature
+    paper's Table 1: depth D, nodes #N, accuracy %A on the --data rows (labels from
+    --target, or the model's target column; the paper's test accuracy when they are test
+    rows), paths #P, redundant paths %R, feature
     space covered by redundant paths %C (all-categorical trees only: each point of the
     product of the domains counts once), the share of the --data rows on redundant paths
     %C_data, and min/max/mean share of redundant literals of the redundant paths %m, %M,
@@ -1396,9 +1443,11 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
             "term of the DNF, or of its complement)")
     X = y = None
     if data is not None:
+        # without --target, the model's own target column, when the file has it
+        label = target if target is not None else getattr(model, "target", None)
         dtype = _csv_dtypes(model)
-        if target is not None and all(isinstance(c, str) for c in model.classes):
-            dtype[target] = str
+        if label is not None and all(isinstance(c, str) for c in model.classes):
+            dtype[label] = str
         frame = read_csv(data, dtype=dtype)
         if target is not None and target not in frame.columns:
             raise click.UsageError(
@@ -1406,7 +1455,12 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
                 f"{', '.join(map(str, frame.columns))}")
         X = as_frame(model.features, frame)
         _validate_rows(model, X, range(len(X)))
-        y = None if target is None else frame[target].tolist()
+        if label is not None and label in frame.columns:
+            y = frame[label].tolist()
+            if not set(model.classes) & set(y):
+                click.echo(f"warning: no label of column {label!r} is a class of the model "
+                           f"({', '.join(map(str, model.classes))}), so every row counts as "
+                           "wrongly predicted; is it the target column?", err=True)
     report = redundancy_report(model, X, y, data=data)
     rules = {r.path: (path_rule(model, r.path, r.features),
                       path_rule(model, r.path, r.pi_explanation)) for r in report.per_path}

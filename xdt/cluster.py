@@ -41,6 +41,7 @@ from xdt.ir.cells import IntervalCells, cells_of
 from xdt.ir.dnf import Condition
 from xdt.ir.terms import Literal, Term
 from xdt.ir.tree import DecisionTree, Leaf
+from xdt.ir.values import to_python
 from xdt.learn.data import check_int
 
 __all__ = ["Cluster", "SupervisedClusters", "f_beta"]
@@ -653,8 +654,8 @@ class SupervisedClusters(BaseEstimator):
         frame, is_target, target = self._read(X, y)
         if is_target.all():
             raise DataError(f"every row ({len(frame)} of {len(frame)}) is of the class "
-                            f"{target!r}: there is nothing to separate it from; the clusters "
-                            "of a class need rows of other classes too")
+                            f"{to_python(target)!r}: there is nothing to separate it from; "
+                            "the clusters of a class need rows of other classes too")
         self.target_class_ = target
         self.columns_ = list(frame.columns)
         self.n_rows_ = len(frame)
