@@ -26,6 +26,7 @@ from xdt.explain.certificates import (
     check_certificate,
     check_certificates,
 )
+from xdt.ir import model_from_dict
 
 ENGINES = ("path", "sat")
 TENNIS_X = {"Humidity": "high", "Outlook": "overcast", "Wind": "weak"}
@@ -134,6 +135,44 @@ def test_certificate_to_dict_is_json(engine):
         else:
             assert c["witness"] == d["counterexample"]
             assert c["witness_class"] == d["counterexample_class"]
+
+
+def two_pairs_tree() -> xdt.DecisionTree:
+    """Class 1 iff (a and b) or (c and d), over binary a, b, c, d."""
+    def pair(x: str, y: str, otherwise: dict) -> dict:
+        return {"feature": x, "branches": [
+            {"in": [0], "node": otherwise},
+            {"in": [1], "node": {"feature": y, "branches": [
+                {"in": [0], "node": otherwise}, {"in": [1], "node": {"class": 1}}]}}]}
+    return model_from_dict({
+        "format": "xdt-model/1", "kind": "tree", "classes": [0, 1],
+        "features": [{"name": n, "kind": "binary"} for n in "abcd"],
+        "root": pair("a", "b", pair("c", "d", {"class": 0}))})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_axp_witnesses_are_written_as_their_changes_from_the_instance(engine):
+    """At (0, 0, 0, 0), class 0, the AXps are one of {a, b} with one of {c, d}. Freeing a in
+    {a, c} admits class 1 only with a = b = 1 (c held at 0): the witness's JSON is those
+    changes, not the whole point again; the instance, written once, completes it."""
+    zeros = dict.fromkeys("abcd", 0)
+    ex = xdt.Explainer(two_pairs_tree(), engine=engine)
+    axps = {e.features: e for e in ex.all_axps(zeros)}
+    assert set(axps) == {("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")}
+    for e in axps.values():
+        c = e.to_dict()["certificate"]
+        assert c["instance"] == zeros
+        for f, w in c["witnesses"].items():
+            assert {**zeros, **w["changes"]} == e.certificate.witnesses[f].point
+            assert all(v != zeros[k] for k, v in w["changes"].items())
+            assert w["class"] == 1
+    witnesses = axps["a", "c"].to_dict()["certificate"]["witnesses"]
+    if engine == "path":  # the path-walker moves only the features its path tests
+        assert witnesses["a"]["changes"] == {"a": 1, "b": 1}
+        assert witnesses["c"]["changes"] == {"c": 1, "d": 1}
+    else:  # the solver may also move the free feature of the other pair
+        assert {"a": 1, "b": 1}.items() <= witnesses["a"]["changes"].items()
+        assert "c" not in witnesses["a"]["changes"]
 
 
 def test_dead_paths_are_listed_as_dead():

@@ -27,6 +27,7 @@ from xdt.cli import main
 from xdt.crosscheck import CrosscheckInterrupted
 from xdt.explain import Deadline, EnumerationInterrupted, Explainer
 from xdt.explain import explainer as explainer_module
+from xdt.explain.explanation import Explanation
 from xdt.ir import model_from_dict
 
 K = 4  # 16 AXps at the all-zeros instance
@@ -277,6 +278,32 @@ def test_explain_time_limit_covers_verification_and_marks_the_unverified(model_f
     cxp_head = text.index("  all CXps (1 found before the time limit; more may exist; raise "
                           "--time-limit; 1 not verified (time limit)):")
     assert text[cxp_head + 1].endswith("  [not verified: time limit]")
+
+
+def test_explain_jsonl_time_limit_covers_building_the_records(model_file, monkeypatch):
+    """Finding and checking cost nothing on a fake clock; writing an explanation's record
+    (with its certificate) costs 1 s. The row's 10.5 s go to the one AXp's and the one
+    CXp's records (2 s), then to the AXps' records as they are found: the 9th ends at
+    11 s, past the deadline, so the enumeration stops there, with 9 of the 16 AXps. No
+    record is written after the deadline (the clock stays at 11 s); the AXps checked in
+    the batches of 4 are marked verified, the 9th is not."""
+    clock = FakeClock(monkeypatch)
+    monkeypatch.setattr(explainer_module, "VERIFY_BATCH", (4, 4))
+    to_dict = Explanation.to_dict
+
+    def slow(self, *args, **kwargs):
+        clock.t += 1.0
+        return to_dict(self, *args, **kwargs)
+
+    monkeypatch.setattr(Explanation, "to_dict", slow)
+    out = run("explain", str(model_file), "--instance", json.dumps(ZEROS), "--all-axps",
+              "--time-limit", "10.5", "--format", "jsonl")
+    assert out.exit_code == 0, out.output
+    record = json.loads(out.stdout)
+    assert clock.t == 11.0
+    assert len(record["axps"]) == 9 and record["axps_stopped_by"] == "time_limit"
+    assert [e["verified"] for e in record["axps"]].count(False) == 1
+    assert all(e["certificate"]["witnesses"] for e in record["axps"])
 
 
 def test_explain_shows_a_counter_of_the_explanations_found(model_file, monkeypatch):

@@ -616,8 +616,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         Most explanations listed by each enumeration.
     time_limit : float, optional
         Seconds allowed to the whole instance: one :class:`~xdt.explain.duality.Deadline`,
-        started first, is shared by the enumerations and the re-checking of their
-        certificates (the single AXp and CXp, polynomial, are always made and checked).
+        started first, is shared by the enumerations, the re-checking of their
+        certificates and the making of their records, each as it is found (the single AXp
+        and CXp, polynomial, are always made and checked).
     on_found : callable, optional
         ``on_found(kind, count)`` as each enumeration finds an explanation (``kind``
         ``"AXp"`` or ``"CXp"``, ``count`` found so far), e.g. for a progress counter.
@@ -652,6 +653,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
 
     from xdt.explain.duality import Deadline
     from xdt.explain.explainer import EnumerationInterrupted
+    from xdt.explain.explanation import Explanation
     from xdt.ir.instances import encode_instance
     from xdt.ir.tree import DecisionTree
     from xdt.ir.values import to_python
@@ -663,13 +665,23 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     running = None  # the enumeration under way, for a partial record
     single_cxp: list | None = None  # the one CXp's record, without all_cxps
 
-    def counted(kind: str) -> Callable[[int, object], None] | None:
-        if on_found is None:
-            return None
-        return lambda count, _explanation: on_found(kind, count)
+    built: dict = {}  # (kind, features) -> record of an enumerated explanation
+
+    def counted(kind: str) -> Callable[[int, Explanation], None]:
+        def found(count: int, explanation: Explanation) -> None:
+            # its record is made as it is found, so that the time limit covers it too
+            built[kind, explanation.features] = explanation.to_dict(certificates)
+            if on_found is not None:
+                on_found(kind, count)
+        return found
+
+    def record(e: Explanation) -> dict:
+        d = built.pop((e.kind, e.features), None) or e.to_dict(certificates)
+        d["verified"] = e.verified  # re-checked after it was found, or not
+        return d
 
     def enumeration(key: str, found: Sequence, done: bool, stopped: str | None) -> None:
-        out[key] = [e.to_dict(certificates) for e in found]
+        out[key] = [record(e) for e in found]
         complete[f"{key}_complete"] = done
         complete[f"{key}_stopped_by"] = stopped
 
@@ -879,13 +891,15 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     prediction, as a rule) and one CXp (a minimal set of features whose change can change
     the prediction, with an example); --all-cxps and
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.
-    --time-limit S bounds the whole wait for a row: its enumerations and the re-checking
-    of their certificates share the S seconds. The output says when an enumeration was
-    cut short, and by what. On a terminal, a counter on stderr shows how many have been
-    found while a row enumerates (not with -q). Every explanation carries a certificate
-    (witness points, and the proof of entailment) that is re-checked against the model's
-    own predictions before it is printed (--no-verify skips this); jsonl output includes
-    it, with "verified" per explanation. An explanation whose check the time limit cut
+    --time-limit S bounds the whole wait for a row: its enumerations, the re-checking of
+    their certificates and the making of their records share the S seconds. The output
+    says when an enumeration was cut short, and by what. On a terminal, a counter on
+    stderr shows how many have been found while a row enumerates (not with -q). Every
+    explanation carries a certificate (witness points, and the proof of entailment) that
+    is re-checked against the model's own predictions before it is printed (--no-verify
+    skips this); jsonl output includes it (an AXp's witness points as their "changes"
+    from the certificate's "instance"),
+    with "verified" per explanation. An explanation whose check the time limit cut
     off is printed marked "not verified: time limit". Ctrl-C prints the rows done and
     what the interrupted row had found (marked incomplete), and exits with code 130. Only
     empty CSV cells are missing values ("NA", "None" are values). Text output shows each

@@ -36,7 +36,9 @@ the same way otherwise: classes come from the model's own prediction (``model.pr
 the points, ``predict_cells`` on cells). ``Explainer`` methods run the check before
 returning when given ``verify=True``.
 
-Everything is plain data (dicts, tuples, named tuples of scalars): ``to_dict()`` gives JSON.
+Everything is plain data (dicts, tuples, named tuples of scalars): ``to_dict()`` gives JSON,
+where an AXp's witness points are given by their changes from the instance
+(:meth:`AxpCertificate.to_dict`).
 
 References
 ----------
@@ -170,16 +172,23 @@ class AxpCertificate:
     kind: str = "AXp"
 
     def to_dict(self) -> dict:
-        out = {"kind": self.kind, "instance": _plain_point(self.instance),
+        """The certificate as JSON-ready data: ``instance`` in full, and every other point
+        (a witness, a widening's point) as its ``changes``, the features whose values
+        differ from ``instance`` (name -> value; the point is ``instance`` updated with
+        them). A point per feature of the AXp would repeat the whole instance each time:
+        on a model with hundreds of features that is most of the output."""
+        inst = self.instance
+        out = {"kind": self.kind, "instance": _plain_point(inst),
                "prediction": to_python(self.prediction),
                "path_restricted": self.path_restricted, "inflated": self.inflated,
                "held": {k: list(v) for k, v in self.held.items()},
-               "witnesses": {k: {"point": _plain_point(w.point), "class": to_python(w.label)}
+               "witnesses": {k: {"changes": _changes(w.point, inst),
+                                 "class": to_python(w.label)}
                              for k, w in self.witnesses.items()},
                "proof": self.proof.to_dict()}
         if self.inflated:
             out["widening"] = {
-                k: [{"cell": w.cell, "literal": w.literal, "point": _plain_point(w.point),
+                k: [{"cell": w.cell, "literal": w.literal, "changes": _changes(w.point, inst),
                      "class": to_python(w.label)} for w in ws]
                 for k, ws in self.widening.items()}
         return out
@@ -644,3 +653,11 @@ def _same_point(a: dict | None, b: dict | None) -> bool:
 
 def _plain_point(point: dict) -> dict:
     return {k: to_python(v) for k, v in point.items()}
+
+
+def _changes(point: dict, instance: dict) -> dict:
+    """The values of ``point`` that differ from ``instance``'s (JSON-ready), in ``point``'s
+    order; a feature ``instance`` lacks counts as changed."""
+    missing = object()
+    return {k: to_python(v) for k, v in point.items()
+            if (w := instance.get(k, missing)) is not v and (w is missing or not _same(v, w))}
