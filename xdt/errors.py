@@ -21,6 +21,7 @@ what to do about it.
     │   ├── MissingFeatureError
     │   ├── UnknownCategoryError
     │   ├── MissingValueError                NaN / None / empty cell
+    │   ├── ValueOutOfRangeError             infinite, or beyond the float32 range compared
     │   └── InstanceShapeError               wrong length or number of columns
     ├── EstimatorError                     a scikit-learn estimator cannot be imported
     │   ├── NotFittedError (ValueError)
@@ -100,6 +101,13 @@ class UnknownCategoryError(InstanceError):
 
 class MissingValueError(InstanceError):
     """A value is missing (NaN, None or an empty cell); xdt's models do not route missing values."""
+
+
+class ValueOutOfRangeError(InstanceError):
+    """A number lies outside the range the model compares: it is infinite, or, for a tree
+    that compares float32 values (``input_dtype="float32"``, imported from scikit-learn), its
+    magnitude is beyond float32's largest value, so it would become infinite as float32 (and
+    scikit-learn's ``predict`` rejects it)."""
 
 
 class InstanceShapeError(InstanceError):

@@ -144,7 +144,9 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
         files). A binary feature (and a categorical one, from ``encoder``) accepts only the
         values of its domain: 0 and 1 (or False/True). Another value, e.g. 0.5, raises
         :class:`~xdt.errors.UnknownCategoryError`, where scikit-learn would still send it
-        down one branch; import the column as ordinal to explain such rows.
+        down one branch; import the column as ordinal to explain such rows. A number that
+        ``estimator.predict`` rejects as too large for float32 (``|x|`` beyond
+        ``3.4028235e+38``, or infinite) raises :class:`~xdt.errors.ValueOutOfRangeError`.
 
     Raises
     ------

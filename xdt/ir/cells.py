@@ -9,7 +9,9 @@ the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``in
   ``t_0 < ... < t_{m-1}``: cell ``j`` is the left-open, right-closed interval
   ``(t_{j-1}, t_j]`` (with ``t_{-1} = -inf`` and ``t_m = +inf``), so ``x <= t_j`` is exactly
   the cells ``0..j`` — the test a decision tree sends left. Text shows each threshold by
-  :func:`xdt.ir.values.display_threshold` for the cells' ``input_dtype``.
+  :func:`xdt.ir.values.display_threshold` for the cells' ``input_dtype``, and a value is
+  accepted only when it is finite in that precision (``|x| <= 3.4028235e+38`` for float32, as
+  scikit-learn requires).
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ from xdt.errors import (
     InvalidModelError,
     MissingValueError,
     UnknownCategoryError,
+    ValueOutOfRangeError,
 )
-from xdt.ir.values import INPUT_DTYPES, display_threshold, shortest_between
+from xdt.ir.values import INPUT_DTYPES, display_threshold, format_number, shortest_between
+
+_FLOAT32_MAX_TEXT = np.format_float_scientific(np.finfo(np.float32).max, unique=True, trim="-")
+"""``3.4028235e+38``: the shortest text that reads back as float32's largest value, as float32."""
 
 
 def full_mask(n_cells: int) -> int:
@@ -139,8 +145,9 @@ class IntervalCells:
         The thresholds (any order, repeats allowed), kept exact.
     input_dtype : {"float64", "float32"}
         The precision of the values the model compares: it decides how :meth:`describe`
-        shows the thresholds (:func:`xdt.ir.values.display_threshold`), never which cell a
-        value is in.
+        shows the thresholds (:func:`xdt.ir.values.display_threshold`) and which numbers
+        are accepted (finite in that precision: :attr:`limit`), never which cell an
+        accepted value is in.
     """
 
     def __init__(self, name: str, thresholds, input_dtype: str = "float64"):
@@ -156,8 +163,15 @@ class IntervalCells:
         """Number of cells: one more than the number of distinct thresholds."""
         return len(self.thresholds) + 1
 
+    @property
+    def limit(self) -> float:
+        """The largest magnitude of an accepted value: float32's largest finite value
+        (``3.4028234663852886e+38``) for ``input_dtype="float32"``, float64's otherwise."""
+        return float(np.finfo(np.dtype(self.input_dtype)).max)
+
     def cell_of(self, value: object) -> int:
-        """Cell of one number; raises :class:`MissingValueError` or :class:`InstanceError`."""
+        """Cell of one number; raises :class:`MissingValueError`, :class:`InstanceError` (not
+        a number) or :class:`ValueOutOfRangeError` (see :meth:`locate`)."""
         if _is_missing(value):
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "
@@ -165,9 +179,7 @@ class IntervalCells:
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
             raise InstanceError(
                 f"ordinal feature {self.name!r} needs a number, got {value!r}")
-        if not math.isfinite(float(value)):
-            raise InstanceError(f"ordinal feature {self.name!r} needs a finite number, got {value}")
-        return int(np.searchsorted(self.thresholds, float(value), side="left"))
+        return int(self.locate(np.array([float(value)]), one=True)[0])
 
     def encode(self, column: pd.Series) -> np.ndarray:
         """Cells of a column of numbers, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
@@ -181,8 +193,38 @@ class IntervalCells:
             raise InstanceError(
                 f"ordinal feature {self.name!r} needs numbers, got "
                 f"{column.iloc[int(bad[0])]!r}{where}")
-        if np.isinf(values).any():
-            raise InstanceError(f"ordinal feature {self.name!r} has infinite values")
+        return self.locate(values, one=len(column) <= 1)
+
+    def locate(self, values: np.ndarray, one: bool = False) -> np.ndarray:
+        """Cells of float64 numbers (no NaN), shape ``(n,)`` int64: the one place where
+        :meth:`cell_of` and :meth:`encode` (so ``predict``, explanations and batch runs)
+        check the range of a value and find its cell.
+
+        Raises
+        ------
+        ValueOutOfRangeError
+            A value is infinite, or, for ``input_dtype="float32"``, would become infinite as
+            float32 (``|x|`` beyond :attr:`limit`), as scikit-learn's ``predict`` refuses.
+            The message names the first such row unless ``one`` (a single value).
+        """
+        values = np.asarray(values, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            compared = values.astype(np.dtype(self.input_dtype))
+        out = np.flatnonzero(~np.isfinite(compared))
+        if len(out):
+            i = int(out[0])
+            v = float(values[i])
+            where = "" if one else f" (row {i})"
+            if not math.isfinite(v):
+                raise ValueOutOfRangeError(
+                    f"ordinal feature {self.name!r} has value {v}{where}; xdt models compare "
+                    "finite numbers (scikit-learn rejects infinite inputs too): replace it by "
+                    "a finite value")
+            raise ValueOutOfRangeError(
+                f"feature {self.name!r} has value {format_number(v)}{where}, beyond the float32 "
+                f"range (|x| <= {_FLOAT32_MAX_TEXT}) that the tree compares (it was "
+                "fitted by scikit-learn, which casts inputs to float32 and rejects this value "
+                "too); use a value within that range")
         return np.searchsorted(self.thresholds, values, side="left").astype(np.int64)
 
     def bounds(self, cell: int) -> tuple[float, float]:
@@ -192,29 +234,37 @@ class IntervalCells:
         return float(lo), float(hi)
 
     def value(self, cell: int) -> float:
-        """A number lying in ``cell`` (``lower < v <= upper``) that prints short: a whole
-        number when the cell lies between two thresholds (or above the last) and holds one,
-        as data are often counts or codes; else the cell's upper bound as :meth:`describe`
-        shows it (the threshold itself for float64 inputs, ``0.5`` for the float32 test
-        ``0.5000000298023224``); above the last threshold, the shortest decimal above it
-        (``1.1e+308`` above ``1e+308``). Printed with ``repr`` it reads back as a value of
-        the cell."""
+        """A number lying in ``cell`` (``lower < v <= upper``) that the model accepts
+        (``|v| <=`` :attr:`limit`, so within float32's range for a float32 tree) and that
+        prints short: a whole number below 1e15 when the cell lies between two thresholds (or
+        above the last) and holds one, as data are often counts or codes; else the cell's
+        upper bound as :meth:`describe` shows it (the threshold itself for float64 inputs,
+        ``0.5`` for the float32 test ``0.5000000298023224``, ``-1.15e+38`` for
+        ``-1.1499999987270714e+38``); above the last threshold, the shortest decimal above
+        it up to the limit (``1.1e+308`` above ``1e+308``, ``3.4e+38`` above ``3.3e+38`` for
+        float32). Printed with ``repr`` it reads back as a value of the cell. A cell beyond
+        the limit (a threshold at or past it) holds no accepted value: its edge is
+        returned."""
         lo, hi = self.bounds(cell)
-        if math.isfinite(hi):
-            whole = float(math.floor(hi))
-            if math.isfinite(lo) and whole > lo:
-                return whole
+        limit = self.limit
+        with np.errstate(over="ignore"):
+            least = max(float(np.nextafter(lo, math.inf)), -limit)  # smallest accepted value
+        most = min(hi, limit)  # largest accepted value
+        if least > most:  # no accepted value lies in the cell
+            return hi if math.isfinite(hi) else least
+        if hi <= limit:  # below a threshold: a value near it
+            if math.isfinite(lo):
+                whole = float(math.floor(hi))
+                if whole > lo and abs(whole) < 1e15:
+                    return whole
             shown = float(display_threshold(hi, self.input_dtype))
-            return shown if lo < shown <= hi else hi
+            return shown if least <= shown <= hi else shortest_between(least, hi)
         if not math.isfinite(lo):
             return 0.0
         whole = float(math.floor(lo) + 1)
-        if whole > lo:
+        if least <= whole <= most and abs(whole) < 1e15:
             return whole
-        above = float(np.nextafter(lo, math.inf))
-        if not math.isfinite(above):  # a threshold at float64's largest value: no value above
-            return above
-        return shortest_between(above, float(np.finfo(np.float64).max), toward="lo")
+        return shortest_between(least, most, toward="lo")
 
     def _show(self, t: float) -> str:
         return display_threshold(t, self.input_dtype)

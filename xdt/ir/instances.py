@@ -106,7 +106,7 @@ def encode_instance(features: FeatureSpace, cells: Sequence, x) -> tuple[tuple, 
     Raises
     ------
     MissingFeatureError, InstanceShapeError, MissingValueError, UnknownCategoryError,
-    InstanceError
+    ValueOutOfRangeError, InstanceError
     """
     values = instance_values(features, x)
     return values, tuple(c.cell_of(v) for c, v in zip(cells, values, strict=True))

@@ -353,7 +353,8 @@ class DecisionTree:
         Raises
         ------
         InstanceShapeError, MissingFeatureError, MissingValueError, UnknownCategoryError,
-        InstanceError
+        ValueOutOfRangeError (infinite, or beyond float32's range for ``input_dtype``
+        ``"float32"``), InstanceError
         """
         return encode_rows(self.features, self.cells, X)
 
