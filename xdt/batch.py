@@ -38,7 +38,6 @@ Dask is optional: ``pip install "xdt[dask]"``. Without it :func:`explain_dask` r
 from __future__ import annotations
 
 import contextlib
-import errno
 import glob
 import json
 import logging
@@ -49,7 +48,7 @@ import signal
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +69,7 @@ from xdt.explain.explainer import Explainer
 from xdt.explain.models import Model
 from xdt.ir.instances import as_frame
 from xdt.ir.values import to_python
+from xdt.outputs import output_error, path_problem
 
 #: Rows explained (and written) together by :func:`explain_table` by default.
 DEFAULT_CHUNK_ROWS = 5000
@@ -203,7 +203,7 @@ def _write_atomic(records: pd.DataFrame, path: Path, fmt: str) -> None:
             records.to_parquet(tmp, index=False)
         os.replace(tmp, path)
     except OSError as e:
-        raise _output_error(e, path) from None
+        raise output_error(e, path) from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -231,7 +231,7 @@ def _open_append(path: Path) -> int:
     try:
         return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
     except OSError as e:
-        raise _output_error(e, path) from None
+        raise output_error(e, path) from None
 
 
 # ---------------------------------------------------------------------- output paths
@@ -244,70 +244,6 @@ def default_invalid_output(output: str | os.PathLike) -> Path:
         path = path.resolve()
     name = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
     return path.with_name(f"{name}.invalid.jsonl")
-
-
-def _path_problem(path: Path, folders_made: bool = False) -> str | None:
-    """Why a file cannot be created at ``path``: a file stands where a folder should be, or
-    (unless ``folders_made``: the missing folders will be created) its folder is missing."""
-    for folder in path.parents:
-        if folder.exists() or folder == folder.parent:
-            if not folder.is_dir():
-                return f"'{folder}' is a file, not a folder; choose another path"
-            if folder != path.parent and not folders_made:
-                return (f"folder '{path.parent}' does not exist; create it or choose another "
-                        "path")
-            return None
-    return None
-
-
-def _output_error(e: OSError, path: Path) -> OutputError:
-    """The :class:`OutputError` saying why ``path`` could not be written, and what to do."""
-    if isinstance(e, OutputError):
-        return e
-    if isinstance(e, PermissionError) or e.errno in (errno.EACCES, errno.EPERM):
-        return OutputError(f"cannot write {path}: permission denied; choose a writable path",
-                           path)
-    if e.errno == errno.EROFS:
-        return OutputError(f"cannot write {path}: the file system is read-only; choose a "
-                           "writable path", path)
-    problem = _path_problem(path)
-    if problem is not None:
-        return OutputError(f"cannot write {path}: {problem}", path)
-    if isinstance(e, IsADirectoryError):
-        return OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    if e.errno == errno.ENOSPC:
-        return OutputError(f"cannot write {path}: no space left on the device; free some or "
-                           "choose another path", path)
-    return OutputError(f"cannot write {path}: {e.strerror or e}", path)
-
-
-def check_output_file(output: str | os.PathLike) -> Path:
-    """Check, before any work, that one output file (a model, a DIMACS file) can be created
-    at ``output``; the path.
-
-    Raises
-    ------
-    OutputError
-        ``output`` is a folder, its folder does not exist, or a file stands where a folder
-        of the path should be; the message says what to do.
-    """
-    path = Path(output)
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    problem = _path_problem(path)
-    if problem is not None:
-        raise OutputError(f"cannot write {path}: {problem}", path)
-    return path
-
-
-def write_output_file(output: str | os.PathLike, write: Callable[[Path], None]) -> None:
-    """``write(path)``, with an :class:`OSError` turned into the :class:`OutputError` that
-    says why ``output`` could not be written and what to do."""
-    path = Path(output)
-    try:
-        write(path)
-    except OSError as e:
-        raise _output_error(e, path) from None
 
 
 def _part_files(folder: Path) -> list[Path]:
@@ -359,7 +295,7 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
         if out.exists() and not out.is_dir():
             raise OutputError(f"{out} is a file, and this output is a folder of part-* files "
                               "(one per chunk or partition); choose another path", out)
-        problem = _path_problem(out / "part-00000", folders_made=True)
+        problem = path_problem(out / "part-00000", folders_made=True)
         existing = _part_files(out)
         detail = (f"{out}{os.sep} holds {len(existing)} part file"
                   f"{'' if len(existing) == 1 else 's'} of an earlier run "
@@ -368,7 +304,7 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
         if out.is_dir():
             raise OutputError(f"{out} is a folder, and JSON lines output is one file: give a "
                               f"file path (e.g. {out / 'explanations.jsonl'})", out)
-        problem = _path_problem(out)
+        problem = path_problem(out)
         existing = [out] if out.exists() else []
         detail = f"{out} exists"
     if problem is not None:
@@ -389,7 +325,7 @@ def _check_side_file(side: Path, overwrite: bool, output: Path | None = None) ->
     if side.is_dir():
         raise OutputError(f"{side} is a folder, and skipped rows go to a JSON lines file: "
                           "give a file path", side)
-    problem = _path_problem(side)
+    problem = path_problem(side)
     if problem is not None:
         raise OutputError(f"cannot write {side}: {problem}", side)
     if not side.exists():
@@ -407,14 +343,14 @@ def _remove(paths: Sequence[Path]) -> None:
         try:
             p.unlink(missing_ok=True)
         except OSError as e:
-            raise _output_error(e, p) from None
+            raise output_error(e, p) from None
 
 
 def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise _output_error(e, folder / "part-00000") from None
+        raise output_error(e, folder / "part-00000") from None
 
 
 def _side_path(output: str | os.PathLike | None, on_invalid: str,
@@ -447,7 +383,7 @@ class _SideFile:
         try:
             _append(self._fd, payload)
         except OSError as e:
-            raise _output_error(e, self.path) from None
+            raise output_error(e, self.path) from None
         self.rows += len(records)
 
     def close(self, interrupted: bool = False) -> None:
@@ -727,7 +663,7 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
                 try:
                     _append(fd, _jsonl_bytes(chunk.records))
                 except OSError as e:
-                    raise _output_error(e, output) from None
+                    raise output_error(e, output) from None
                 account(chunk)
                 if chunk.stopped:
                     raise stopped(chunk, str(output))

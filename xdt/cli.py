@@ -454,8 +454,8 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
       xdt fit cars.csv -t acceptability --categorical doors,persons --format json
       xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
-    from xdt.batch import check_output_file, write_output_file
     from xdt.interop.fit import fit_tree
+    from xdt.outputs import check_output_file, write_output_file
 
     if output is not None:
         check_output_file(output)  # before the fit, not after it
@@ -1284,10 +1284,10 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
       xdt encode model.json --instance '{"x": 0.9, "y": 0.2}' -o query.cnf
       xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
     """
-    from xdt.batch import check_output_file, write_output_file
     from xdt.explain.dimacs import encode_query
     from xdt.explain.models import kind_name
     from xdt.ir.tree import DecisionTree
+    from xdt.outputs import check_output_file, write_output_file
 
     if output != "-":
         check_output_file(output)

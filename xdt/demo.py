@@ -43,11 +43,12 @@ import numpy as np
 import pandas as pd
 
 from xdt.cli import describe_features, pack_tokens, wrap_rule
-from xdt.errors import OutputError, OutputExistsError
+from xdt.errors import OutputExistsError
 from xdt.explain import Explainer
 from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
+from xdt.outputs import output_error
 
 #: The shipped German credit data (a gzipped CSV inside the package).
 GERMAN = files("xdt").joinpath("data/german.csv.gz")
@@ -125,8 +126,7 @@ def write_examples(folder: str | Path, force: bool = False) -> list[Path]:
         paths[3].write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
         pd.concat([german] * BIG_COPIES, ignore_index=True).to_csv(paths[4], index=False)
     except OSError as e:
-        raise OutputError(f"cannot write the examples to {folder}: {e.strerror or e}; "
-                          "choose a folder you can write to", folder) from None
+        raise output_error(e, folder / "german.csv") from None
     return paths
 
 
