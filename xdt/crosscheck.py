@@ -605,9 +605,7 @@ def _rows(model: DecisionTree, X) -> tuple[list[object], list[dict]]:
         if isinstance(X, Mapping) or isinstance(X, pd.Series):
             X = [X]
         rows = list(X)
-        labels = list(range(len(rows)))
-        if all(isinstance(r, Mapping | pd.Series) for r in rows):
-            rows = [{k: v for k, v in dict(r).items() if k in names} for r in rows]
+        labels = list(range(len(rows)))  # as_frame ignores keys that are not features
         frame = as_frame(model.features, rows) if rows else pd.DataFrame(columns=names)
     records = [{k: to_python(v) for k, v in r.items()} for r in frame.to_dict("records")]
     return labels, records
