@@ -115,7 +115,10 @@ def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
         Bit mask of the AXp. Cost: one entailment query per feature of ``start``.
     """
     expl = oracle.universe if start is None else start
-    for i in _full_order(expl, order):
+    direct = oracle.deletion(expl, order)
+    if direct is not None:
+        return direct
+    for i in _full_order(expl, [int(i) for i in order]):
         _poll(stop)
         smaller = expl & ~(1 << i)
         if oracle.entails(smaller):

@@ -73,6 +73,14 @@ class EntailmentOracle(ABC):
         the prediction."""
         return self.counterexample_cells(held) is None
 
+    def deletion(self, start: int, order) -> int | None:
+        """One AXp by deletion from the weak AXp ``start`` (a bit mask), trying the features
+        of ``order`` and then the other features of ``start`` by position, when the engine
+        computes it in one step; ``None`` otherwise (then
+        :func:`xdt.explain.duality.deletion_axp` asks :meth:`entails` feature by
+        feature)."""
+        return None
+
     def all_cxps(self) -> list[int] | None:
         """All CXps as bit masks when the engine can list them directly, else ``None``
         (then CXps are found by hitting-set duality)."""

@@ -19,28 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from xdt.explain import kernels
+from xdt.explain.compiled import compiled, from_words, masks_of, to_words
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.tree import DecisionTree, Path
 
-
-def minimal_sets(sets) -> list[int]:
-    """The subset-minimal members of a family of bit masks (duplicates removed), sorted by
-    size then value.
-
-    Notes
-    -----
-    O(k^2) in the number ``k`` of distinct sets.
-    """
-    distinct = sorted(set(sets), key=lambda m: (m.bit_count(), m))
-    kept: list[int] = []
-    for m in distinct:
-        if not any(k & ~m == 0 for k in kept):
-            kept.append(m)
-    return kept
+_NO_INTS = np.zeros(1, dtype=np.int64)
+_NO_WORDS = np.zeros(1, dtype=np.uint64)
 
 
 class PathOracle(EntailmentOracle):
     """Entailment for a :class:`~xdt.ir.tree.DecisionTree` by walking its paths.
+
+    The disagreement sets, the CXps (their subset-minimal members) and deletion run in the
+    compiled kernels of :mod:`xdt.explain.kernels`, over the tree's flat arrays built once
+    per tree (:func:`xdt.explain.compiled.compiled`).
 
     Parameters
     ----------
@@ -54,27 +49,47 @@ class PathOracle(EntailmentOracle):
         Bit mask of candidate features.
     prediction : int
         The instance's class index.
+    restricted : bool, optional
+        Whether some ``allowed`` set is wider than the instance's cell (path-restricted
+        explanations); found from ``allowed`` when not given.
     """
 
     def __init__(self, tree: DecisionTree, cells: Sequence[int], allowed: Sequence[int],
-                 universe: int, prediction: int):
+                 universe: int, prediction: int, restricted: bool | None = None):
         self.tree = tree
         self.cells = tuple(cells)
         self.allowed = tuple(allowed)
         self.universe = universe
         self.prediction = prediction
-        # (D_p, p) for every reachable path of another class
-        self._disagreements: list[tuple[int, Path]] = []
-        for p in tree.paths:
-            if p.class_index == prediction or not p.consistent:
-                continue
-            d = 0
-            for f, m in p.masks.items():
-                if m & self.allowed[f] == 0:
-                    d |= 1 << f
-            self._disagreements.append((d, p))
-        self._cxps = minimal_sets(d for d, _ in self._disagreements)
+        ct = compiled(tree)
+        self._ct = ct
+        if restricted is None:
+            restricted = any(a != 1 << c for a, c in zip(self.allowed, self.cells, strict=True))
+        if restricted:
+            alo, ahi, awords = ct.allowed_arrays(self.allowed)
+        else:
+            alo = ahi = _NO_INTS
+            awords = _NO_WORDS
+        sets, mins, rows = ct.buffers()
+        k = kernels.disagreements(ct.paths, ct.lits, ct.cat_words, ct.feats,
+                                  np.asarray(self.cells, dtype=np.int64), restricted, alo, ahi,
+                                  awords, prediction, ct.n_words, sets, rows)
+        m = kernels.minimal_sets(sets, k, mins)
+        # (D_p, p) for every reachable path of another class, in path order
+        self._sets = sets[:k].copy()
+        self._rows = rows[:k].copy()
+        self._minimal = mins[:m].copy()
+        self._cxps = sorted(masks_of(self._minimal), key=lambda d: (d.bit_count(), d))
+        self._pairs: list[tuple[int, Path]] | None = None
         self._others: list[tuple[Path, int | None, int]] | None = None
+
+    @property
+    def _disagreements(self) -> list[tuple[int, Path]]:
+        if self._pairs is None:
+            paths = self.tree.paths
+            self._pairs = [(d, paths[p]) for d, p in
+                           zip(masks_of(self._sets), self._rows.tolist(), strict=True)]
+        return self._pairs
 
     def entails(self, fixed: int) -> bool:
         return all(d & fixed for d in self._cxps)
@@ -82,12 +97,20 @@ class PathOracle(EntailmentOracle):
     def all_cxps(self) -> list[int]:
         return list(self._cxps)
 
+    def deletion(self, start: int, order: Sequence[int]) -> int:
+        """One AXp by deletion from the weak AXp ``start`` in ``order`` (then the other
+        features of ``start`` by position), in one kernel call (:func:`kernels.deletion`)."""
+        ct = self._ct
+        words = kernels.deletion(self._minimal, len(self._minimal),
+                                 np.asarray(order, dtype=np.int64),
+                                 to_words(start, ct.n_words))
+        return int(words[0]) if ct.n_words == 1 else from_words(words)
+
     def witness_path(self, fixed: int) -> Path | None:
-        """A reachable path of another class not blocked by ``fixed``, or ``None``."""
-        for d, p in self._disagreements:
-            if d & fixed == 0:
-                return p
-        return None
+        """A reachable path of another class not blocked by ``fixed``, or ``None``: the
+        first in the tree's path order."""
+        i = kernels.first_missed(self._sets, len(self._sets), to_words(fixed, self._ct.n_words))
+        return None if i < 0 else self.tree.paths[int(self._rows[i])]
 
     def counterexample(self, fixed: int) -> tuple[int, ...] | None:
         p = self.witness_path(fixed)

@@ -1,0 +1,177 @@
+"""A decision tree compiled once into flat arrays for the kernels of
+:mod:`xdt.explain.kernels`, and the conversions between Python bit masks and multiword
+bitsets.
+
+:func:`compiled` returns the one :class:`CompiledTree` of a tree (built on first use, kept
+with the tree while it lives). The per-row engine (:class:`xdt.explain.path.PathOracle`)
+and the batch engine (:mod:`xdt.explain.batch`) both run on it.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from xdt.explain import kernels
+from xdt.ir.cells import IntervalCells
+from xdt.ir.tree import DecisionTree
+
+WORD = 64
+_MASK64 = (1 << WORD) - 1
+
+
+def n_words(n_bits: int) -> int:
+    """Words of 64 bits that hold ``n_bits`` bits (at least one)."""
+    return max(1, -(-n_bits // WORD))
+
+
+def to_words(mask: int, n: int) -> np.ndarray:
+    """The bit mask ``mask`` as ``n`` uint64 words, lowest first; shape (n,)."""
+    if n == 1:
+        return np.array([mask], dtype=np.uint64)
+    return np.array([(mask >> (WORD * k)) & _MASK64 for k in range(n)], dtype=np.uint64)
+
+
+def from_words(words) -> int:
+    """The bit mask of a sequence of uint64 words, lowest first."""
+    out = 0
+    for k, w in enumerate(words):
+        out |= int(w) << (WORD * k)
+    return out
+
+
+def masks_of(rows: np.ndarray) -> list[int]:
+    """One bit mask per row of a uint64 (n, W) array."""
+    if rows.shape[1] == 1:
+        return rows[:, 0].tolist()
+    out = [0] * len(rows)
+    for k, col in enumerate(rows.T.tolist()):
+        shift = WORD * k
+        for i, w in enumerate(col):
+            out[i] |= w << shift
+    return out
+
+
+class CompiledTree:
+    """The flat arrays of one decision tree (layout: :mod:`xdt.explain.kernels`).
+
+    Parameters
+    ----------
+    tree : DecisionTree
+
+    Attributes
+    ----------
+    n_features, n_paths, n_words : int
+        ``F``, ``P`` and ``W = ceil(F / 64)`` (at least 1).
+    paths, lits, cat_words, feats, path_features, nodes, children : numpy.ndarray
+        The tables of :mod:`xdt.explain.kernels`.
+    path_class : numpy.ndarray of shape (P,), int64
+    """
+
+    def __init__(self, tree: DecisionTree):
+        cells = tree.cells
+        n_features = len(cells)
+        self.n_features = n_features
+        self.n_words = n_words(n_features)
+        self.n_paths = len(tree.paths)
+        ordinal = [isinstance(c, IntervalCells) for c in cells]
+        cat_n = [0 if o else n_words(c.n_cells) for c, o in zip(cells, ordinal, strict=True)]
+        feats = np.zeros((n_features, 3), dtype=np.int64)
+        offset = 0
+        for f in range(n_features):
+            feats[f] = (1 if ordinal[f] else 0, cat_n[f], offset)
+            offset += cat_n[f]
+        self.n_awords = offset
+        paths = np.zeros((self.n_paths, 6), dtype=np.int64)
+        lits: list[tuple[int, int, int, int]] = []
+        cat_words: list[int] = []
+        path_features: list[int] = []
+        for j, p in enumerate(tree.paths):
+            start = len(lits)
+            for f, m in p.masks.items():
+                if ordinal[f]:
+                    lo = (m & -m).bit_length() - 1 if m else 1
+                    hi = m.bit_length() - 1 if m else 0  # an empty set: lo > hi, meets nothing
+                    lits.append((f, lo, hi, -1))
+                else:
+                    lits.append((f, 0, 0, len(cat_words)))
+                    cat_words.extend((m >> (WORD * k)) & _MASK64 for k in range(cat_n[f]))
+            fs = p.features
+            paths[j] = (start, len(lits), p.class_index, 0 if p.consistent else 1,
+                        len(path_features), len(path_features) + len(fs))
+            path_features.extend(fs)
+        self.paths = paths
+        self.lits = np.asarray(lits, dtype=np.int64).reshape(-1, 4)
+        self.cat_words = np.asarray(cat_words or [0], dtype=np.uint64)
+        self.feats = feats
+        self.path_features = np.asarray(path_features or [0], dtype=np.int64)
+        self.nodes = np.stack([tree._node_feature, tree._child_offset, tree._node_path],
+                              axis=1).astype(np.int64)
+        self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
+                                   dtype=np.int64)
+        self.path_class = paths[:, 2].copy()
+        self.ordinal = ordinal
+        self._orders: dict[int, np.ndarray] = {}
+        # working arrays of the per-row kernels (one set per thread)
+        self._local = threading.local()
+
+    # ------------------------------------------------------------------ per row
+    def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """This thread's working arrays: ``(sets, minimal, rows)`` of shapes (P, W), (P, W)
+        and (P,)."""
+        b = getattr(self._local, "b", None)
+        if b is None:
+            p = max(self.n_paths, 1)
+            b = self._local.b = (np.empty((p, self.n_words), dtype=np.uint64),
+                                 np.empty((p, self.n_words), dtype=np.uint64),
+                                 np.empty(p, dtype=np.int64))
+        return b
+
+    def leaf(self, cells: np.ndarray) -> int:
+        """The path a row of cells (int64 (F,)) reaches."""
+        return int(kernels.leaf_of(self.nodes, self.children, cells))
+
+    def path_order(self, p: int) -> np.ndarray:
+        """The deletion order "path" of path ``p`` (int64 (F,)): features off the path in
+        increasing position, then the path's features from the root down."""
+        order = self._orders.get(p)
+        if order is None:
+            order = np.empty(self.n_features, dtype=np.int64)
+            kernels._path_order(self.paths, self.path_features, p, self.n_features, order)
+            self._orders[p] = order
+        return order
+
+    def allowed_arrays(self, allowed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(alo, ahi, awords)`` of per-feature allowed cell sets (Python bit masks; an
+        interval for an ordinal feature)."""
+        alo = np.zeros(self.n_features, dtype=np.int64)
+        ahi = np.zeros(self.n_features, dtype=np.int64)
+        awords = np.zeros(max(self.n_awords, 1), dtype=np.uint64)
+        for f, m in enumerate(allowed):
+            if self.ordinal[f]:
+                alo[f] = (m & -m).bit_length() - 1
+                ahi[f] = m.bit_length() - 1
+            else:
+                _, k, off = self.feats[f]
+                for j in range(k):
+                    awords[off + j] = (m >> (WORD * j)) & _MASK64
+        return alo, ahi, awords
+
+
+_compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def compiled(tree: DecisionTree) -> CompiledTree:
+    """The :class:`CompiledTree` of ``tree``, built on first use and kept while the tree
+    lives (outside the tree, so pickling a tree, e.g. for Dask workers, does not carry
+    it)."""
+    ct = _compiled.get(tree)
+    if ct is None:
+        with _lock:
+            ct = _compiled.get(tree)
+            if ct is None:
+                ct = _compiled[tree] = CompiledTree(tree)
+    return ct

@@ -1,0 +1,283 @@
+"""Compiled kernels of the path-walker, over the flat arrays of
+:class:`xdt.explain.compiled.CompiledTree`.
+
+Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020; JAIR
+2022), Sections 4-5: for an instance predicted ``c`` and a reachable path ``p`` of another
+class, the *disagreement set* ``D_p`` holds the features whose literal on ``p`` does not meet
+the instance's allowed cells; a set of features entails the prediction exactly when it hits
+every ``D_p``; the CXps are the subset-minimal ``D_p``; one AXp is found by deletion.
+
+Feature sets are multiword bitsets: ``W = ceil(F / 64)`` ``uint64`` words per set, feature
+``f`` at bit ``f % 64`` of word ``f // 64``, so no number of features is special. Every
+kernel is compiled by numba on first use (``cache=True``: once per machine, then loaded from
+the cache) and takes only arrays and integers, with the same types on every call, so each
+has one compiled version.
+
+Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`):
+
+``paths``, int64 (P, 6)
+    Per path: first literal, end of its literals (in ``lits``), class index, 1 if dead (no
+    point reaches it), first and end of its features in ``path_features``.
+``lits``, int64 (L, 4)
+    Per literal (one per feature tested on a path: the intersection of the path's tests):
+    feature, lowest and highest cell (an interval, for an ordinal feature), offset of its
+    cell-set words in ``cat_words`` (a categorical feature; -1 for an ordinal one).
+``cat_words``, uint64
+    The cell sets of categorical literals, ``ceil(n_cells / 64)`` words each.
+``feats``, int64 (F, 3)
+    Per feature: 1 if ordinal, words of a categorical cell set, offset of the feature's
+    allowed-cell words in an instance's ``awords``.
+``path_features``, int64
+    Per path, its features in order of first test (root first).
+``nodes``, int64 (N, 3); ``children``, int64
+    The tree for finding a row's leaf: per node its feature (-1 at a leaf), the offset of
+    its child table (one child per cell of the feature) in ``children``, its path (leaves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+@njit(cache=True)
+def leaf_of(nodes, children, cells):
+    """The path (leaf number) a row of cells (int64 (F,)) reaches."""
+    n = 0
+    while nodes[n, 0] >= 0:
+        n = children[nodes[n, 1] + cells[nodes[n, 0]]]
+    return nodes[n, 2]
+
+
+@njit(cache=True, inline="always")
+def _cell_in(lits, cat_words, li, cell):
+    """Whether literal ``li`` holds at ``cell`` (of its feature)."""
+    off = lits[li, 3]
+    if off < 0:
+        return lits[li, 1] <= cell <= lits[li, 2]
+    return (cat_words[off + (cell >> 6)] >> np.uint64(cell & 63)) & _ONE != _ZERO
+
+
+@njit(cache=True, inline="always")
+def _meets(lits, cat_words, feats, li, alo, ahi, awords):
+    """Whether literal ``li`` meets its feature's allowed cells (an interval ``alo..ahi``
+    for an ordinal feature, the words of ``awords`` for a categorical one)."""
+    f = lits[li, 0]
+    off = lits[li, 3]
+    if off < 0:
+        return lits[li, 1] <= ahi[f] and alo[f] <= lits[li, 2]
+    base = feats[f, 2]
+    for k in range(feats[f, 1]):
+        if cat_words[off + k] & awords[base + k] != _ZERO:
+            return True
+    return False
+
+
+@njit(cache=True)
+def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, awords,
+                  prediction, n_words, out, rows):
+    """The disagreement sets of one instance with every reachable path of another class.
+
+    Parameters
+    ----------
+    cells : int64 (F,)
+        The instance's cells (used when ``restricted`` is False: each feature allowed only
+        its cell).
+    restricted : bool
+        Use the allowed sets ``alo``/``ahi`` (ordinal, int64 (F,)) and ``awords``
+        (categorical, uint64) instead of the cells (path-restricted explanations).
+    prediction : int
+        The instance's class index.
+    out : uint64 (P, W), rows : int64 (P,)
+        Filled: ``out[i]`` is ``D_p`` of the ``i``-th such path ``p = rows[i]``, in path
+        order.
+
+    Returns
+    -------
+    int
+        The number of such paths.
+    """
+    k = 0
+    for p in range(paths.shape[0]):
+        if paths[p, 2] == prediction or paths[p, 3] != 0:
+            continue
+        for w in range(n_words):
+            out[k, w] = _ZERO
+        for li in range(paths[p, 0], paths[p, 1]):
+            f = lits[li, 0]
+            if restricted:
+                ok = _meets(lits, cat_words, feats, li, alo, ahi, awords)
+            else:
+                ok = _cell_in(lits, cat_words, li, cells[f])
+            if not ok:
+                out[k, f >> 6] |= _ONE << np.uint64(f & 63)
+        rows[k] = p
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def minimal_sets(sets, n, out):
+    """The subset-minimal sets among ``sets[:n]`` (uint64 (>= n, W)), duplicates removed.
+
+    Fills ``out`` (uint64 (>= n, W)) with them by increasing size (ties in input order) and
+    returns how many. A set is kept when no set kept before it (none larger) lies inside it:
+    a set that is not minimal has a minimal proper subset, which is smaller. O(n m W) for
+    ``m`` minimal sets.
+    """
+    n_words = sets.shape[1]
+    sizes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        s = 0
+        for w in range(n_words):
+            s += _popcount(sets[i, w])
+        sizes[i] = s
+    order = np.argsort(sizes, kind="mergesort")
+    m = 0
+    for j in range(n):
+        i = order[j]
+        inside = False
+        for t in range(m):
+            sub = True
+            for w in range(n_words):
+                if out[t, w] & ~sets[i, w] != _ZERO:
+                    sub = False
+                    break
+            if sub:
+                inside = True
+                break
+        if not inside:
+            for w in range(n_words):
+                out[m, w] = sets[i, w]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def deletion(sets, m, order, start):
+    """One AXp by deletion: from ``start`` (uint64 (W,), a set hitting every ``sets[:m]``),
+    drop each feature of ``order`` (int64) in turn when the rest still hits every set.
+
+    Features of ``start`` that ``order`` does not list are tried afterwards in increasing
+    position (trying a kept feature again changes nothing: a set that did not entail loses
+    nothing by shrinking). Returns the AXp's words (uint64 (W,)). Keeps, per set, how many
+    of its features are still in: a feature can go when every set holding it has another
+    one left. O(m (W + F)).
+    """
+    n_words = start.shape[0]
+    expl = start.copy()
+    count = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        s = 0
+        for w in range(n_words):
+            s += _popcount(sets[i, w] & expl[w])
+        count[i] = s
+    n_order = order.shape[0]
+    for j in range(n_order + 64 * n_words):
+        f = order[j] if j < n_order else j - n_order
+        w = f >> 6
+        bit = _ONE << np.uint64(f & 63)
+        if expl[w] & bit == _ZERO:
+            continue
+        ok = True
+        for i in range(m):
+            if sets[i, w] & bit != _ZERO and count[i] <= 1:
+                ok = False
+                break
+        if ok:
+            expl[w] &= ~bit
+            for i in range(m):
+                if sets[i, w] & bit != _ZERO:
+                    count[i] -= 1
+    return expl
+
+
+@njit(cache=True)
+def first_missed(sets, n, fixed):
+    """The first of ``sets[:n]`` that ``fixed`` (uint64 (W,)) does not hit, or -1."""
+    n_words = sets.shape[1]
+    for i in range(n):
+        hit = False
+        for w in range(n_words):
+            if sets[i, w] & fixed[w] != _ZERO:
+                hit = True
+                break
+        if not hit:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _path_order(paths, path_features, p, n_features, out):
+    """The deletion order "path" of a row reaching path ``p``: features off the path in
+    increasing position, then the path's features in order of first test."""
+    on = np.zeros(n_features, dtype=np.bool_)
+    for j in range(paths[p, 4], paths[p, 5]):
+        on[path_features[j]] = True
+    k = 0
+    for f in range(n_features):
+        if not on[f]:
+            out[k] = f
+            k += 1
+    for j in range(paths[p, 4], paths[p, 5]):
+        out[k] = path_features[j]
+        k += 1
+
+
+@njit(cache=True)
+def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, cells,
+                 n_words, want_axp, want_cxps, leaves, axps, cx_count, cx_words):
+    """One AXp (order "path") and all CXps of every row of ``cells`` (int64 (n, F)).
+
+    Fills ``leaves`` (int64 (n,)), ``axps`` (uint64 (n, W)) and ``cx_count`` (int64 (n,));
+    when ``want_cxps``, appends each row's CXps (by increasing size) to ``cx_words`` (uint64
+    (capacity, W)) and returns how many words rows it wrote, or -1 - r when row ``r`` did not
+    fit (the caller enlarges ``cx_words`` and calls again from row ``r``: see
+    :func:`xdt.explain.compiled.explain_rows`).
+    """
+    n, n_features = cells.shape
+    n_paths = paths.shape[0]
+    d = np.empty((n_paths, n_words), dtype=np.uint64)
+    mins = np.empty((n_paths, n_words), dtype=np.uint64)
+    idx = np.empty(n_paths, dtype=np.int64)
+    order = np.empty(n_features, dtype=np.int64)
+    full = np.zeros(n_words, dtype=np.uint64)
+    for f in range(n_features):
+        full[f >> 6] |= _ONE << np.uint64(f & 63)
+    dummy_i = np.zeros(1, dtype=np.int64)
+    dummy_w = np.zeros(1, dtype=np.uint64)
+    used = 0
+    for r in range(n):
+        row = cells[r]
+        leaf = leaf_of(nodes, children, row)
+        leaves[r] = leaf
+        k = disagreements(paths, lits, cat_words, feats, row, False, dummy_i, dummy_i,
+                          dummy_w, paths[leaf, 2], n_words, d, idx)
+        m = minimal_sets(d, k, mins)
+        if want_cxps:
+            if used + m > cx_words.shape[0]:
+                return -1 - r
+            for i in range(m):
+                for w in range(n_words):
+                    cx_words[used + i, w] = mins[i, w]
+            used += m
+        cx_count[r] = m
+        if want_axp:
+            _path_order(paths, path_features, leaf, n_features, order)
+            axps[r] = deletion(mins, m, order, full)
+    return used
