@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from xdt.explain import kernels
-from xdt.ir.cells import IntervalCells
+from xdt.ir.cells import CategoricalCells, IntervalCells
 from xdt.ir.tree import DecisionTree
 
 WORD = 64
@@ -160,18 +160,83 @@ class CompiledTree:
         return alo, ahi, awords
 
 
-_compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EXACT = 2.0**53  # integers up to this are exact as float64
+
+
+class NumberReader:
+    """Cells of instances given as numbers, in one kernel call
+    (:func:`kernels.encode_numbers`): for models whose every feature is ordinal or
+    categorical over numbers (not booleans) — most imported scikit-learn trees.
+
+    Parameters
+    ----------
+    cells : sequence of IntervalCells or CategoricalCells
+        The model's cells, one per feature.
+
+    Attributes
+    ----------
+    usable : bool
+        Whether every feature can be read this way.
+    """
+
+    def __init__(self, cells):
+        kind, table, codes, ptr, limits = [], [], [], [0], []
+        self.usable = True
+        for c in cells:
+            if isinstance(c, IntervalCells):
+                kind.append(0)
+                table.extend(c.thresholds.tolist())
+                codes.extend([0] * (c.n_cells - 1))
+                limits.append(c.limit)
+            elif isinstance(c, CategoricalCells) and all(
+                    type(v) in (int, float) and abs(v) < _EXACT for v in c.domain):
+                kind.append(1)
+                for v, j in sorted((float(v), j) for j, v in enumerate(c.domain)):
+                    table.append(v)
+                    codes.append(j)
+                limits.append(_EXACT)
+            else:
+                self.usable = False
+                return
+            ptr.append(len(table))
+        self.kind = np.asarray(kind, dtype=np.int64)
+        self.ptr = np.asarray(ptr, dtype=np.int64)
+        self.table = np.asarray(table or [0.0], dtype=np.float64)
+        self.codes = np.asarray(codes or [0], dtype=np.int64)
+        self.limits = np.asarray(limits, dtype=np.float64)
+
+    def cells(self, values: np.ndarray) -> np.ndarray | None:
+        """The cells (int64 (F,)) of one instance's values (float64 (F,)), or ``None`` when
+        some value needs the exact reader (NaN, out of range, not in a domain)."""
+        out = np.empty(len(self.kind), dtype=np.int64)
+        ok = kernels.encode_numbers(values, self.kind, self.ptr, self.table, self.codes,
+                                    self.limits, out)
+        return out if ok else None
+
+
+_per_model: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+
+
+def _kept(model: object, key: str, build):
+    """``build(model)``, made once per model and kept while the model lives (outside the
+    model, so pickling one, e.g. for Dask workers, does not carry it)."""
+    tables = _per_model.get(model)
+    if tables is None or key not in tables:
+        with _lock:
+            tables = _per_model.setdefault(model, {})
+            if key not in tables:
+                tables[key] = build(model)
+    return tables[key]
 
 
 def compiled(tree: DecisionTree) -> CompiledTree:
     """The :class:`CompiledTree` of ``tree``, built on first use and kept while the tree
-    lives (outside the tree, so pickling a tree, e.g. for Dask workers, does not carry
-    it)."""
-    ct = _compiled.get(tree)
-    if ct is None:
-        with _lock:
-            ct = _compiled.get(tree)
-            if ct is None:
-                ct = _compiled[tree] = CompiledTree(tree)
-    return ct
+    lives."""
+    return _kept(tree, "tree", CompiledTree)
+
+
+def number_reader(model) -> NumberReader:
+    """The :class:`NumberReader` of a model (a tree or a DNF), built on first use and kept
+    while the model lives."""
+    return _kept(model, "numbers", lambda m: NumberReader(m.cells))

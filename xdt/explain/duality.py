@@ -134,7 +134,7 @@ def deletion_cxp(oracle: EntailmentOracle, order: Sequence[int] = (),
     free = oracle.universe if start is None else start
     if oracle.entails(oracle.universe & ~free):
         return None
-    for i in _full_order(free, order):
+    for i in _full_order(free, [int(i) for i in order]):
         _poll(stop)
         smaller = free & ~(1 << i)
         if not oracle.entails(oracle.universe & ~smaller):

@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from tqdm import tqdm
@@ -42,7 +42,8 @@ from xdt.explain.certificates import (
     cxp_certificate,
     point_values,
 )
-from xdt.explain.explanation import Explanation
+from xdt.explain.compiled import compiled, number_reader
+from xdt.explain.explanation import Deferred, Explanation, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
 from xdt.explain.models import (
@@ -57,7 +58,7 @@ from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, check_solver
 from xdt.ir.cells import full_mask
-from xdt.ir.instances import encode_instance
+from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.tree import Path
 
 ENGINES = ("path", "sat")
@@ -144,8 +145,7 @@ class EnumerationInterrupted(KeyboardInterrupt):
         super().__init__(f"enumeration interrupted after {len(found)} explanation(s)")
 
 
-@dataclass(frozen=True)
-class _Query:
+class _Query(NamedTuple):
     values: tuple
     cells: tuple[int, ...]
     prediction: int
@@ -153,7 +153,7 @@ class _Query:
     allowed: tuple[int, ...]
     oracle: EntailmentOracle
     path_restricted: bool
-    memo: dict = field(default_factory=dict, compare=False)  # e.g. the "term" order
+    memo: dict  # e.g. the "term" order
 
 
 class Explainer:
@@ -257,6 +257,7 @@ class Explainer:
         self.certificates = bool(certificates)
         self._encoding = ModelEncoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
+        self._literals: dict[tuple[int, int], str] = {}
 
     # ------------------------------------------------------------------ resources
     def close(self) -> None:
@@ -281,15 +282,20 @@ class Explainer:
                             "call without it: for a DNF, axp's default order ('term') already "
                             "keeps the AXp inside a shortest true term, or for a negative "
                             "decision makes it a smallest AXp", self.model)
-        values, cells = encode_instance(self.model.features, self.model.cells, x)
+        values, cells = self._read(x)
         key = (cells, bool(path_restricted))
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
-            return replace(hit, values=values)
+            return hit._replace(values=values)
         path = None
-        if is_tree(self.model):
-            path = self.model.paths[int(self.model.leaf_paths(np.asarray([cells]))[0])]
+        oracle: EntailmentOracle | None = None
+        if self.engine == "path" and not path_restricted:
+            oracle, leaf = PathOracle.of_cells(self.model, cells)
+            path = self.model.paths[leaf]
+            prediction = path.class_index
+        elif is_tree(self.model):
+            path = self.model.paths[compiled(self.model).leaf(np.asarray(cells, dtype=np.int64))]
             prediction = path.class_index
         else:
             prediction = predict_one(self.model, cells)
@@ -301,17 +307,33 @@ class Explainer:
         else:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
-        oracle: EntailmentOracle
-        if self._encoding is not None:
+        if oracle is not None:
+            pass
+        elif self._encoding is not None:
             oracle = SatOracle(self._encoding, cells, allowed, universe, prediction,
                                solver=self.solver)
         else:
-            oracle = PathOracle(self.model, cells, allowed, universe, prediction)
-        q = _Query(values, cells, prediction, path, allowed, oracle, bool(path_restricted))
+            oracle = PathOracle(self.model, cells, allowed, universe, prediction,
+                                restricted=bool(path_restricted))
+        q = _Query(values, cells, prediction, path, allowed, oracle, bool(path_restricted),
+                   {})
         self._cache[key] = q
         if len(self._cache) > CACHE_SIZE:
             _release(self._cache.popitem(last=False)[1].oracle)
         return q
+
+    def _read(self, x) -> tuple[tuple, tuple[int, ...]]:
+        """``(values, cells)`` of an instance: numbers in one kernel call when the model
+        allows (:class:`~xdt.explain.compiled.NumberReader`), else value by value
+        (:func:`~xdt.ir.instances.encode_instance`, which also raises the errors)."""
+        reader = number_reader(self.model)
+        if reader.usable:
+            read = numeric_instance(self.model.features, x)
+            if read is not None:
+                cells = reader.cells(read[1])
+                if cells is not None:
+                    return read[0], tuple(cells.tolist())
+        return encode_instance(self.model.features, self.model.cells, x)
 
     def _mask(self, features: Iterable[str]) -> int:
         if isinstance(features, str):
@@ -334,6 +356,8 @@ class Explainer:
                 if q.path is None:
                     raise tree_only("order='path'", "use order='term' (the default for DNFs)",
                                     self.model)
+                if self.engine == "path":  # the compiled tree keeps it per path
+                    return compiled(self.model).path_order(q.path.index)
                 on_path = list(q.path.features)
                 return [f for f in range(n) if f not in q.path.masks] + on_path
             if order == "term":
@@ -356,33 +380,35 @@ class Explainer:
         certify = certify or self.certificates
         feats = bits(mask)
         names = self.model.features.names
-        cx, cx_class = None, None
-        cert = None
+        # The path engine's oracle lives as long as the explanation needs it: the witness
+        # points and the certificate are made on first access. The SAT engine's solvers are
+        # released by close(), so its explanations get them now.
+        lazy = self.engine == "path"
+        cx: object = None
+        cx_class: object = None
+        cert: object = None
         if kind == "CXp":
             masks = tuple(1 << q.cells[f] for f in feats)
-            point = q.oracle.counterexample(q.oracle.universe & ~mask)
-            if point is not None:
-                cx = point_values(self.model, q.values, q.cells, point)
-                cx_class = self._label_of(point)
-            if point is not None and certify:
-                cert = cxp_certificate(self.model, values=q.values, prediction=q.prediction,
-                                       witness=cx, witness_class=cx_class,
-                                       path_restricted=q.path_restricted)
+            witness = once(partial(self._witness, q, mask, certify))
+            if lazy:
+                cx = Deferred(witness, "counterexample")
+                cx_class = Deferred(witness, "counterexample_class")
+                cert = Deferred(witness, "certificate")
+            else:
+                made = witness()
+                cx, cx_class, cert = (made["counterexample"], made["counterexample_class"],
+                                      made["certificate"])
         else:
             held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
             masks = tuple(held[f] for f in feats)
-            cert = None if not certify else axp_certificate(
-                self.model, q.oracle, values=q.values, cells=q.cells, prediction=q.prediction,
-                allowed=q.allowed, mask=mask, held=held, engine=self.engine,
-                solver=self.solver if self.engine == "sat" else None,
-                path_restricted=q.path_restricted,
-                rejected=inflation.rejected if inflation is not None else None)
-        return Explanation(
+            if certify:
+                make = partial(self._axp_certificate, q, mask, held, inflation)
+                cert = Deferred(make) if lazy else make()
+        return Explanation.of(
             kind=kind,
             features=tuple(names[f] for f in feats),
             values=tuple(q.values[f] for f in feats),
-            literals=tuple(self.model.cells[f].describe(m)
-                           for f, m in zip(feats, masks, strict=True)),
+            literals=tuple(self._literal(f, m) for f, m in zip(feats, masks, strict=True)),
             prediction=self.model.classes[q.prediction],
             target=self.model.target,
             path_restricted=q.path_restricted,
@@ -391,6 +417,36 @@ class Explainer:
             cells=masks,
             inflated=inflation is not None,
             certificate=cert)
+
+    def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
+                         inflation: Inflation | None) -> object:
+        return axp_certificate(
+            self.model, q.oracle, values=q.values, cells=q.cells, prediction=q.prediction,
+            allowed=q.allowed, mask=mask, held=held, engine=self.engine,
+            solver=self.solver if self.engine == "sat" else None,
+            path_restricted=q.path_restricted,
+            rejected=inflation.rejected if inflation is not None else None)
+
+    def _witness(self, q: _Query, mask: int, certify: bool) -> dict:
+        """A CXp's counterexample (a point changing only the CXp's features, predicted
+        another class), its class, and its certificate if ``certify``."""
+        point = q.oracle.counterexample(q.oracle.universe & ~mask)
+        if point is None:
+            return {"counterexample": None, "counterexample_class": None, "certificate": None}
+        cx = point_values(self.model, q.values, q.cells, point)
+        cx_class = self._label_of(point)
+        cert = None if not certify else cxp_certificate(
+            self.model, values=q.values, prediction=q.prediction, witness=cx,
+            witness_class=cx_class, path_restricted=q.path_restricted)
+        return {"counterexample": cx, "counterexample_class": cx_class, "certificate": cert}
+
+    def _literal(self, f: int, cells: int) -> str:
+        """The readable literal ``model.cells[f].describe(cells)``, made once per model."""
+        key = (f, cells)
+        text = self._literals.get(key)
+        if text is None:
+            text = self._literals[key] = self.model.cells[f].describe(cells)
+        return text
 
     def _inflation(self, q: _Query, mask: int, order: Sequence[int] | None = None) -> Inflation:
         held = {f: q.allowed[f] for f in bits(mask)}

@@ -2,14 +2,69 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xdt.ir.cells import cells_of
 from xdt.ir.values import format_number, to_python
 
 if TYPE_CHECKING:
     from xdt.explain.certificates import Certificate
+
+
+class Deferred:
+    """A value an :class:`Explanation` computes on first access (its certificate, a CXp's
+    counterexample): ``make()`` is called once, by the first reader, and its result kept.
+
+    Several fields may share one ``make`` that returns all of them at once: give each its
+    own :class:`Deferred` with the same ``make`` and a ``key`` into the returned dict."""
+
+    __slots__ = ("_make", "key")
+
+    def __init__(self, make: Callable[[], Any], key: str | None = None):
+        self._make = make
+        self.key = key
+
+    def get(self) -> Any:
+        value = self._make()
+        return value if self.key is None else value[self.key]
+
+
+def once(make: Callable[[], Any]) -> Callable[[], Any]:
+    """``make``, called at most once: later calls return the first result."""
+    box: list = []
+
+    def cached() -> Any:
+        if not box:
+            box.append(make())
+        return box[0]
+
+    return cached
+
+
+class _LazyField:
+    """A dataclass field whose stored value may be a :class:`Deferred`, resolved (and then
+    kept) on first read. Reading it is an ordinary attribute read afterwards."""
+
+    def __init__(self, default: Any = None):
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self.default
+        value = obj.__dict__[self.slot]
+        if type(value) is Deferred:
+            value = value.get()
+            obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        # the dataclass passes the field's default, this descriptor, when none is given
+        obj.__dict__[self.slot] = self.default if value is self else value
 
 
 @dataclass(frozen=True)
@@ -37,7 +92,7 @@ class Explanation:
     counterexample : dict or None
         For a CXp: a point (feature name -> value) that changes only the CXp's features
         (within the path's literals, for path-restricted ones) and is predicted
-        ``counterexample_class``. Not part of equality.
+        ``counterexample_class``. Not part of equality. Computed on first access.
     counterexample_class : str, int or None
     cells : tuple of int
         Per feature, the bit mask of the model's cells (``model.cells[f]``) the explanation
@@ -48,6 +103,9 @@ class Explanation:
     certificate : AxpCertificate, CxpCertificate or None
         Evidence checkable with the model's ``predict`` (:mod:`xdt.explain.certificates`):
         witness points and, for an AXp, the proof of entailment. Not part of equality.
+        Built on first access (or before the explanation is returned, with
+        ``verify=True``), so an explanation whose certificate is never read does not pay
+        for it.
     verified : bool
         Whether the certificate was re-checked against the model's ``predict``
         (:func:`~xdt.explain.certificates.check_certificate`) before the explanation was
@@ -63,13 +121,37 @@ class Explanation:
     prediction: object
     target: str | None = None
     path_restricted: bool = False
-    counterexample: dict | None = field(default=None, compare=False, hash=False)
-    counterexample_class: object = field(default=None, compare=False, hash=False)
+    counterexample: dict | None = field(default=_LazyField(), compare=False, hash=False)
+    counterexample_class: object = field(default=_LazyField(), compare=False, hash=False)
     cells: tuple[int, ...] = ()
     inflated: bool = False
-    certificate: Certificate | None = field(default=None, compare=False, hash=False,
+    certificate: Certificate | None = field(default=_LazyField(), compare=False, hash=False,
                                             repr=False)
     verified: bool = field(default=False, compare=False, hash=False, repr=False)
+
+    @classmethod
+    def of(cls, kind: str, features: tuple, values: tuple, literals: tuple, prediction: object,
+           target: str | None, path_restricted: bool, counterexample: object,
+           counterexample_class: object, cells: tuple, inflated: bool, certificate: object,
+           verified: bool = False) -> Explanation:
+        """The explanation with these fields (each may be a :class:`Deferred` where the
+        class allows it), made without the frozen dataclass's checks: the engines make
+        many."""
+        self = object.__new__(cls)
+        self.__dict__.update(
+            kind=kind, features=features, values=values, literals=literals,
+            prediction=prediction, target=target, path_restricted=path_restricted,
+            _counterexample=counterexample, _counterexample_class=counterexample_class,
+            cells=cells, inflated=inflated, _certificate=certificate, verified=verified)
+        return self
+
+    def __getstate__(self) -> dict:
+        """For pickling: every deferred value computed, so the copy stands alone."""
+        state = dict(self.__dict__)
+        for key, value in state.items():
+            if type(value) is Deferred:
+                state[key] = value.get()
+        return state
 
     def __len__(self) -> int:
         """Explanation size: number of features."""

@@ -145,7 +145,7 @@ def minimal_sets(sets, n, out):
     for i in range(n):
         s = 0
         for w in range(n_words):
-            s += _popcount(sets[i, w])
+            s += np.int64(_popcount(sets[i, w]))
         sizes[i] = s
     order = np.argsort(sizes, kind="mergesort")
     m = 0
@@ -185,7 +185,7 @@ def deletion(sets, m, order, start):
     for i in range(m):
         s = 0
         for w in range(n_words):
-            s += _popcount(sets[i, w] & expl[w])
+            s += np.int64(_popcount(sets[i, w] & expl[w]))
         count[i] = s
     n_order = order.shape[0]
     for j in range(n_order + 64 * n_words):
@@ -281,3 +281,63 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
             _path_order(paths, path_features, leaf, n_features, order)
             axps[r] = deletion(mins, m, order, full)
     return used
+
+
+@njit(cache=True)
+def explain_one(paths, lits, cat_words, feats, path_features, nodes, children, cells,
+                n_words):
+    """What the per-row engine needs first of one instance (each feature allowed only its
+    cell), in one call: its leaf, the CXps — the subset-minimal disagreement sets ``D_p`` of
+    the reachable paths of other classes (uint64 (m, W), by increasing size) — and the AXp
+    of the deletion order "path" (uint64 (W,)). The ``D_p`` themselves are made again by
+    :func:`disagreements` when asked for (witnesses, certificates)."""
+    n_paths = paths.shape[0]
+    n_features = cells.shape[0]
+    leaf = leaf_of(nodes, children, cells)
+    sets = np.empty((n_paths, n_words), dtype=np.uint64)
+    rows = np.empty(n_paths, dtype=np.int64)
+    dummy_i = np.zeros(1, dtype=np.int64)
+    dummy_w = np.zeros(1, dtype=np.uint64)
+    k = disagreements(paths, lits, cat_words, feats, cells, False, dummy_i, dummy_i, dummy_w,
+                      paths[leaf, 2], n_words, sets, rows)
+    mins = np.empty((max(k, 1), n_words), dtype=np.uint64)
+    m = minimal_sets(sets, k, mins)
+    order = np.empty(n_features, dtype=np.int64)
+    _path_order(paths, path_features, leaf, n_features, order)
+    full = np.zeros(n_words, dtype=np.uint64)
+    for f in range(n_features):
+        full[f >> 6] |= _ONE << np.uint64(f & 63)
+    axp = deletion(mins, m, order, full)
+    return leaf, mins[:m], axp
+
+
+@njit(cache=True)
+def encode_numbers(values, kind, ptr, table, codes, limits, out):
+    """Cells of one instance given as float64 numbers (F,), without Python per feature.
+
+    ``kind[f]`` 0: ordinal, the cell is the number of thresholds ``table[ptr[f]:ptr[f+1]]``
+    (sorted) below the value (``searchsorted`` side "left"); 1: categorical with a numeric
+    domain, the cell ``codes[j]`` of the domain value ``table[j]`` (sorted) equal to the
+    value. Fills ``out`` (int64 (F,)) and returns True; returns False, leaving the rest to
+    the exact reader and its errors, for a value that is NaN, beyond ``limits[f]`` or not in
+    a domain.
+    """
+    for f in range(values.shape[0]):
+        v = values[f]
+        if not (-limits[f] <= v <= limits[f]):
+            return False
+        lo = ptr[f]
+        hi = ptr[f + 1]
+        while lo < hi:  # first entry >= v
+            mid = (lo + hi) >> 1
+            if table[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        if kind[f] == 0:
+            out[f] = lo - ptr[f]
+        elif lo < ptr[f + 1] and table[lo] == v:
+            out[f] = codes[lo]
+        else:
+            return False
+    return True

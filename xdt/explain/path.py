@@ -75,13 +75,61 @@ class PathOracle(EntailmentOracle):
                                   np.asarray(self.cells, dtype=np.int64), restricted, alo, ahi,
                                   awords, prediction, ct.n_words, sets, rows)
         m = kernels.minimal_sets(sets, k, mins)
-        # (D_p, p) for every reachable path of another class, in path order
-        self._sets = sets[:k].copy()
-        self._rows = rows[:k].copy()
-        self._minimal = mins[:m].copy()
-        self._cxps = sorted(masks_of(self._minimal), key=lambda d: (d.bit_count(), d))
+        self._sets_rows: tuple[np.ndarray, np.ndarray] | None = (sets[:k].copy(),
+                                                                 rows[:k].copy())
+        self._set_minimal(mins[:m].copy())
+        self._known: tuple[int, object, int] | None = None
+
+    def _set_minimal(self, minimal: np.ndarray) -> None:
+        self._minimal = minimal  # the minimal D_p: the CXps
+        self._cxps = sorted(masks_of(minimal), key=lambda d: (d.bit_count(), d))
         self._pairs: list[tuple[int, Path]] | None = None
         self._others: list[tuple[Path, int | None, int]] | None = None
+
+    @property
+    def _sets(self) -> np.ndarray:
+        """(D_p for every reachable path of another class, in path order: uint64 (k, W))"""
+        return self._disagreement_sets()[0]
+
+    @property
+    def _rows(self) -> np.ndarray:
+        """The paths of :attr:`_sets`, int64 (k,)."""
+        return self._disagreement_sets()[1]
+
+    def _disagreement_sets(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._sets_rows is None:  # of_cells did not keep them: made again
+            ct = self._ct
+            sets = np.empty((max(ct.n_paths, 1), ct.n_words), dtype=np.uint64)
+            rows = np.empty(max(ct.n_paths, 1), dtype=np.int64)
+            k = kernels.disagreements(ct.paths, ct.lits, ct.cat_words, ct.feats,
+                                      np.asarray(self.cells, dtype=np.int64), False, _NO_INTS,
+                                      _NO_INTS, _NO_WORDS, self.prediction, ct.n_words, sets,
+                                      rows)
+            self._sets_rows = (sets[:k], rows[:k])
+        return self._sets_rows
+
+    @classmethod
+    def of_cells(cls, tree: DecisionTree, cells: tuple[int, ...]) -> tuple[PathOracle, int]:
+        """The oracle of the instance with these cells, each feature held to its cell, and
+        the leaf (path index) it reaches, from one kernel call
+        (:func:`kernels.explain_one`), which also finds the AXp of the deletion order
+        "path" (kept for :meth:`deletion`)."""
+        ct = compiled(tree)
+        leaf, minimal, axp = kernels.explain_one(
+            ct.paths, ct.lits, ct.cat_words, ct.feats, ct.path_features, ct.nodes,
+            ct.children, np.asarray(cells, dtype=np.int64), ct.n_words)
+        self = object.__new__(cls)
+        self.tree = tree
+        self.cells = cells
+        self.allowed = tuple(1 << c for c in cells)
+        self.universe = (1 << len(cells)) - 1
+        self.prediction = int(ct.path_class[leaf])
+        self._ct = ct
+        self._sets_rows = None
+        self._set_minimal(minimal)
+        self._known = (self.universe, ct.path_order(leaf),
+                       int(axp[0]) if ct.n_words == 1 else from_words(axp))
+        return self, int(leaf)
 
     @property
     def _disagreements(self) -> list[tuple[int, Path]]:
@@ -100,6 +148,9 @@ class PathOracle(EntailmentOracle):
     def deletion(self, start: int, order: Sequence[int]) -> int:
         """One AXp by deletion from the weak AXp ``start`` in ``order`` (then the other
         features of ``start`` by position), in one kernel call (:func:`kernels.deletion`)."""
+        known = self._known
+        if known is not None and known[1] is order and known[0] == start:
+            return known[2]
         ct = self._ct
         words = kernels.deletion(self._minimal, len(self._minimal),
                                  np.asarray(order, dtype=np.int64),

@@ -80,11 +80,13 @@ SOLVERS = tuple(sorted(k if k in a else a[-1] for k, a in _ALIASES.items()))
 """Names of the PySAT solvers the SAT engine accepts (each also under PySAT's aliases)."""
 
 
+_KNOWN = frozenset(alias for aliases in _ALIASES.values() for alias in aliases)
+
+
 def check_solver(name: str) -> str:
     """``name`` if PySAT knows a solver by that name that answers incremental queries under
     assumptions; else :class:`EngineNotAvailableError`."""
-    known = {alias for aliases in _ALIASES.values() for alias in aliases}
-    if name not in known:
+    if name not in _KNOWN:
         why = next((why for k, why in UNUSABLE.items() if name in getattr(SolverNames, k)),
                    None)
         what = f"SAT solver {name!r} {why}" if why else f"unknown SAT solver {name!r}"

@@ -17,6 +17,7 @@ the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``in
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Hashable, Iterator
 
 import numpy as np
@@ -88,6 +89,11 @@ class CategoricalCells:
 
     def cell_of(self, value: object) -> int:
         """Cell of one value; raises :class:`UnknownCategoryError` or :class:`MissingValueError`."""
+        kind = type(value)
+        if kind is str or kind is int or kind is np.int64 or kind is np.str_:  # one lookup
+            code = self._code.get(value)
+            if code is not None:
+                return code
         if _is_missing(value):
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "
@@ -157,6 +163,8 @@ class IntervalCells:
         self.name = name
         self.thresholds = np.unique(np.asarray(list(thresholds), dtype=np.float64))
         self.input_dtype = input_dtype
+        self._sorted = self.thresholds.tolist()  # for cell_of's bisection
+        self._limit = self.limit
 
     @property
     def n_cells(self) -> int:
@@ -172,6 +180,11 @@ class IntervalCells:
     def cell_of(self, value: object) -> int:
         """Cell of one number; raises :class:`MissingValueError`, :class:`InstanceError` (not
         a number) or :class:`ValueOutOfRangeError` (see :meth:`locate`)."""
+        kind = type(value)
+        if kind is float or kind is int or kind is np.float64 or kind is np.int64:
+            v = float(value)
+            if -self._limit <= v <= self._limit:  # finite and in range (NaN fails too)
+                return bisect_left(self._sorted, v)  # = locate's searchsorted, side="left"
         if _is_missing(value):
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "

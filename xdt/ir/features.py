@@ -109,6 +109,7 @@ class FeatureSpace(Sequence):
 
     def __init__(self, features: Iterable[Feature]):
         self._features = tuple(features)
+        self._names = tuple(f.name for f in self._features)
         self._index: dict[str, int] = {}
         for i, f in enumerate(self._features):
             if not isinstance(f, Feature):
@@ -138,7 +139,7 @@ class FeatureSpace(Sequence):
     @property
     def names(self) -> tuple[str, ...]:
         """Feature names, in feature order."""
-        return tuple(f.name for f in self._features)
+        return self._names
 
     def index(self, name: str) -> int:  # type: ignore[override]
         """Position of the feature called ``name``; raises :class:`UnknownFeatureError`."""

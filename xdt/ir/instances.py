@@ -47,8 +47,42 @@ def _ignored_note(missing: Sequence[str], ignored: Sequence) -> str:
     return f"; ignored, as they are not features: {', '.join(shown)}{tail}"
 
 
+_POSITIONS: dict[int, tuple[FeatureSpace, pd.Index, np.ndarray]] = {}
+"""Per feature space, the last Series index read and the position of each feature in it:
+the rows of one DataFrame have equal indexes (its columns), so it is looked up once."""
+
+
+def _series_positions(features: FeatureSpace, x: pd.Series) -> np.ndarray | None:
+    """Where each feature is in the index of ``x`` (int64 (F,)), when the index holds every
+    feature once; ``None`` when it does not (the caller then reports what is wrong)."""
+    index = x.index
+    hit = _POSITIONS.get(id(features))
+    if hit is not None and hit[0] is features and (hit[1] is index or hit[1].equals(index)):
+        return hit[2]
+    if not index.is_unique:
+        return None
+    positions = index.get_indexer(features.names)
+    if (positions < 0).any():
+        return None
+    if len(_POSITIONS) >= 64:
+        _POSITIONS.clear()
+    _POSITIONS[id(features)] = (features, index, positions)  # keeps id(features) its
+    return positions
+
+
+def _series_values(features: FeatureSpace, x: pd.Series) -> tuple | None:
+    """The feature values of a Series, read by position; ``None`` as for
+    :func:`_series_positions`."""
+    positions = _series_positions(features, x)
+    return None if positions is None else tuple(x._values[positions])
+
+
 def _by_name(features: FeatureSpace, x: Mapping | pd.Series) -> tuple:
     """The values of the instance ``x`` (a mapping or a Series) for the features, in order."""
+    if isinstance(x, pd.Series) and isinstance(x._values, np.ndarray):
+        values = _series_values(features, x)
+        if values is not None:
+            return values
     names = features.names
     if isinstance(x, pd.Series) and x.index.has_duplicates:
         repeated = sorted({str(k) for k in x.index[x.index.duplicated()] if k in features})
@@ -98,6 +132,43 @@ def instance_values(features: FeatureSpace, x) -> tuple:
             f"the instance has {len(values)} values but the model has {len(features)} features "
             f"({', '.join(features.names)})")
     return values
+
+
+def numeric_instance(features: FeatureSpace, x) -> tuple[tuple, np.ndarray] | None:
+    """``(values, numbers)`` of an instance all of whose values are numbers (not booleans):
+    the values as :func:`instance_values` gives them and the same as float64 (F,); ``None``
+    for any other instance (the general reader then handles it, and its errors).
+
+    For the common inputs — a row of a numeric DataFrame, a 1-d numeric array, a dict or
+    sequence of ints and floats — without looking at each value twice."""
+    if isinstance(x, pd.Series):
+        if not isinstance(x._values, np.ndarray) or x._values.dtype.kind not in "if":
+            return None
+        positions = _series_positions(features, x)
+        if positions is None:
+            return None
+        numbers = x._values[positions]
+        return tuple(numbers.tolist()), numbers.astype(np.float64)
+    if isinstance(x, np.ndarray):
+        if x.ndim != 1 or x.dtype.kind not in "if" or len(x) != len(features):
+            return None
+        return tuple(x.tolist()), x.astype(np.float64)
+    if isinstance(x, Mapping):
+        if any(n not in x for n in features.names):
+            return None
+        values = tuple(x[n] for n in features.names)
+    elif isinstance(x, list | tuple) and len(x) == len(features):
+        values = tuple(x)
+    else:
+        return None
+    for v in values:
+        kind = type(v)
+        if kind is not float and kind is not int:
+            return None
+    try:
+        return values, np.array(values, dtype=np.float64)
+    except OverflowError:  # an int beyond float64: the general reader says so
+        return None
 
 
 def encode_instance(features: FeatureSpace, cells: Sequence, x) -> tuple[tuple, tuple[int, ...]]:
