@@ -1,32 +1,28 @@
 """The batch path-walker: one AXp and all CXps of many rows of a decision tree at once.
 
 Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020;
-JAIR 2022), Sections 4-5, vectorised with numpy over rows. For an instance ``v`` predicted
-``c`` and a reachable path ``p`` of another class, the *disagreement set* ``D_p`` is the set
-of features whose literal on ``p`` excludes ``v``'s cell. Then
+JAIR 2022), Sections 4-5, over rows. For an instance ``v`` predicted ``c`` and a reachable
+path ``p`` of another class, the *disagreement set* ``D_p`` is the set of features whose
+literal on ``p`` excludes ``v``'s cell. Then
 
 * a set ``S`` of features entails the prediction  ⇔  ``S`` hits every ``D_p``;
 * the CXps are the subset-minimal sets among the ``D_p``;
 * one AXp is found by deletion: start from all features and drop each, in order, whenever
   the rest still hits every ``D_p``.
 
-Here every ``D_p`` is a bit mask (bit ``f`` = feature ``f``; ``uint16``, ``uint32`` or
-``uint64``, the narrowest that fits the features), and a chunk of rows
-gives a matrix of shape ``(rows, paths)``: one gather per feature from a per-feature table
-``(cells, paths)``. Per row the masks are deduplicated (sort, blank repeats, sort again and
-cut the matrix to the widest row), supersets are dropped for the CXps (by increasing size,
-against the minimal sets kept so far), and the deletion runs
-feature by feature over all rows of the chunk together, with the per-row engine's default
-order ``"path"`` (features off the row's path in increasing position, then the path's
-features from the root down) — so the AXp is the one :meth:`xdt.Explainer.axp` returns, and
-the CXps are those of :meth:`xdt.Explainer.all_cxps`, in the same order.
+:func:`explain_batch` runs all three, row after row, in one compiled kernel
+(:func:`xdt.explain.kernels.explain_rows`) over the tree's flat arrays
+(:class:`xdt.explain.compiled.CompiledTree`), with the per-row engine's default order
+``"path"`` (features off the row's path in increasing position, then the path's features
+from the root down) — so the AXp is the one :meth:`xdt.Explainer.axp` returns, and the CXps
+are those of :meth:`xdt.Explainer.all_cxps`, in the same order. Feature sets are multiword
+bitsets: any number of features. Rows with the same cells have the same explanations: with
+``dedupe`` each chunk explains its distinct cell vectors once.
 
-Rows with the same cells have the same explanations: each chunk explains its distinct cell
-vectors once.
-
-Models with more than :data:`MAX_WORD_FEATURES` features do not fit one ``uint64`` word with
-a spare bit; their rows are explained one by one with the per-row path engine (same answers,
-no speed-up).
+The numpy formulation of the same algorithm — (rows x paths) matrices of one-word masks,
+for models of at most :data:`MAX_WORD_FEATURES` features: :class:`BatchPlan`,
+:func:`distinct_sets`, :func:`minimal_sets_batch`, :func:`deletion_axps` — is kept as an
+independent implementation the kernels are tested against.
 """
 
 from __future__ import annotations
@@ -38,6 +34,8 @@ import numpy as np
 import pandas as pd
 
 from xdt.errors import EngineNotAvailableError
+from xdt.explain import kernels
+from xdt.explain.compiled import CompiledTree, compiled, masks_of
 from xdt.explain.models import is_tree, kind_name
 from xdt.explain.oracle import bits
 from xdt.ir.tree import DecisionTree
@@ -45,11 +43,11 @@ from xdt.ir.tree import DecisionTree
 WHAT = ("axp", "cxps")
 """What :func:`explain_batch` can compute: one AXp (default order ``"path"``), all CXps."""
 MAX_WORD_FEATURES = 63
-"""Largest number of features handled by the vectorised engine (one ``uint64`` word, with
-the top bit kept free for the padding value)."""
+"""Largest number of features of the numpy formulation (one ``uint64`` word, with the top bit
+kept free for the padding value); the kernels have no such limit."""
 DEFAULT_MAX_MEMORY = 256 * 2**20
 """Default working-memory budget of :func:`explain_batch`, in bytes (256 MiB)."""
-_ENTRIES = 5  # working copies of one (row, path) mask: the masks, sorts, booleans
+_CXPS_PER_ROW = 4  # first guess of the CXps per row, for the kernel's output buffer
 
 
 def word_dtype(n_features: int) -> np.dtype:
@@ -253,10 +251,13 @@ def deletion_axps(sets: np.ndarray, orders: np.ndarray, n_features: int) -> np.n
     return expl
 
 
-def _rows_per_chunk(n_paths: int, itemsize: int, chunk_rows: int | None,
+def _rows_per_chunk(n_features: int, n_words: int, chunk_rows: int | None,
                     max_memory: int | None) -> int:
+    """Rows per chunk: the chunk's arrays — per row its cells, leaf, AXp and (a first
+    guess of) its CXps, 8-byte entries — within the budget."""
     budget = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
-    rows = max(1, budget // (_ENTRIES * itemsize * max(n_paths, 1)))
+    per_row = 8 * (n_features + 2 + n_words * (1 + _CXPS_PER_ROW))
+    rows = max(1, budget // per_row)
     if chunk_rows is not None:
         rows = min(rows, chunk_rows) if max_memory is not None else chunk_rows
     return rows
@@ -299,9 +300,10 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
         Rows explained together. By default sized from ``max_memory``; with both, the
         smaller.
     max_memory : int, optional
-        Working-memory budget in bytes for the ``(rows, paths)`` matrices of one chunk
-        (default :data:`DEFAULT_MAX_MEMORY`, 256 MiB): about five masks of 2, 4 or 8
-        bytes (:func:`word_dtype`) per row and path.
+        Working-memory budget in bytes for the arrays of one chunk (default
+        :data:`DEFAULT_MAX_MEMORY`, 256 MiB): per row its cells, leaf, AXp and CXps, 8
+        bytes an entry (a feature set takes ``ceil(F / 64)`` entries); the Python output of
+        the chunk (tuples of names) comes on top.
     as_frame : bool
         True (default): a DataFrame; False: an iterator of one dict per row, produced
         chunk by chunk (the encoded cells of ``X`` are held in full either way).
@@ -331,10 +333,10 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
 
     Notes
     -----
-    For ``n`` rows (distinct cell vectors, with ``dedupe``), ``P`` paths, ``F`` features,
-    ``k`` distinct disagreement sets and ``m`` CXps per row (``m <= k <= P``): O(n P (F +
-    log P)) time to build and deduplicate the sets, O(n k m) to keep the minimal ones and
-    O(n m F) for the AXps by deletion (O(n k F) with ``what="axp"``); memory O(chunk P).
+    For ``n`` rows (distinct cell vectors, with ``dedupe``), ``P`` paths of total length
+    ``L``, ``F`` features, ``W = ceil(F / 64)``, ``k`` disagreement sets and ``m`` CXps per
+    row (``m <= k <= P``): O(n (L + k log k + k m W)) time to build the sets and keep the
+    minimal ones, O(n m (W + F)) for the AXps by deletion; memory O(chunk (F + m W)).
     Bad arguments, models and rows raise at the call, also with ``as_frame=False``.
     """
     if not is_tree(tree):
@@ -368,13 +370,10 @@ def _records(chunks: Iterable[dict[str, list]], columns: list[str]) -> Iterator[
 def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int | None,
             max_memory: int | None, dedupe: bool = True) -> Iterator[dict[str, list]]:
     """Per chunk of rows, the output columns as lists (one entry per row)."""
-    if len(tree.features) > MAX_WORD_FEATURES:
-        yield from _per_row(tree, cells, what)
-        return
-    plan = BatchPlan(tree)
+    ct = compiled(tree)
     names = tree.features.names
     labels = tree.classes
-    step = _rows_per_chunk(plan.n_paths, plan.dtype.itemsize, chunk_rows, max_memory)
+    step = _rows_per_chunk(ct.n_features, ct.n_words, chunk_rows, max_memory)
     radix = _radix([c.n_cells for c in tree.cells])
     as_names: dict[int, tuple[str, ...]] = {}
     sort_key: dict[int, tuple] = {}
@@ -397,31 +396,86 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
         if dedupe:
             uniq, inverse = _distinct_rows(chunk, radix)
         else:
-            uniq, inverse = chunk, np.arange(len(chunk))
-        leaf = tree.leaf_paths(uniq)
-        d = distinct_sets(plan.disagreements(uniq, leaf))
-        cx = minimal_sets_batch(d) if "cxps" in what else None
-        pred = plan.path_class[leaf].tolist()
-        axps = cxps = None
-        if "axp" in what:
-            ax = deletion_axps(cx if cx is not None else d, plan.orders[leaf],
-                               plan.n_features)
-            axps = [named(m) for m in ax.tolist()]
-        if cx is not None:
-            pad = int(np.iinfo(plan.dtype).max)
-            cxps = [[named(m) for m in sorted((m for m in row if m != pad), key=key)]
-                    for row in cx.tolist()]
-        where = inverse.tolist()
-        out: dict[str, list] = {"prediction": [labels[pred[u]] for u in where]}
-        if axps is not None:
-            sizes = [len(a) for a in axps]
-            out["axp"] = [axps[u] for u in where]
-            out["axp_size"] = [sizes[u] for u in where]
-        if cxps is not None:
-            counts = [len(c) for c in cxps]
-            out["cxps"] = [list(cxps[u]) for u in where]  # a list of its own per row
-            out["n_cxps"] = [counts[u] for u in where]
+            uniq, inverse = chunk, None
+        leaf, axp_words, counts, cx_words = explain_rows(ct, uniq, "axp" in what,
+                                                         "cxps" in what)
+        pred = [labels[c] for c in ct.path_class[leaf].tolist()]
+        axps = sizes = None
+        if "axp" in what:  # name each distinct AXp once
+            distinct, which = np.unique(axp_words, axis=0, return_inverse=True)
+            tuples = [named(m) for m in masks_of(distinct)]
+            axps = [tuples[i] for i in which.reshape(-1).tolist()]
+            sizes = np.bitwise_count(axp_words).sum(axis=1).tolist()
+        cxps = None
+        if "cxps" in what:
+            flat = masks_of(cx_words)
+            cxps, at = [], 0
+            for n in counts.tolist():
+                cxps.append([named(m) for m in sorted(flat[at:at + n], key=key)])
+                at += n
+        out: dict[str, list] = {}
+        if inverse is None:
+            out["prediction"] = pred
+            if axps is not None:
+                out["axp"] = axps
+                out["axp_size"] = sizes
+            if cxps is not None:
+                out["cxps"] = cxps
+                out["n_cxps"] = counts.tolist()
+        else:
+            where = inverse.tolist()
+            out["prediction"] = [pred[u] for u in where]
+            if axps is not None:
+                out["axp"] = [axps[u] for u in where]
+                out["axp_size"] = [sizes[u] for u in where]
+            if cxps is not None:
+                n_cxps = counts.tolist()
+                out["cxps"] = [list(cxps[u]) for u in where]  # a list of its own per row
+                out["n_cxps"] = [n_cxps[u] for u in where]
         yield out
+
+
+def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The leaf, one AXp (order ``"path"``) and all CXps of every row, by
+    :func:`xdt.explain.kernels.explain_rows`.
+
+    Parameters
+    ----------
+    ct : CompiledTree
+    cells : numpy.ndarray of shape (n, F), int64
+
+    Returns
+    -------
+    leaves : numpy.ndarray of shape (n,), int64
+    axps : numpy.ndarray of shape (n, W), uint64
+        Each row's AXp (zeros when ``axp`` is False).
+    counts : numpy.ndarray of shape (n,), int64
+        Each row's number of CXps.
+    cx_words : numpy.ndarray of shape (counts.sum(), W), uint64
+        The rows' CXps, row after row, each row's by increasing size (empty when ``cxps``
+        is False).
+    """
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    n, w = len(cells), ct.n_words
+    leaves = np.empty(n, dtype=np.int64)
+    axps = np.zeros((n, w), dtype=np.uint64)
+    counts = np.zeros(n, dtype=np.int64)
+    words = np.empty((max(n * _CXPS_PER_ROW, 1) if cxps else 1, w), dtype=np.uint64)
+    done = used = 0
+    while True:  # the CXps buffer grows when a row's CXps do not fit
+        res = kernels.explain_rows(*ct.kernel_tables, cells[done:], w, axp, cxps,
+                                   leaves[done:], axps[done:], counts[done:], words[used:])
+        if res >= 0:
+            used += res
+            break
+        rows = -1 - res
+        used += int(counts[done:done + rows].sum())
+        done += rows
+        bigger = np.empty((2 * len(words) + ct.n_paths, w), dtype=np.uint64)
+        bigger[:used] = words[:used]
+        words = bigger
+    return leaves, axps, counts, words[:used]
 
 
 def _radix(n_cells: Sequence[int]) -> np.ndarray | None:
@@ -445,26 +499,6 @@ def _distinct_rows(cells: np.ndarray, radix: np.ndarray | None
         return uniq, inverse.reshape(-1)
     _, first, inverse = np.unique(cells @ radix, return_index=True, return_inverse=True)
     return cells[first], inverse.reshape(-1)
-
-
-def _per_row(tree: DecisionTree, cells: np.ndarray, what: tuple
-             ) -> Iterator[dict[str, list]]:
-    """The fallback for trees with too many features for one word: the per-row engine."""
-    from xdt.explain.explainer import Explainer
-
-    ex = Explainer(tree, engine="path", certificates=False)
-    for row in cells.tolist():
-        x = [c.value(cell) for c, cell in zip(tree.cells, row, strict=True)]
-        rec: dict[str, list] = {"prediction": [ex.predict(x)]}
-        if "axp" in what:
-            a = ex.axp(x).features
-            rec["axp"] = [a]
-            rec["axp_size"] = [len(a)]
-        if "cxps" in what:
-            cs = [e.features for e in ex.all_cxps(x)]
-            rec["cxps"] = [cs]
-            rec["n_cxps"] = [len(cs)]
-        yield rec
 
 
 def batch_columns(what: Iterable[str]) -> list[str]:

@@ -19,6 +19,9 @@ from xdt.ir.cells import CategoricalCells, IntervalCells
 from xdt.ir.tree import DecisionTree
 
 WORD = 64
+MAX_TABLE_WORDS = 2**23
+"""Largest size, in 64-bit words (64 MiB), of a tree's tables of excluded paths per feature
+and cell; beyond it the kernels find disagreement sets by walking the paths' literals."""
 _MASK64 = (1 << WORD) - 1
 
 
@@ -113,9 +116,60 @@ class CompiledTree:
                                    dtype=np.int64)
         self.path_class = paths[:, 2].copy()
         self.ordinal = ordinal
+        self._exclusion_tables(tree)
+        self.kernel_tables = (self.paths, self.lits, self.cat_words, self.feats,
+                              self.path_features, self.nodes, self.children, self.excl,
+                              self.excl_off, self.tested, self.others, self.other_pos,
+                              self.n_others)
+        """The tables, in the order the kernels explain_one and explain_rows take them."""
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)
         self._local = threading.local()
+
+    def _exclusion_tables(self, tree: DecisionTree) -> None:
+        """The tables of :func:`kernels.disagreements_by_table`: per feature and cell, the
+        paths whose literal excludes the cell, as a bitset over paths; per class, the
+        reachable paths of the other classes. Left empty when they would exceed
+        :data:`MAX_TABLE_WORDS` (the kernels then walk the literals)."""
+        n_paths = self.n_paths
+        pw = n_words(n_paths)
+        tested = sorted({f for p in tree.paths for f in p.masks})
+        n_cells = [c.n_cells for c in tree.cells]
+        size = sum(n_cells[f] for f in tested) * pw
+        classes = len(tree.classes)
+        self.others = np.zeros((classes, pw), dtype=np.uint64)
+        self.other_pos = np.full((classes, max(n_paths, 1)), -1, dtype=np.int64)
+        self.n_others = np.zeros(classes, dtype=np.int64)
+        live = [j for j, p in enumerate(tree.paths) if p.consistent]
+        for c in range(classes):
+            k = 0
+            for j in live:
+                if self.path_class[j] != c:
+                    self.others[c, j >> 6] |= np.uint64(1 << (j & 63))
+                    self.other_pos[c, j] = k
+                    k += 1
+            self.n_others[c] = k
+        self.excl_off = np.zeros(self.n_features, dtype=np.int64)
+        if size > MAX_TABLE_WORDS or not tested:
+            self.excl = np.zeros(0, dtype=np.uint64)
+            self.tested = np.zeros(0, dtype=np.int64)
+            return
+        excl = np.zeros(size, dtype=np.uint64)
+        offset = 0
+        for f in tested:
+            self.excl_off[f] = offset
+            cells_f = np.arange(n_cells[f])
+            for j, p in enumerate(tree.paths):
+                m = p.masks.get(f)
+                if m is None:
+                    continue
+                inside = (np.right_shift(m, cells_f) & 1 if n_cells[f] < 63 else
+                          np.asarray([(m >> c) & 1 for c in range(n_cells[f])]))
+                out = np.flatnonzero(inside == 0)
+                excl[offset + out * pw + (j >> 6)] |= np.uint64(1 << (j & 63))
+            offset += n_cells[f] * pw
+        self.excl = excl
+        self.tested = np.asarray(tested, dtype=np.int64)
 
     # ------------------------------------------------------------------ per row
     def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

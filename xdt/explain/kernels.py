@@ -131,6 +131,44 @@ def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, aw
     return k
 
 
+@njit(cache=True, inline="always")
+def _lowest_bit(x):
+    """Position of the lowest set bit of a non-zero uint64."""
+    return np.int64(_popcount((x & (~x + _ONE)) - _ONE))
+
+
+@njit(cache=True)
+def disagreements_by_table(excl, excl_off, tested, others, other_pos, n_others, cells,
+                           prediction, n_words, out):
+    """:func:`disagreements` for an instance held to its cells, from the per-feature tables
+    of excluded paths: O(F P / 64 + sum of |D_p|) instead of O(total path length).
+
+    ``excl[excl_off[f] + c * PW + w]`` (``PW = ceil(P / 64)`` words) has bit ``p % 64`` of
+    word ``w = p // 64`` set when path ``p`` tests feature ``f`` and its literal excludes
+    cell ``c``; ``tested`` lists the features some path tests; ``others[c]`` (uint64 (PW,))
+    is the set of reachable paths of classes other than ``c``, ``other_pos[c, p]`` the row
+    of path ``p`` among them and ``n_others[c]`` their number. Fills ``out[:k]`` (uint64
+    (>= k, W)) in path order and returns ``k``.
+    """
+    k = n_others[prediction]
+    for i in range(k):
+        for w in range(n_words):
+            out[i, w] = _ZERO
+    pw = others.shape[1]
+    for j in range(tested.shape[0]):
+        f = tested[j]
+        fw = f >> 6
+        fbit = _ONE << np.uint64(f & 63)
+        base = excl_off[f] + cells[f] * pw
+        for w in range(pw):
+            x = excl[base + w] & others[prediction, w]
+            while x != _ZERO:
+                p = (w << 6) + _lowest_bit(x)
+                out[other_pos[prediction, p], fw] |= fbit
+                x &= x - _ONE
+    return k
+
+
 @njit(cache=True)
 def minimal_sets(sets, n, out):
     """The subset-minimal sets among ``sets[:n]`` (uint64 (>= n, W)), duplicates removed.
@@ -140,14 +178,34 @@ def minimal_sets(sets, n, out):
     a set that is not minimal has a minimal proper subset, which is smaller. O(n m W) for
     ``m`` minimal sets.
     """
+    scratch = np.empty(max(n, 1), dtype=np.int64)
+    return _minimal_sets(sets, n, out, scratch, np.empty(max(n, 1), dtype=np.int64),
+                         np.empty(64 * sets.shape[1] + 2, dtype=np.int64))
+
+
+@njit(cache=True)
+def _minimal_sets(sets, n, out, sizes, order, start):
+    """:func:`minimal_sets` with scratch arrays ``sizes`` and ``order`` (int64 (>= n,))
+    and ``start`` (int64 (64 W + 2,)).
+    """
     n_words = sets.shape[1]
-    sizes = np.empty(n, dtype=np.int64)
+    most = 0
     for i in range(n):
         s = 0
         for w in range(n_words):
             s += np.int64(_popcount(sets[i, w]))
         sizes[i] = s
-    order = np.argsort(sizes, kind="mergesort")
+        most = max(most, s)
+    # by increasing size, ties in input order: a counting sort (sizes are at most 64 W)
+    for v in range(most + 2):
+        start[v] = 0
+    for i in range(n):
+        start[sizes[i] + 1] += 1
+    for v in range(most + 1):
+        start[v + 1] += start[v]
+    for i in range(n):
+        order[start[sizes[i]]] = i
+        start[sizes[i]] += 1
     m = 0
     for j in range(n):
         i = order[j]
@@ -179,9 +237,16 @@ def deletion(sets, m, order, start):
     of its features are still in: a feature can go when every set holding it has another
     one left. O(m (W + F)).
     """
-    n_words = start.shape[0]
     expl = start.copy()
-    count = np.empty(m, dtype=np.int64)
+    _deletion(sets, m, order, expl, np.empty(max(m, 1), dtype=np.int64))
+    return expl
+
+
+@njit(cache=True)
+def _deletion(sets, m, order, expl, count):
+    """:func:`deletion` in place: ``expl`` (uint64 (W,)) starts as the weak AXp and ends as
+    the AXp; ``count`` (int64 (>= m,)) is scratch."""
+    n_words = expl.shape[0]
     for i in range(m):
         s = 0
         for w in range(n_words):
@@ -204,7 +269,6 @@ def deletion(sets, m, order, start):
             for i in range(m):
                 if sets[i, w] & bit != _ZERO:
                     count[i] -= 1
-    return expl
 
 
 @njit(cache=True)
@@ -226,7 +290,15 @@ def first_missed(sets, n, fixed):
 def _path_order(paths, path_features, p, n_features, out):
     """The deletion order "path" of a row reaching path ``p``: features off the path in
     increasing position, then the path's features in order of first test."""
-    on = np.zeros(n_features, dtype=np.bool_)
+    _path_order_in(paths, path_features, p, n_features, out,
+                   np.zeros(n_features, dtype=np.bool_))
+
+
+@njit(cache=True)
+def _path_order_in(paths, path_features, p, n_features, out, on):
+    """:func:`_path_order` with scratch ``on`` (bool (F,))."""
+    for f in range(n_features):
+        on[f] = False
     for j in range(paths[p, 4], paths[p, 5]):
         on[path_features[j]] = True
     k = 0
@@ -239,9 +311,22 @@ def _path_order(paths, path_features, p, n_features, out):
         k += 1
 
 
+@njit(cache=True, inline="always")
+def _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others, other_pos,
+             n_others, cells, prediction, n_words, out, rows, dummy_i, dummy_w):
+    """The disagreement sets of an instance held to its cells: from the tables when the
+    tree has them (``excl`` not empty), else literal by literal."""
+    if excl.shape[0] > 0:
+        return disagreements_by_table(excl, excl_off, tested, others, other_pos, n_others,
+                                      cells, prediction, n_words, out)
+    return disagreements(paths, lits, cat_words, feats, cells, False, dummy_i, dummy_i,
+                         dummy_w, prediction, n_words, out, rows)
+
+
 @njit(cache=True)
-def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, cells,
-                 n_words, want_axp, want_cxps, leaves, axps, cx_count, cx_words):
+def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, excl,
+                 excl_off, tested, others, other_pos, n_others, cells, n_words, want_axp,
+                 want_cxps, leaves, axps, cx_count, cx_words):
     """One AXp (order "path") and all CXps of every row of ``cells`` (int64 (n, F)).
 
     Fills ``leaves`` (int64 (n,)), ``axps`` (uint64 (n, W)) and ``cx_count`` (int64 (n,));
@@ -261,14 +346,21 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
         full[f >> 6] |= _ONE << np.uint64(f & 63)
     dummy_i = np.zeros(1, dtype=np.int64)
     dummy_w = np.zeros(1, dtype=np.uint64)
+    sizes = np.empty(max(n_paths, 1), dtype=np.int64)
+    by_size = np.empty(max(n_paths, 1), dtype=np.int64)
+    start = np.empty(64 * n_words + 2, dtype=np.int64)
+    count = np.empty(max(n_paths, 1), dtype=np.int64)
+    on = np.zeros(n_features, dtype=np.bool_)
+    expl = np.empty(n_words, dtype=np.uint64)
     used = 0
     for r in range(n):
         row = cells[r]
         leaf = leaf_of(nodes, children, row)
         leaves[r] = leaf
-        k = disagreements(paths, lits, cat_words, feats, row, False, dummy_i, dummy_i,
-                          dummy_w, paths[leaf, 2], n_words, d, idx)
-        m = minimal_sets(d, k, mins)
+        k = _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others,
+                     other_pos, n_others, row, paths[leaf, 2], n_words, d, idx, dummy_i,
+                     dummy_w)
+        m = _minimal_sets(d, k, mins, sizes, by_size, start)
         if want_cxps:
             if used + m > cx_words.shape[0]:
                 return -1 - r
@@ -278,14 +370,16 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
             used += m
         cx_count[r] = m
         if want_axp:
-            _path_order(paths, path_features, leaf, n_features, order)
-            axps[r] = deletion(mins, m, order, full)
+            _path_order_in(paths, path_features, leaf, n_features, order, on)
+            expl[:] = full
+            _deletion(mins, m, order, expl, count)
+            axps[r] = expl
     return used
 
 
 @njit(cache=True)
-def explain_one(paths, lits, cat_words, feats, path_features, nodes, children, cells,
-                n_words):
+def explain_one(paths, lits, cat_words, feats, path_features, nodes, children, excl,
+                excl_off, tested, others, other_pos, n_others, cells, n_words):
     """What the per-row engine needs first of one instance (each feature allowed only its
     cell), in one call: its leaf, the CXps — the subset-minimal disagreement sets ``D_p`` of
     the reachable paths of other classes (uint64 (m, W), by increasing size) — and the AXp
@@ -298,8 +392,8 @@ def explain_one(paths, lits, cat_words, feats, path_features, nodes, children, c
     rows = np.empty(n_paths, dtype=np.int64)
     dummy_i = np.zeros(1, dtype=np.int64)
     dummy_w = np.zeros(1, dtype=np.uint64)
-    k = disagreements(paths, lits, cat_words, feats, cells, False, dummy_i, dummy_i, dummy_w,
-                      paths[leaf, 2], n_words, sets, rows)
+    k = _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others, other_pos,
+                 n_others, cells, paths[leaf, 2], n_words, sets, rows, dummy_i, dummy_w)
     mins = np.empty((max(k, 1), n_words), dtype=np.uint64)
     m = minimal_sets(sets, k, mins)
     order = np.empty(n_features, dtype=np.int64)

@@ -116,8 +116,7 @@ class PathOracle(EntailmentOracle):
         "path" (kept for :meth:`deletion`)."""
         ct = compiled(tree)
         leaf, minimal, axp = kernels.explain_one(
-            ct.paths, ct.lits, ct.cat_words, ct.feats, ct.path_features, ct.nodes,
-            ct.children, np.asarray(cells, dtype=np.int64), ct.n_words)
+            *ct.kernel_tables, np.asarray(cells, dtype=np.int64), ct.n_words)
         self = object.__new__(cls)
         self.tree = tree
         self.cells = cells
