@@ -51,7 +51,9 @@ class _LazyField:
         self.default = default
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_" + name
+        # kept in the instance's __dict__ under the field's own name (a data descriptor
+        # comes first in attribute lookup), so vars(explanation) names the fields
+        self.slot = name
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
@@ -141,8 +143,8 @@ class Explanation:
         self.__dict__.update(
             kind=kind, features=features, values=values, literals=literals,
             prediction=prediction, target=target, path_restricted=path_restricted,
-            _counterexample=counterexample, _counterexample_class=counterexample_class,
-            cells=cells, inflated=inflated, _certificate=certificate, verified=verified)
+            counterexample=counterexample, counterexample_class=counterexample_class,
+            cells=cells, inflated=inflated, certificate=certificate, verified=verified)
         return self
 
     def __getstate__(self) -> dict:
