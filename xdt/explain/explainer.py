@@ -42,7 +42,7 @@ from xdt.explain.certificates import (
     cxp_certificate,
     point_values,
 )
-from xdt.explain.compiled import compiled, number_reader
+from xdt.explain.compiled import CompiledTree, NumberReader, compiled, number_reader
 from xdt.explain.explanation import Deferred, Explanation, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
@@ -258,6 +258,8 @@ class Explainer:
         self._encoding = ModelEncoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
         self._literals: dict[tuple[int, int], str] = {}
+        self._compiled: CompiledTree | None = None
+        self._reader: NumberReader | None = None
 
     # ------------------------------------------------------------------ resources
     def close(self) -> None:
@@ -288,14 +290,15 @@ class Explainer:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit._replace(values=values)
+        if self.engine == "path" and not path_restricted:  # the common case, in one call
+            oracle, leaf = PathOracle.of_cells(self.model, cells, self._tables())
+            path = self.model.paths[leaf]
+            return self._keep(key, _Query(values, cells, path.class_index, path,
+                                          oracle.allowed, oracle, False, {}))
         path = None
         oracle: EntailmentOracle | None = None
-        if self.engine == "path" and not path_restricted:
-            oracle, leaf = PathOracle.of_cells(self.model, cells)
-            path = self.model.paths[leaf]
-            prediction = path.class_index
-        elif is_tree(self.model):
-            path = self.model.paths[compiled(self.model).leaf(np.asarray(cells, dtype=np.int64))]
+        if is_tree(self.model):
+            path = self.model.paths[self._tables().leaf(np.asarray(cells, dtype=np.int64))]
             prediction = path.class_index
         else:
             prediction = predict_one(self.model, cells)
@@ -307,26 +310,35 @@ class Explainer:
         else:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
-        if oracle is not None:
-            pass
-        elif self._encoding is not None:
+        if self._encoding is not None:
             oracle = SatOracle(self._encoding, cells, allowed, universe, prediction,
                                solver=self.solver)
         else:
             oracle = PathOracle(self.model, cells, allowed, universe, prediction,
                                 restricted=bool(path_restricted))
-        q = _Query(values, cells, prediction, path, allowed, oracle, bool(path_restricted),
-                   {})
+        return self._keep(key, _Query(values, cells, prediction, path, allowed, oracle,
+                                      bool(path_restricted), {}))
+
+    def _keep(self, key: tuple, q: _Query) -> _Query:
+        """Cache the query of an instance (the last :data:`CACHE_SIZE`)."""
         self._cache[key] = q
         if len(self._cache) > CACHE_SIZE:
             _release(self._cache.popitem(last=False)[1].oracle)
         return q
 
+    def _tables(self) -> CompiledTree:
+        """The tree's compiled tables (:func:`~xdt.explain.compiled.compiled`)."""
+        if self._compiled is None:
+            self._compiled = compiled(self.model)
+        return self._compiled
+
     def _read(self, x) -> tuple[tuple, tuple[int, ...]]:
         """``(values, cells)`` of an instance: numbers in one kernel call when the model
         allows (:class:`~xdt.explain.compiled.NumberReader`), else value by value
         (:func:`~xdt.ir.instances.encode_instance`, which also raises the errors)."""
-        reader = number_reader(self.model)
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = number_reader(self.model)
         if reader.usable:
             read = numeric_instance(self.model.features, x)
             if read is not None:
@@ -357,7 +369,7 @@ class Explainer:
                     raise tree_only("order='path'", "use order='term' (the default for DNFs)",
                                     self.model)
                 if self.engine == "path":  # the compiled tree keeps it per path
-                    return compiled(self.model).path_order(q.path.index)
+                    return self._tables().path_order(q.path.index)
                 on_path = list(q.path.features)
                 return [f for f in range(n) if f not in q.path.masks] + on_path
             if order == "term":

@@ -23,12 +23,10 @@ from abc import ABC, abstractmethod
 def bits(mask: int) -> list[int]:
     """Positions of the set bits of ``mask``, increasing."""
     out = []
-    i = 0
-    while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
+    while mask:  # one step per set bit
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return out
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdt.explain import kernels
-from xdt.explain.compiled import compiled, from_words, masks_of, to_words
+from xdt.explain.compiled import CompiledTree, compiled, from_words, masks_of, to_words
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.tree import DecisionTree, Path
 
@@ -109,12 +109,15 @@ class PathOracle(EntailmentOracle):
         return self._sets_rows
 
     @classmethod
-    def of_cells(cls, tree: DecisionTree, cells: tuple[int, ...]) -> tuple[PathOracle, int]:
+    def of_cells(cls, tree: DecisionTree, cells: tuple[int, ...],
+                 ct: CompiledTree | None = None) -> tuple[PathOracle, int]:
         """The oracle of the instance with these cells, each feature held to its cell, and
         the leaf (path index) it reaches, from one kernel call
         (:func:`kernels.explain_one`), which also finds the AXp of the deletion order
-        "path" (kept for :meth:`deletion`)."""
-        ct = compiled(tree)
+        "path" (kept for :meth:`deletion`). ``ct``: the tree's compiled tables, if the
+        caller has them."""
+        if ct is None:
+            ct = compiled(tree)
         leaf, minimal, axp = kernels.explain_one(
             *ct.kernel_tables, np.asarray(cells, dtype=np.int64), ct.n_words)
         self = object.__new__(cls)

@@ -109,7 +109,6 @@ class FeatureSpace(Sequence):
 
     def __init__(self, features: Iterable[Feature]):
         self._features = tuple(features)
-        self._names = tuple(f.name for f in self._features)
         self._index: dict[str, int] = {}
         for i, f in enumerate(self._features):
             if not isinstance(f, Feature):
@@ -117,6 +116,7 @@ class FeatureSpace(Sequence):
             if f.name in self._index:
                 raise InvalidModelError(f"feature name {f.name!r} is used twice")
             self._index[f.name] = i
+        self._names = tuple(self._index)
 
     def __getitem__(self, i):
         """The feature at position ``i``, or the feature named ``i`` when ``i`` is a string."""

@@ -234,8 +234,21 @@ def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=names)
 
 
+FEW_ROWS = 256
+"""Lists of at most this many dicts or Series are encoded value by value, without making a
+DataFrame first (e.g. the points of certificates, checked with ``model.predict``)."""
+
+
 def encode_rows(features: FeatureSpace, cells: Sequence, X) -> np.ndarray:
     """Cells of many rows, shape ``(n, n_features)`` int64; see :func:`as_frame` for ``X``."""
+    if isinstance(X, list) and 0 < len(X) <= FEW_ROWS and all(
+            isinstance(r, Mapping | pd.Series) for r in X):
+        try:
+            return np.array([[c.cell_of(v) for c, v in
+                              zip(cells, _by_name(features, r), strict=True)] for r in X],
+                            dtype=np.int64)
+        except Exception:  # noqa: BLE001 - the column reader below decides, and words errors
+            pass
     frame = as_frame(features, X)
     out = np.empty((len(frame), len(features)), dtype=np.int64)
     for i, c in enumerate(cells):

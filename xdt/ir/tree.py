@@ -361,6 +361,15 @@ class DecisionTree:
     def leaf_paths(self, cells: np.ndarray) -> np.ndarray:
         """Index in :attr:`paths` of the leaf each row of ``cells`` (shape (n, F)) reaches."""
         cells = np.asarray(cells, dtype=np.int64)
+        if len(cells) <= 16:  # a few rows: walk each, without numpy's per-call costs
+            feature, offset, child, path = self._walk_lists()
+            out = []
+            for row in cells.tolist():
+                n = 0
+                while feature[n] >= 0:
+                    n = child[offset[n] + row[feature[n]]]
+                out.append(path[n])
+            return np.asarray(out, dtype=np.int64)
         cur = np.zeros(len(cells), dtype=np.int64)
         rows = np.arange(len(cells))
         for _ in range(self.depth):
@@ -372,11 +381,22 @@ class DecisionTree:
             cur[inner] = self._child_flat[self._child_offset[n] + cells[rows[inner], feat[inner]]]
         return self._node_path[cur]
 
+    def _walk_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        lists = self.__dict__.get("_lists")
+        if lists is None:
+            lists = self.__dict__["_lists"] = (
+                self._node_feature.tolist(), self._child_offset.tolist(),
+                self._child_flat.tolist(), self._node_path.tolist())
+        return lists
+
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``cells`` (shape (n, F));
         shape (n,), int64. The same signature as :meth:`xdt.ir.dnf.DNF.predict_cells`."""
-        return np.asarray([p.class_index for p in self.paths], dtype=np.int64)[
-            self.leaf_paths(cells)]
+        classes = self.__dict__.get("_path_classes")
+        if classes is None:
+            classes = self.__dict__["_path_classes"] = np.asarray(
+                [p.class_index for p in self.paths], dtype=np.int64)
+        return classes[self.leaf_paths(cells)]
 
     def predict_index(self, X) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""
