@@ -104,6 +104,20 @@ def _deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline |
     return duality.Deadline(time_limit)
 
 
+class _NoBar:
+    """Stands for a progress bar when none is shown (making a disabled tqdm costs more
+    than a small enumeration)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+_NO_BAR = _NoBar()
+
+
 class ExplanationList(list):
     """A list of :class:`Explanation` from an enumeration, with how it ended.
 
@@ -400,7 +414,7 @@ class Explainer:
         cx_class: object = None
         cert: object = None
         if kind == "CXp":
-            masks = tuple(1 << q.cells[f] for f in feats)
+            masks = tuple([1 << q.cells[f] for f in feats])
             witness = once(partial(self._witness, q, mask, certify))
             if lazy:
                 cx = Deferred(witness, "counterexample")
@@ -412,23 +426,17 @@ class Explainer:
                                       made["certificate"])
         else:
             held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
-            masks = tuple(held[f] for f in feats)
+            masks = tuple([held[f] for f in feats])
             if certify:
                 make = partial(self._axp_certificate, q, mask, held, inflation)
                 cert = Deferred(make) if lazy else make()
+        literal = self._literals.get
         return Explanation.of(
-            kind=kind,
-            features=tuple(names[f] for f in feats),
-            values=tuple(q.values[f] for f in feats),
-            literals=tuple(self._literal(f, m) for f, m in zip(feats, masks, strict=True)),
-            prediction=self.model.classes[q.prediction],
-            target=self.model.target,
-            path_restricted=q.path_restricted,
-            counterexample=cx,
-            counterexample_class=cx_class,
-            cells=masks,
-            inflated=inflation is not None,
-            certificate=cert)
+            kind, tuple([names[f] for f in feats]), tuple([q.values[f] for f in feats]),
+            tuple([literal((f, m)) or self._literal(f, m)
+                   for f, m in zip(feats, masks, strict=True)]),
+            self.model.classes[q.prediction], self.model.target, q.path_restricted, cx,
+            cx_class, masks, inflation is not None, cert)
 
     def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
@@ -638,7 +646,8 @@ class Explainer:
 
         stopped = None
         masks = search(out_of_time)
-        bar = tqdm(desc=f"{kind}s found", unit=f" {kind}", disable=not progress, leave=False)
+        bar = (tqdm(desc=f"{kind}s found", unit=f" {kind}", leave=False) if progress
+               else _NO_BAR)
         try:
             try:
                 for m in masks:

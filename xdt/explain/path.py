@@ -26,6 +26,11 @@ from xdt.explain.compiled import CompiledTree, compiled, from_words, masks_of, t
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.tree import DecisionTree, Path
 
+
+def _size_then_value(d: int) -> tuple[int, int]:
+    return d.bit_count(), d
+
+
 _NO_INTS = np.zeros(1, dtype=np.int64)
 _NO_WORDS = np.zeros(1, dtype=np.uint64)
 
@@ -82,7 +87,8 @@ class PathOracle(EntailmentOracle):
 
     def _set_minimal(self, minimal: np.ndarray) -> None:
         self._minimal = minimal  # the minimal D_p: the CXps
-        self._cxps = sorted(masks_of(minimal), key=lambda d: (d.bit_count(), d))
+        cxps = masks_of(minimal)
+        self._cxps = cxps if len(cxps) < 2 else sorted(cxps, key=_size_then_value)
         self._pairs: list[tuple[int, Path]] | None = None
         self._others: list[tuple[Path, int | None, int]] | None = None
 
@@ -123,7 +129,7 @@ class PathOracle(EntailmentOracle):
         self = object.__new__(cls)
         self.tree = tree
         self.cells = cells
-        self.allowed = tuple(1 << c for c in cells)
+        self.allowed = tuple([1 << c for c in cells])
         self.universe = (1 << len(cells)) - 1
         self.prediction = int(ct.path_class[leaf])
         self._ct = ct
