@@ -15,6 +15,7 @@ from test_properties import instance_strategy, trees
 
 import xdt
 from xdt.explain import compiled as compiled_module
+from xdt.explain import duality
 from xdt.explain import explainer as explainer_module
 from xdt.explain.batch import (
     BatchPlan,
@@ -214,3 +215,35 @@ def test_certificates_are_built_on_first_access(monkeypatch):
     assert copy == axp and copy.certificate is not None and len(made) == 3
     cxp = ex.all_cxps(x)[0]
     assert ex.model.predict([cxp.counterexample])[0] == cxp.counterexample_class
+
+
+# ---------------------------------------------------------------- minimum hitting sets
+def smallest_by_brute_force(sets: list[int], n: int) -> int:
+    from itertools import combinations
+
+    for size in range(n + 1):
+        for chosen in combinations(range(n), size):
+            m = sum(1 << f for f in chosen)
+            if all(s & m for s in sets):
+                return size
+    raise AssertionError("no hitting set")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.integers(1, 2**n - 1), min_size=1, max_size=14))))
+def test_minimum_hitting_set_is_smallest(case):
+    n, sets = case
+    hs = duality.minimum_hitting_set(sets)
+    assert all(s & hs for s in sets)
+    assert hs.bit_count() == smallest_by_brute_force(sets, n)
+
+
+def test_minimum_hitting_set_on_wide_sets_and_the_maxsat_fallback(monkeypatch):
+    # features 0, 70 and 130: three words; {70} alone hits the first two sets
+    sets = [1 << 70 | 1, 1 << 70 | 1 << 130, 1 << 130 | 1 << 5, 1 << 5 | 1]
+    hs = duality.minimum_hitting_set(sets)
+    assert hs.bit_count() == 2 and all(s & hs for s in sets)
+    monkeypatch.setattr(duality, "MHS_BUDGET", 1)  # the search gives up: Hitman answers
+    hs = duality.minimum_hitting_set(sets)
+    assert hs.bit_count() == 2 and all(s & hs for s in sets)

@@ -45,6 +45,14 @@ def from_words(words) -> int:
     return out
 
 
+def rows_of(masks, width: int) -> np.ndarray:
+    """Bit masks as the rows of a uint64 (n, width) array (the inverse of :func:`masks_of`)."""
+    if width == 1:
+        return np.asarray(masks, dtype=np.uint64).reshape(-1, 1)
+    return np.asarray([[(m >> (WORD * k)) & _MASK64 for k in range(width)] for m in masks],
+                      dtype=np.uint64).reshape(-1, width)
+
+
 def masks_of(rows: np.ndarray) -> list[int]:
     """One bit mask per row of a uint64 (n, W) array."""
     if rows.shape[1] == 1:

@@ -29,6 +29,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+import numpy as np
 from pysat.examples.hitman import Hitman
 
 from xdt.explain.oracle import EntailmentOracle, bits, to_mask
@@ -163,8 +164,27 @@ def minimal_hitting_sets(sets: Sequence[int], stop: Stop = None) -> Iterator[int
             _poll(stop)
 
 
+MHS_BUDGET = 200_000
+"""Search steps the compiled branch and bound of :func:`minimum_hitting_set` may take before
+the MaxSAT solver takes over."""
+
+
 def minimum_hitting_set(sets: Sequence[int]) -> int:
-    """A smallest hitting set of a family of non-empty bit masks (RC2 MaxSAT)."""
+    """A smallest hitting set of a family of non-empty bit masks.
+
+    By the compiled branch and bound of :func:`xdt.explain.kernels.minimum_hitting_set`;
+    when it does not finish within :data:`MHS_BUDGET` steps, the first (smallest) hitting
+    set of PySAT's Hitman (RC2 MaxSAT)."""
+    sets = list(sets)
+    if sets:
+        from xdt.explain import kernels
+        from xdt.explain.compiled import from_words, n_words, rows_of
+
+        width = n_words(max(s.bit_length() for s in sets))
+        best = np.zeros(width, dtype=np.uint64)
+        size = kernels.minimum_hitting_set(rows_of(sets, width), len(sets), MHS_BUDGET, best)
+        if size >= 0:
+            return from_words(best)
     return next(iter(minimal_hitting_sets(sets)))
 
 
@@ -223,5 +243,9 @@ def enumerate_cxps(oracle: EntailmentOracle, stop: Stop = None) -> Iterator[int]
 
 
 def smallest_axp(oracle: EntailmentOracle) -> int:
-    """A smallest (minimum-size) AXp: the first AXp :func:`enumerate_axps` yields."""
+    """A smallest (minimum-size) AXp: a minimum hitting set of the CXps when the engine lists
+    them (:func:`minimum_hitting_set`), else the first AXp :func:`enumerate_axps` yields."""
+    cxps = oracle.all_cxps()
+    if cxps is not None:
+        return minimum_hitting_set(cxps)
     return next(iter(enumerate_axps(oracle)))

@@ -435,3 +435,117 @@ def encode_numbers(values, kind, ptr, table, codes, limits, out):
         else:
             return False
     return True
+
+
+@njit(cache=True, inline="always")
+def _first_unhit(sets, m, chosen):
+    n_words = sets.shape[1]
+    for i in range(m):
+        hit = False
+        for w in range(n_words):
+            if sets[i, w] & chosen[w] != _ZERO:
+                hit = True
+                break
+        if not hit:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def minimum_hitting_set(sets, m, budget, best):
+    """A smallest set of features meeting every one of ``sets[:m]`` (uint64 (>= m, W)), by
+    branch and bound: from a greedy solution, a depth-first search that picks a set not yet
+    hit and branches on its features (each branch forbidding the features its earlier
+    siblings took), cutting branches that cannot beat the best so far.
+
+    Writes the set into ``best`` (uint64 (W,)) and returns its size; -1 when ``budget``
+    search steps did not finish (the caller then asks a MaxSAT solver), -2 when some set is
+    empty (nothing hits it).
+    """
+    n_words = sets.shape[1]
+    n_bits = 64 * n_words
+    for i in range(m):
+        empty = True
+        for w in range(n_words):
+            if sets[i, w] != _ZERO:
+                empty = False
+        if empty:
+            return -2
+    # greedy: the feature in most sets not yet hit, until all are hit
+    for w in range(n_words):
+        best[w] = _ZERO
+    size = 0
+    hit = np.zeros(m, dtype=np.bool_)
+    left = m
+    while left > 0:
+        top, top_f = -1, -1
+        for f in range(n_bits):
+            w = f >> 6
+            bit = _ONE << np.uint64(f & 63)
+            c = 0
+            for i in range(m):
+                if not hit[i] and sets[i, w] & bit != _ZERO:
+                    c += 1
+            if c > top:
+                top, top_f = c, f
+        w = top_f >> 6
+        bit = _ONE << np.uint64(top_f & 63)
+        best[w] |= bit
+        size += 1
+        for i in range(m):
+            if not hit[i] and sets[i, w] & bit != _ZERO:
+                hit[i] = True
+                left -= 1
+    # depth-first branch and bound
+    depth_max = size + 1
+    chosen = np.zeros((depth_max + 1, n_words), dtype=np.uint64)
+    forbidden = np.zeros((depth_max + 1, n_words), dtype=np.uint64)
+    target = np.empty(depth_max + 1, dtype=np.int64)
+    next_f = np.zeros(depth_max + 1, dtype=np.int64)
+    target[0] = _first_unhit(sets, m, chosen[0])
+    if target[0] < 0:
+        for w in range(n_words):
+            best[w] = _ZERO
+        return 0
+    level = 0
+    steps = 0
+    while level >= 0:
+        steps += 1
+        if steps > budget:
+            return -1
+        if level + 1 >= size:  # a child would have level + 1 features: no better
+            level -= 1
+            continue
+        t = target[level]
+        f = next_f[level]
+        while f < n_bits:
+            w = f >> 6
+            bit = _ONE << np.uint64(f & 63)
+            if sets[t, w] & bit != _ZERO and forbidden[level, w] & bit == _ZERO:
+                break
+            f += 1
+        if f >= n_bits:
+            level -= 1
+            continue
+        next_f[level] = f + 1
+        w = f >> 6
+        bit = _ONE << np.uint64(f & 63)
+        for k in range(n_words):
+            chosen[level + 1, k] = chosen[level, k]
+            forbidden[level + 1, k] = forbidden[level, k]
+        chosen[level + 1, w] |= bit
+        for g in range(f):  # the features of the set tried before f: not in this branch
+            gw = g >> 6
+            gbit = _ONE << np.uint64(g & 63)
+            if sets[t, gw] & gbit != _ZERO:
+                forbidden[level + 1, gw] |= gbit
+        u = _first_unhit(sets, m, chosen[level + 1])
+        if u < 0:  # a hitting set of level + 1 features: the best so far
+            size = level + 1
+            for k in range(n_words):
+                best[k] = chosen[level + 1, k]
+            continue
+        level += 1
+        target[level] = u
+        next_f[level] = 0
+    return size
