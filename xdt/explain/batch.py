@@ -374,7 +374,6 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
     names = tree.features.names
     labels = tree.classes
     step = _rows_per_chunk(ct.n_features, ct.n_words, chunk_rows, max_memory)
-    radix = _radix([c.n_cells for c in tree.cells])
     as_names: dict[int, tuple[str, ...]] = {}
     sort_key: dict[int, tuple] = {}
 
@@ -394,7 +393,7 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
     for start in range(0, len(cells), step):
         chunk = cells[start:start + step]
         if dedupe:
-            uniq, inverse = _distinct_rows(chunk, radix)
+            uniq, inverse = _distinct_rows(chunk)
         else:
             uniq, inverse = chunk, None
         leaf, axp_words, counts, cx_words = explain_rows(ct, uniq, "axp" in what,
@@ -402,9 +401,9 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
         pred = [labels[c] for c in ct.path_class[leaf].tolist()]
         axps = sizes = None
         if "axp" in what:  # name each distinct AXp once
-            distinct, which = np.unique(axp_words, axis=0, return_inverse=True)
-            tuples = [named(m) for m in masks_of(distinct)]
-            axps = [tuples[i] for i in which.reshape(-1).tolist()]
+            first, which = kernels.distinct_rows(axp_words)
+            tuples = [named(m) for m in masks_of(axp_words[first])]
+            axps = [tuples[i] for i in which.tolist()]
             sizes = np.bitwise_count(axp_words).sum(axis=1).tolist()
         cxps = None
         if "cxps" in what:
@@ -478,27 +477,15 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     return leaves, axps, counts, words[:used]
 
 
-def _radix(n_cells: Sequence[int]) -> np.ndarray | None:
-    """Place values that number every cell vector by one int64 (mixed radix), or ``None``
-    when the cell space has 2**62 points or more."""
-    place, out = 1, []
-    for n in reversed(n_cells):
-        out.append(place)
-        place *= max(n, 1)
-        if place >= 2**62:
-            return None
-    return np.asarray(out[::-1], dtype=np.int64)
-
-
-def _distinct_rows(cells: np.ndarray, radix: np.ndarray | None
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``cells`` (shape (n, F)) and, per row, its position among them
-    (shape (n,)): by one int64 number per row when ``radix`` is given."""
-    if radix is None or cells.shape[1] == 0:
-        uniq, inverse = np.unique(cells, axis=0, return_inverse=True)
-        return uniq, inverse.reshape(-1)
-    _, first, inverse = np.unique(cells @ radix, return_index=True, return_inverse=True)
-    return cells[first], inverse.reshape(-1)
+def _distinct_rows(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``cells`` (shape (n, F)), in order of first appearance, and, per
+    row, its position among them (shape (n,)): one pass of a hash table
+    (:func:`xdt.explain.kernels.distinct_rows`)."""
+    if cells.shape[1] == 0:
+        return cells[:1], np.zeros(len(cells), dtype=np.int64)
+    first, inverse = kernels.distinct_rows(np.ascontiguousarray(cells, dtype=np.int64)
+                                           .view(np.uint64))
+    return cells[first], inverse
 
 
 def batch_columns(what: Iterable[str]) -> list[str]:

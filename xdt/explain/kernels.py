@@ -238,22 +238,29 @@ def deletion(sets, m, order, start):
     one left. O(m (W + F)).
     """
     expl = start.copy()
-    _deletion(sets, m, order, expl, np.empty(max(m, 1), dtype=np.int64))
+    _deletion(sets, m, order, expl, np.empty(max(m, 1), dtype=np.int64), True)
     return expl
 
 
 @njit(cache=True)
-def _deletion(sets, m, order, expl, count):
+def _deletion(sets, m, order, expl, count, tail):
     """:func:`deletion` in place: ``expl`` (uint64 (W,)) starts as the weak AXp and ends as
-    the AXp; ``count`` (int64 (>= m,)) is scratch."""
+    the AXp; ``count`` (int64 (>= m,)) is scratch; ``tail``: try the features ``order``
+    does not list afterwards (not needed when it lists every feature). A feature in no set
+    is always dropped when tried, so those are dropped first."""
     n_words = expl.shape[0]
+    for w in range(n_words):
+        union = _ZERO
+        for i in range(m):
+            union |= sets[i, w]
+        expl[w] &= union
     for i in range(m):
         s = 0
         for w in range(n_words):
             s += np.int64(_popcount(sets[i, w] & expl[w]))
         count[i] = s
     n_order = order.shape[0]
-    for j in range(n_order + 64 * n_words):
+    for j in range(n_order + (64 * n_words if tail else 0)):
         f = order[j] if j < n_order else j - n_order
         w = f >> 6
         bit = _ONE << np.uint64(f & 63)
@@ -372,7 +379,7 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
         if want_axp:
             _path_order_in(paths, path_features, leaf, n_features, order, on)
             expl[:] = full
-            _deletion(mins, m, order, expl, count)
+            _deletion(mins, m, order, expl, count, False)
             axps[r] = expl
     return used
 
@@ -549,3 +556,43 @@ def minimum_hitting_set(sets, m, budget, best):
         target[level] = u
         next_f[level] = 0
     return size
+
+
+@njit(cache=True)
+def distinct_rows(words):
+    """The distinct rows of ``words`` (uint64 (n, W)): ``(first, inverse)``, the position
+    of each distinct row's first occurrence (int64 (k,), in order of appearance) and each
+    row's number among them (int64 (n,)). One pass with an open-addressing hash table."""
+    n, n_words = words.shape
+    size = 1
+    while size < 2 * n + 2:
+        size <<= 1
+    table = np.full(size, -1, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    k = 0
+    for r in range(n):
+        h = np.uint64(1469598103934665603)
+        for w in range(n_words):
+            h = (h ^ words[r, w]) * np.uint64(1099511628211)
+            h ^= h >> np.uint64(29)
+        slot = np.int64(h & np.uint64(size - 1))
+        while True:
+            j = table[slot]
+            if j < 0:
+                table[slot] = k
+                first[k] = r
+                inverse[r] = k
+                k += 1
+                break
+            same = True
+            row = first[j]
+            for w in range(n_words):
+                if words[row, w] != words[r, w]:
+                    same = False
+                    break
+            if same:
+                inverse[r] = j
+                break
+            slot = (slot + 1) & (size - 1)
+    return first[:k].copy(), inverse

@@ -117,8 +117,29 @@ class CategoricalCells:
                 f"{list(self.domain)}{hint}; map it to one of these values")
         return code
 
+    def _numbers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The domain as sorted float64 numbers with their cells, when it is all numbers
+        (not booleans) exact in float64; else ``None``."""
+        table = self.__dict__.get("_number_table", False)
+        if table is False:
+            table = None
+            if self.domain and all(type(v) in (int, float) and abs(v) < 2.0**53
+                                   for v in self.domain):
+                pairs = sorted((float(v), j) for j, v in enumerate(self.domain))
+                table = (np.asarray([v for v, _ in pairs], dtype=np.float64),
+                         np.asarray([j for _, j in pairs], dtype=np.int64))
+            self._number_table = table
+        return table
+
     def encode(self, column: pd.Series) -> np.ndarray:
         """Cells of a column of values, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
+        table = self._numbers()
+        raw = column.to_numpy()
+        if table is not None and raw.dtype.kind in "iuf" and len(raw):
+            values = raw.astype(np.float64, copy=False)  # NaN and strays fail the match below
+            at = np.minimum(np.searchsorted(table[0], values), len(table[0]) - 1)
+            if (table[0][at] == values).all():
+                return table[1][at]
         _reject_missing(self.name, column.isna().to_numpy())
         codes, uniques = pd.factorize(column.to_numpy(dtype=object))
         table = np.array([self.cell_of(u) for u in uniques], dtype=np.int64)
@@ -198,6 +219,11 @@ class IntervalCells:
         """Cells of a column of numbers, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
         if column.dtype == bool:
             raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got booleans")
+        raw = column.to_numpy()
+        if raw.dtype.kind in "iuf":  # numbers already: no conversion, NaN is the one check
+            values = raw.astype(np.float64, copy=False)
+            if not np.isnan(values).any():
+                return self.locate(values, one=len(column) <= 1)
         _reject_missing(self.name, column.isna().to_numpy())
         values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(np.isnan(values))
