@@ -141,7 +141,7 @@ class CategoricalCells:
             if (table[0][at] == values).all():
                 return table[1][at]
         _reject_missing(self.name, column.isna().to_numpy())
-        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+        codes, uniques = pd.factorize(column)
         table = np.array([self.cell_of(u) for u in uniques], dtype=np.int64)
         return table[codes]
 
