@@ -165,13 +165,16 @@ class Peak:
                     return int(line.split()[1]) * 1024
         raise OSError(key)
 
-    def measure(self, fn: Callable[[], object]) -> tuple[int, object]:
-        """``(peak bytes above the start, fn())``."""
+    def measure(self, fn: Callable[[], object]) -> tuple[int, object, float]:
+        """``(peak bytes above the start, fn(), CPU seconds of fn alone)``: the
+        collection and trimming before the call are not timed."""
         if self.kind == "traced":
             tracemalloc.start()
             try:
+                t0 = cpu_ns()
                 out = fn()
-                return tracemalloc.get_traced_memory()[1], out
+                seconds = (cpu_ns() - t0) / 1e9
+                return tracemalloc.get_traced_memory()[1], out, seconds
             finally:
                 tracemalloc.stop()
         gc.collect()
@@ -180,8 +183,10 @@ class Peak:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
         before = self._status("VmRSS")
+        t0 = cpu_ns()
         out = fn()
-        return self._status("VmHWM") - before, out
+        seconds = (cpu_ns() - t0) / 1e9
+        return self._status("VmHWM") - before, out, seconds
 
 
 # ---------------------------------------------------------------------------- the table
@@ -555,7 +560,9 @@ def distinct_rows(frame: pd.DataFrame, n: int, seed: int = 0) -> pd.DataFrame:
         more = pd.DataFrame({c: frame[c].to_numpy()[rng.integers(0, len(frame), n)]
                              for c in frame.columns})
         out = pd.concat([out, more], ignore_index=True).drop_duplicates(ignore_index=True)
-    return out.iloc[:n].reset_index(drop=True)
+    # the empty start makes every column object: give them back the frame's dtypes, as a
+    # table read from a file has
+    return out.iloc[:n].reset_index(drop=True).astype(frame.dtypes.to_dict())
 
 
 def million_section(tree: Tree, n: int, n_check: int) -> tuple[list[Line], list[str]]:
@@ -563,12 +570,12 @@ def million_section(tree: Tree, n: int, n_check: int) -> tuple[list[Line], list[
     X = distinct_rows(tree.frame, n)
     onehot = tree.enc.transform(X)
     ex = xdt.Explainer(tree.model)
+    ex.explain_batch(X.iloc[:10], dedupe=False)  # warm-up, untimed: the first-call costs
     peak = Peak()
     lines, notes, t = [], [], {}
     for what in ("cxps", "axp"):
-        t0 = cpu_ns()
-        mem, out = peak.measure(lambda what=what: ex.explain_batch(X, what=what, dedupe=False))
-        t[what] = (cpu_ns() - t0) / 1e9
+        mem, out, t[what] = peak.measure(
+            lambda what=what: ex.explain_batch(X, what=what, dedupe=False))
         notes.append(f"memory, explain_batch {what}, {n:,} rows: {mem / 2**20:.0f} MiB peak "
                      f"{peak.kind} above the start, {mem / n:.0f} B per row (the result "
                      "included; the input rows are not)")

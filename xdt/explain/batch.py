@@ -375,20 +375,12 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
     labels = tree.classes
     step = _rows_per_chunk(ct.n_features, ct.n_words, chunk_rows, max_memory)
     as_names: dict[int, tuple[str, ...]] = {}
-    sort_key: dict[int, tuple] = {}
 
     def named(m: int) -> tuple[str, ...]:
         t = as_names.get(m)
         if t is None:
             t = as_names[m] = tuple(names[f] for f in bits(m))
         return t
-
-    def key(m: int) -> tuple:
-        k = sort_key.get(m)
-        if k is None:
-            b = bits(m)
-            k = sort_key[m] = (len(b), b)
-        return k
 
     for start in range(0, len(cells), step):
         chunk = cells[start:start + step]
@@ -407,11 +399,9 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
             sizes = np.bitwise_count(axp_words).sum(axis=1).tolist()
         cxps = None
         if "cxps" in what:
-            flat = masks_of(cx_words)
-            cxps, at = [], 0
-            for n in counts.tolist():
-                cxps.append([named(m) for m in sorted(flat[at:at + n], key=key)])
-                at += n
+            flat = [named(m) for m in masks_of(cx_words)]  # each row's in listing order
+            ends = np.cumsum(counts).tolist()
+            cxps = [flat[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]
         out: dict[str, list] = {}
         if inverse is None:
             out["prediction"] = pred
@@ -452,8 +442,8 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     counts : numpy.ndarray of shape (n,), int64
         Each row's number of CXps.
     cx_words : numpy.ndarray of shape (counts.sum(), W), uint64
-        The rows' CXps, row after row, each row's by increasing size (empty when ``cxps``
-        is False).
+        The rows' CXps, row after row, each row's in the order of
+        :meth:`xdt.Explainer.all_cxps` (empty when ``cxps`` is False).
     """
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     n, w = len(cells), ct.n_words

@@ -319,6 +319,33 @@ def _path_order_in(paths, path_features, p, n_features, out, on):
 
 
 @njit(cache=True, inline="always")
+def _before(sets, a, b):
+    """Whether set ``a`` comes before set ``b`` (rows of ``sets``, same size) when sets are
+    compared as increasing lists of features: ``a`` holds the lowest feature in which they
+    differ."""
+    for w in range(sets.shape[1]):
+        x = sets[a, w] ^ sets[b, w]
+        if x != _ZERO:
+            return sets[a, w] & (x & (~x + _ONE)) != _ZERO
+    return False
+
+
+@njit(cache=True)
+def sort_sets(sets, m, sizes):
+    """Sort ``sets[:m]`` (uint64 (>= m, W), already by increasing size, sizes in ``sizes``)
+    by size, then as increasing lists of features — the order explanations are listed in.
+    Insertion sort: the sets of one size are few."""
+    tmp = np.empty(sets.shape[1], dtype=np.uint64)
+    for i in range(1, m):
+        j = i
+        while j > 0 and sizes[j - 1] == sizes[j] and _before(sets, j, j - 1):
+            tmp[:] = sets[j]
+            sets[j] = sets[j - 1]
+            sets[j - 1] = tmp
+            j -= 1
+
+
+@njit(cache=True, inline="always")
 def _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others, other_pos,
              n_others, cells, prediction, n_words, out, rows, dummy_i, dummy_w):
     """The disagreement sets of an instance held to its cells: from the tables when the
@@ -337,7 +364,8 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
     """One AXp (order "path") and all CXps of every row of ``cells`` (int64 (n, F)).
 
     Fills ``leaves`` (int64 (n,)), ``axps`` (uint64 (n, W)) and ``cx_count`` (int64 (n,));
-    when ``want_cxps``, appends each row's CXps (by increasing size) to ``cx_words`` (uint64
+    when ``want_cxps``, appends each row's CXps (by size, then as increasing lists of
+    features: the order of :meth:`xdt.Explainer.all_cxps`) to ``cx_words`` (uint64
     (capacity, W)) and returns how many words rows it wrote, or -1 - r when row ``r`` did not
     fit (the caller enlarges ``cx_words`` and calls again from row ``r``: see
     :func:`xdt.explain.compiled.explain_rows`).
@@ -369,6 +397,12 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
                      dummy_w)
         m = _minimal_sets(d, k, mins, sizes, by_size, start)
         if want_cxps:
+            for i in range(m):
+                c = 0
+                for w in range(n_words):
+                    c += np.int64(_popcount(mins[i, w]))
+                sizes[i] = c
+            sort_sets(mins, m, sizes)
             if used + m > cx_words.shape[0]:
                 return -1 - r
             for i in range(m):
