@@ -166,16 +166,19 @@ class CompiledTree:
         offset = 0
         for f in tested:
             self.excl_off[f] = offset
-            cells_f = np.arange(n_cells[f])
-            for j, p in enumerate(tree.paths):
-                m = p.masks.get(f)
-                if m is None:
-                    continue
-                inside = (np.right_shift(m, cells_f) & 1 if n_cells[f] < 63 else
-                          np.asarray([(m >> c) & 1 for c in range(n_cells[f])]))
-                out = np.flatnonzero(inside == 0)
-                excl[offset + out * pw + (j >> 6)] |= np.uint64(1 << (j & 63))
             offset += n_cells[f] * pw
+        for j, p in enumerate(tree.paths):
+            word, bit = j >> 6, np.uint64(1 << (j & 63))
+            for f, m in p.masks.items():
+                table = excl[self.excl_off[f]:self.excl_off[f] + n_cells[f] * pw].reshape(
+                    n_cells[f], pw)
+                if self.ordinal[f] and m:  # an interval lo..hi: the cells outside it
+                    lo, hi = (m & -m).bit_length() - 1, m.bit_length() - 1
+                    table[:lo, word] |= bit
+                    table[hi + 1:, word] |= bit
+                else:
+                    out = [c for c in range(n_cells[f]) if not (m >> c) & 1]
+                    table[out, word] |= bit
         self.excl = excl
         self.tested = np.asarray(tested, dtype=np.int64)
 
