@@ -247,3 +247,19 @@ def test_minimum_hitting_set_on_wide_sets_and_the_maxsat_fallback(monkeypatch):
     monkeypatch.setattr(duality, "MHS_BUDGET", 1)  # the search gives up: Hitman answers
     hs = duality.minimum_hitting_set(sets)
     assert hs.bit_count() == 2 and all(s & hs for s in sets)
+
+
+def test_entailment_by_kernel_equals_python(monkeypatch):
+    """Entailment checks of many CXps run in a kernel: the same answers."""
+    from xdt.explain import path as path_module
+
+    tree = wide_tree(np.random.default_rng(7), 90, depth=9)
+    rows = random_rows(tree, np.random.default_rng(8), 6)
+    rng = np.random.default_rng(9)
+    monkeypatch.setattr(path_module, "_FEW", 0)
+    for x in rows:
+        q = xdt.Explainer(tree, certificates=False)._query(x, False)
+        for _ in range(50):
+            fixed = int(rng.integers(0, 2**62)) | int(rng.integers(0, 2**28)) << 62
+            assert q.oracle.entails(fixed) == all(d & fixed for d in q.oracle.all_cxps())
+        assert q.oracle.entails(q.oracle.universe)

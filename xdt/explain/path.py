@@ -31,6 +31,7 @@ def _size_then_value(d: int) -> tuple[int, int]:
     return d.bit_count(), d
 
 
+_FEW = 24  # CXps up to which an entailment check is cheaper in Python than in a kernel
 _NO_INTS = np.zeros(1, dtype=np.int64)
 _NO_WORDS = np.zeros(1, dtype=np.uint64)
 
@@ -148,7 +149,10 @@ class PathOracle(EntailmentOracle):
         return self._pairs
 
     def entails(self, fixed: int) -> bool:
-        return all(d & fixed for d in self._cxps)
+        if len(self._cxps) <= _FEW:  # a few ints: no kernel call
+            return all(d & fixed for d in self._cxps)
+        m = self._minimal
+        return kernels.first_missed(m, len(m), to_words(fixed, self._ct.n_words)) < 0
 
     def all_cxps(self) -> list[int]:
         return list(self._cxps)
