@@ -305,3 +305,9 @@ def number_reader(model) -> NumberReader:
     """The :class:`NumberReader` of a model (a tree or a DNF), built on first use and kept
     while the model lives."""
     return _kept(model, "numbers", lambda m: NumberReader(m.cells))
+
+
+def literals_memo(model) -> dict[tuple[int, int], str]:
+    """The model's memo of readable literals, ``(feature, cells) -> text``, shared by its
+    explainers and kept while the model lives."""
+    return _kept(model, "literals", lambda m: {})

@@ -42,7 +42,13 @@ from xdt.explain.certificates import (
     cxp_certificate,
     point_values,
 )
-from xdt.explain.compiled import CompiledTree, NumberReader, compiled, number_reader
+from xdt.explain.compiled import (
+    CompiledTree,
+    NumberReader,
+    compiled,
+    literals_memo,
+    number_reader,
+)
 from xdt.explain.explanation import Deferred, Explanation, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
@@ -271,7 +277,7 @@ class Explainer:
         self.certificates = bool(certificates)
         self._encoding = ModelEncoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
-        self._literals: dict[tuple[int, int], str] = {}
+        self._literals: dict[tuple[int, int], str] = literals_memo(model)
         self._compiled: CompiledTree | None = None
         self._reader: NumberReader | None = None
 
@@ -461,7 +467,8 @@ class Explainer:
         return {"counterexample": cx, "counterexample_class": cx_class, "certificate": cert}
 
     def _literal(self, f: int, cells: int) -> str:
-        """The readable literal ``model.cells[f].describe(cells)``, made once per model."""
+        """The readable literal ``model.cells[f].describe(cells)``, made once per model (and
+        kept for the other explainers of the model)."""
         key = (f, cells)
         text = self._literals.get(key)
         if text is None:
