@@ -21,14 +21,13 @@ from abc import ABC, abstractmethod
 
 
 def bits(mask: int) -> list[int]:
-    """Positions of the set bits of ``mask``, increasing."""
+    """Positions of the set bits of ``mask``, increasing (one step per set bit, so a
+    sparse mask over many positions is cheap)."""
     out = []
-    i = 0
     while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return out
 
 
