@@ -54,6 +54,10 @@ def by_definition(model, pts) -> np.ndarray:
                     dtype=bool).reshape(len(pts), len(model.terms))
 
 
+class Unindexed(TermTable):
+    INDEX_FACTOR = -10**9  # never list the falsified literals per cell
+
+
 @SETTINGS
 @given(dnfs(), st.integers(1, 40))
 def test_satisfied_terms_equal_the_literals(model, chunk):
@@ -62,12 +66,16 @@ def test_satisfied_terms_equal_the_literals(model, chunk):
     table = model.table
     table.CHUNK = chunk  # evaluate a few rows at a time too
     assert np.array_equal(model.satisfied_terms(pts), want)
+    plain = Unindexed(model.terms, model.cells)
+    assert plain._falsified is None
     for i in range(min(len(pts), 12)):  # one point at a time (the memo of the last point)
         assert np.array_equal(model.satisfied_terms(pts[i:i + 1]), want[i:i + 1])
-        ok, held = table.at(pts[i])
-        assert np.array_equal(held, want[i])
-        assert ok.tolist() == [bool((m >> int(pts[i][f])) & 1) for t in model.terms
-                               for f, m in t.masks().items()]
+        literals = [bool((m >> int(pts[i][f])) & 1) for t in model.terms
+                    for f, m in t.masks().items()]
+        for t in (table, plain):
+            for point in (pts[i], tuple(pts[i].tolist())):
+                ok, held = t.at(point)
+                assert np.array_equal(held, want[i]) and ok.tolist() == literals
     assert model.satisfied_terms(pts[:0]).shape == (0, len(model.terms))
     assert np.array_equal(model.predict_cells(pts), want.any(axis=1).astype(np.int64))
 
@@ -81,7 +89,9 @@ def test_literal_kinds_and_sizes():
         [],                                          # always true
     ])
     table = model.table
-    assert isinstance(table, TermTable)
+    assert isinstance(table, TermTable) and table._falsified is not None
+    # per feature and cell, the literals it falsifies: b = 0 the first, col = q the second
+    assert table._falsified[0][0].tolist() == [0] and table._falsified[1][1].tolist() == [1]
     assert table.term.tolist() == [0, 0, 1, 1] and table.feature.tolist() == [0, 1, 2, 1]
     assert table.sizes.tolist() == [2, 2, 0]
     # x's thresholds 1, 2, 3: 2 < x <= 3 is cell 2 only; col q..s is the run 1..3

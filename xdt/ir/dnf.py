@@ -474,7 +474,10 @@ class TermTable:
 
     A literal whose cell set is a run ``lo..hi`` (every ordinal one, and most one-hot ones)
     is tested as ``lo <= cell <= hi``; any other (a categorical value set with gaps) by a
-    lookup in a boolean table of its feature's cells.
+    lookup in a boolean table of its feature's cells. For one point (:meth:`at`) the table
+    also lists, per feature and cell, the literals that cell falsifies, when that list is
+    small (at most :attr:`INDEX_FACTOR` entries per literal, e.g. binary and small
+    categorical features): the point's literals are then read in one concatenation.
 
     Parameters
     ----------
@@ -492,6 +495,9 @@ class TermTable:
 
     CHUNK = 1 << 22
     """Rows x literals evaluated at once (bounds the temporary arrays)."""
+    INDEX_FACTOR = 4
+    """The per-cell lists of falsified literals are kept when they hold at most this many
+    entries per literal (counting 256 literals more)."""
 
     def __init__(self, terms: Sequence[Term], cells: Sequence[Cells]):
         term, feature, lo, hi, table, offset = [], [], [], [], [], []
@@ -522,6 +528,17 @@ class TermTable:
         self._table = np.asarray(table, dtype=bool)
         self.sizes = np.bincount(self.term, minlength=self.n_terms).astype(np.int64)
         self._last: tuple[tuple[int, ...], np.ndarray, np.ndarray] | None = None
+        self._falsified: list[list[np.ndarray]] | None = None
+        masks = [(f, m) for t in terms for f, m in t.masks().items()]
+        entries = sum(cells[f].n_cells - m.bit_count() for f, m in masks)
+        if entries <= self.INDEX_FACTOR * (len(masks) + 256):
+            lists: list[list[list[int]]] = [[[] for _ in range(c.n_cells)] for c in cells]
+            for i, (f, m) in enumerate(masks):
+                for j in range(cells[f].n_cells):
+                    if not (m >> j) & 1:
+                        lists[f][j].append(i)
+            self._falsified = [[np.asarray(x, dtype=np.int64) for x in per_cell]
+                               for per_cell in lists]
 
     def holds(self, cells: np.ndarray) -> np.ndarray:
         """Whether each literal holds at each row of ``cells`` (shape (n, F)): bool,
@@ -555,11 +572,20 @@ class TermTable:
         whether each term holds (shape (terms,)). The last point's answer is kept, so the
         prediction and the deletion order of one instance evaluate the terms once; do not
         modify the arrays returned."""
-        key = tuple(int(c) for c in np.asarray(cells, dtype=np.int64).ravel())
+        key = tuple(cells.tolist()) if isinstance(cells, np.ndarray) else tuple(cells)
         last = self._last
         if last is not None and last[0] == key:
             return last[1], last[2]
-        ok = self.holds(np.asarray([key], dtype=np.int64).reshape(1, -1))[0]
-        terms = np.bincount(self.term[~ok], minlength=self.n_terms) == 0
+        terms = np.ones(self.n_terms, dtype=bool)
+        if self._falsified is not None:
+            index = self._falsified
+            failed = np.concatenate([index[f][c] for f, c in enumerate(key)]) if key \
+                else np.zeros(0, dtype=np.int64)
+            ok = np.ones(len(self.term), dtype=bool)
+            ok[failed] = False
+            terms[self.term[failed]] = False
+        else:
+            ok = self.holds(np.asarray([key], dtype=np.int64))[0]
+            terms[self.term[~ok]] = False
         self._last = (key, ok, terms)
         return ok, terms
