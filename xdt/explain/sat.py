@@ -144,14 +144,21 @@ class SharedSolver:
         """Whether a solver is running (started and not released)."""
         return self._solver is not None
 
+    def _start(self) -> Solver:
+        self._solver = Solver(name=self.name, bootstrap_with=self.clauses)
+        self.starts += 1
+        return self._solver
+
+    def satisfiable(self, assumptions: list[int]) -> bool:
+        """Whether the clauses are satisfiable under ``assumptions``."""
+        with self.lock:
+            return (self._solver or self._start()).solve(assumptions=assumptions)
+
     def solve(self, assumptions: list[int], model: bool = False) -> tuple[bool, list[int] | None]:
         """``(satisfiable, model)`` under ``assumptions``; the model (``get_model()``, one
         signed literal per variable) only when asked for and satisfiable."""
         with self.lock:
-            solver = self._solver
-            if solver is None:
-                solver = self._solver = Solver(name=self.name, bootstrap_with=self.clauses)
-                self.starts += 1
+            solver = self._solver or self._start()
             sat = solver.solve(assumptions=assumptions)
             return sat, (solver.get_model() if sat and model else None)
 
@@ -570,12 +577,12 @@ class SatOracle(EntailmentOracle):
             [-s] + clause for f, s in enumerate(self.selectors)
             for clause in enc.inside(f, self.allowed[f])]
 
-    def _run(self, assumptions: list[int], model: bool) -> tuple[bool, list[int] | None]:
+    def _open(self) -> SharedSolver:
         shared = self._shared
-        if shared is None or not self._finalizer.alive:
+        if shared is None:
             raise RuntimeError("this SAT oracle has been closed")
         self.calls += 1
-        return shared.solve(assumptions, model)
+        return shared
 
     def _assumptions(self, fixed: int) -> list[int]:
         """The assumption literals of the features of ``fixed``: concatenated lists, or
@@ -597,25 +604,26 @@ class SatOracle(EntailmentOracle):
         return list(compress(self._flat, selected))
 
     def entails(self, fixed: int) -> bool:
-        return not self._run(self._assumptions(fixed), False)[0]
+        return not self._open().satisfiable(self._assumptions(fixed))
 
     def counterexample(self, fixed: int) -> tuple[int, ...] | None:
-        sat, model = self._run(self._assumptions(fixed), True)
+        sat, model = self._open().solve(self._assumptions(fixed), True)
         return self.encoding.decode(model) if sat else None  # type: ignore[arg-type]
 
     def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
+        shared = self._open()
         assumptions: list[int] = []
         for f, mask in held.items():
             assumptions += self.encoding.fixing(f, mask)
-        sat, model = self._run(assumptions, True)
+        sat, model = shared.solve(assumptions, True)
         return self.encoding.decode(model) if sat else None  # type: ignore[arg-type]
 
     def close(self) -> None:
         """Close the oracle (idempotent): later queries raise ``RuntimeError``. The shared
         solver stays with the model's encoding for its other oracles."""
-        self._finalizer()
         self._shared = None
         self._model = None
+        self._finalizer()
 
     def __enter__(self) -> SatOracle:
         return self
