@@ -1268,7 +1268,7 @@ def _progress(positions: Sequence[int], show: bool
                    "literal (Izza et al.); only the path's features are candidates.")
 @cli_errors
 def encode(model_path: str, instance: str, output: str, path_restricted: bool) -> None:
-    """Write the CNF that the SAT engine solves for one instance, for any SAT solver.
+    """Write the CNF of the SAT engine's query for one instance, for any SAT solver.
 
     The model is a decision tree, a DNF or a nested k-DNF (--path-restricted: trees only).
     The formula holds for the points the model classifies differently from the instance,

@@ -5,8 +5,10 @@
 space (one-hot and order clauses), "the model predicts another class than the instance's"
 and one selector variable per feature, ``s_F -> (x_F in A_F)``, where ``A_F`` is the
 instance's cell (or, path-restricted, the literal of the instance's path on ``F``). It is
-exactly the clause list of :class:`~xdt.explain.sat.SatOracle`, with the same variable
-numbering, written without starting a solver.
+exactly :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`, with the same variable
+numbering, written without starting a solver. (The engine itself keeps the model's clauses
+in one solver per class, shared by every instance, and poses the selectors' effect as
+assumptions on the cell variables; assuming selectors here asks the same.)
 
 The model is a decision tree or a DNF (nested k-DNFs included); see
 :mod:`xdt.explain.sat` for how each is encoded — for a DNF whose instance is predicted
@@ -94,8 +96,8 @@ class CnfQuery:
     Attributes
     ----------
     clauses : list of list of int
-        The clauses, as DIMACS literals (the same list :class:`~xdt.explain.sat.SatOracle`
-        bootstraps its solver with).
+        The clauses, as DIMACS literals (the same list as
+        :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`).
     n_vars : int
         Number of variables (the largest variable number).
     selectors : dict[str, int]
@@ -338,7 +340,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
         allowed = tuple(1 << c for c in cells)
         universe = full_mask(len(cells))
     encoding = ModelEncoding(model)
-    # The clause list of SatOracle.__init__, in the same order and numbering.
+    # SatOracle.clauses, in the same order and numbering.
     selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]
     clauses = [list(c) for c in encoding.domain + encoding.differs(prediction)] + [
         [-s] + clause for f, s in enumerate(selectors)

@@ -62,7 +62,7 @@ from xdt.explain.models import (
 )
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
-from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, check_solver
+from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver, shared_encoding
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.tree import Path
@@ -71,7 +71,8 @@ ENGINES = ("path", "sat")
 AUTO = ("auto", None)
 """Engine names that pick the engine from the model: "path" for trees, "sat" otherwise."""
 CACHE_SIZE = 64
-"""Instances whose oracles an Explainer keeps (for the SAT engine, one live solver each)."""
+"""Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
+literals; the solvers are shared per model)."""
 
 
 def _release(oracle: EntailmentOracle) -> None:
@@ -186,14 +187,18 @@ class Explainer:
     engine : {"auto", "path", "sat"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
         Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"``: the PySAT
-        oracle (:mod:`xdt.explain.sat`), one incremental solver per instance, for trees and
-        DNFs; for trees, the reference the path-walker is cross-checked against.
+        oracle (:mod:`xdt.explain.sat`) for trees and DNFs: the model is encoded once and
+        shared by all its explainers, with one incremental solver per class, each instance
+        posed as assumptions; for trees, the reference the path-walker is cross-checked
+        against.
         ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"sat"`` for a
         DNF or nested k-DNF. :attr:`engine` holds the engine chosen.
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
-        Solvers are released by :meth:`close`, on leaving a ``with Explainer(...)`` block,
-        or when the explainer is garbage-collected.
+        The solvers belong to the model (one per class and solver name, shared by every
+        explainer of the model) and are released when the model is garbage-collected, or
+        by :func:`xdt.explain.sat.release_solvers`; :meth:`close` closes this explainer's
+        oracles.
     certificates : bool
         Attach a certificate to every explanation (default): evidence a user can re-check
         with the model's own ``predict`` (:mod:`xdt.explain.certificates`): witness points,
@@ -275,7 +280,7 @@ class Explainer:
         self.engine = engine
         self.solver = check_solver(solver)
         self.certificates = bool(certificates)
-        self._encoding = ModelEncoding(model) if engine == "sat" else None
+        self._encoding = shared_encoding(model) if engine == "sat" else None
         self._cache: OrderedDict[tuple, _Query] = OrderedDict()
         self._literals: dict[tuple[int, int], str] = literals_memo(model)
         self._compiled: CompiledTree | None = None
@@ -283,9 +288,11 @@ class Explainer:
 
     # ------------------------------------------------------------------ resources
     def close(self) -> None:
-        """Release the SAT solvers this explainer holds (a no-op for the path engine).
+        """Close the SAT oracles this explainer holds, one per cached instance (a no-op for
+        the path engine); closed oracles answer no query and no longer hold the model.
 
-        The explainer stays usable: later queries start new solvers."""
+        The model's shared solvers stay up for its other explainers (see ``solver``). The
+        explainer stays usable: later queries open new oracles."""
         while self._cache:
             _, q = self._cache.popitem()
             _release(q.oracle)

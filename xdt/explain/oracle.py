@@ -21,9 +21,10 @@ from abc import ABC, abstractmethod
 
 
 def bits(mask: int) -> list[int]:
-    """Positions of the set bits of ``mask``, increasing."""
+    """Positions of the set bits of ``mask``, increasing (one step per set bit, so a
+    sparse mask over many positions is cheap)."""
     out = []
-    while mask:  # one step per set bit
+    while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low

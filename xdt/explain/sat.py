@@ -31,13 +31,26 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   A DNF with no terms (always ``classes[0]``) gives the empty clause for "the DNF is true";
   a term with no literal (always true) gives the empty clause for "the DNF is false": the
   formula is then UNSAT, as it should be.
-* **Selectors.** One variable ``s_i`` per feature with ``s_i -> (x_i in A_i)``, where ``A_i``
-  is the instance's cell (or, path-restricted, the path's literal). Entailment of a set
-  ``S`` of fixed features is one incremental call under the assumptions ``{s_i : i in S}``:
-  UNSAT means every point agreeing on ``S`` has class ``c``; a model is a counterexample.
+* **Instances as assumptions.** The clauses above depend on the model and the class only:
+  they are built once per model (:func:`shared_encoding`), and one incremental solver per
+  (model, class, solver name) is loaded with ``domain + differs(c)``. An instance adds no
+  clause: holding feature ``f`` to its allowed cells ``A_f`` (the instance's cell or,
+  path-restricted, the path's literal) is a list of assumption literals
+  (:meth:`ModelEncoding.fixing`): ``[x > t_{a-1}]`` and ``not [x > t_b]`` for an ordinal
+  interval ``a..b``; ``[x = v_j]`` for one cell of a one-hot feature, and ``not [x = v_j]``
+  for each excluded cell of a larger set. Entailment of a set ``S`` of fixed features is one
+  call under the assumptions of the features of ``S``: UNSAT means every point agreeing on
+  ``S`` has class ``c``; a model is a counterexample. Learnt clauses follow from the shared
+  clauses alone, so they are valid for every instance.
+* **Selectors** exist only in the per-instance CNF written for other solvers
+  (:mod:`xdt.explain.dimacs`, :attr:`SatOracle.clauses`): one variable ``s_f`` per feature
+  with ``s_f -> (x_f in A_f)``; assuming the selectors of ``S`` there is the same query.
 
-One solver is kept alive per (model, instance) and released by :meth:`SatOracle.close`
-(:class:`SatOracle` is a context manager; a finaliser releases it if it is forgotten).
+Lifetimes: a :class:`SatOracle` (one instance) is closed by :meth:`SatOracle.close` (it is a
+context manager; a finaliser closes a forgotten one); the shared solvers belong to the
+model's encoding, serve all its explainers, and are released when the model is
+garbage-collected or by :func:`release_solvers`. Each shared solver answers one query at a
+time (a lock), so explainers of one model may run in several threads.
 
 References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4
 (entailment of a set of literals); Ignatiev, Narodytska & Marques-Silva, "Abduction-Based
@@ -50,9 +63,11 @@ which the encoding never has to list).
 from __future__ import annotations
 
 import importlib.util
+import threading
 import weakref
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import itemgetter
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
@@ -96,17 +111,89 @@ def check_solver(name: str) -> str:
 
 def _interval(mask: int) -> tuple[int, int]:
     """``(a, b)`` when ``mask`` is the run of cells ``a..b``; ValueError otherwise."""
-    cells = bits(mask)
-    if not cells or cells[-1] - cells[0] + 1 != len(cells):
-        raise ValueError(f"cell set {cells} of an ordinal feature is not an interval")
-    return cells[0], cells[-1]
+    if mask > 0:
+        a, b = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+        if mask >> a == (1 << (b - a + 1)) - 1:
+            return a, b
+    raise ValueError(f"cell set {bits(mask)} of an ordinal feature is not an interval")
 
 
-@dataclass
+class SharedSolver:
+    """One incremental PySAT solver over a fixed clause list, used by one thread at a time.
+
+    The solver is started on first use and can be released (:meth:`release`) and started
+    again; every call runs under a lock, so the oracles of several threads can share it.
+
+    Parameters
+    ----------
+    name : str
+        The PySAT solver name.
+    clauses : list of clauses
+        What the solver is loaded with (the domain clauses and one ``differs(c)``).
+    """
+
+    __slots__ = ("name", "clauses", "lock", "_solver", "starts", "__weakref__")
+
+    def __init__(self, name: str, clauses: list[list[int]]):
+        self.name = name
+        self.clauses = clauses
+        self.lock = threading.Lock()
+        self._solver: Solver | None = None
+        self.starts = 0  # how many times a solver was started (1 unless released)
+
+    @property
+    def alive(self) -> bool:
+        """Whether a solver is running (started and not released)."""
+        return self._solver is not None
+
+    def _start(self) -> Solver:
+        self._solver = Solver(name=self.name, bootstrap_with=self.clauses)
+        self.starts += 1
+        return self._solver
+
+    def satisfiable(self, assumptions: list[int]) -> bool:
+        """Whether the clauses are satisfiable under ``assumptions``."""
+        with self.lock:
+            return (self._solver or self._start()).solve(assumptions=assumptions)
+
+    def solve(self, assumptions: list[int], model: bool = False) -> tuple[bool, list[int] | None]:
+        """``(satisfiable, model)`` under ``assumptions``; the model (``get_model()``, one
+        signed literal per variable) only when asked for and satisfiable."""
+        with self.lock:
+            solver = self._solver or self._start()
+            sat = solver.solve(assumptions=assumptions)
+            return sat, (solver.get_model() if sat and model else None)
+
+    def release(self, wait: bool = True) -> None:
+        """Delete the solver (idempotent); the next call starts a new one.
+
+        With ``wait=False`` (from finalisers, which garbage collection may run inside any
+        call) a solver busy in another call is left alone instead of waited for; PySAT
+        frees it with this object."""
+        if not self.lock.acquire(blocking=wait):
+            return
+        try:
+            if self._solver is not None:
+                self._solver.delete()
+                self._solver = None
+        finally:
+            self.lock.release()
+
+
 class ModelEncoding:
-    """The CNF of a model's cell space and of "the prediction differs from class c".
+    """The CNF of a model's cell space and of "the prediction differs from class c", and the
+    incremental solvers over it.
 
-    Built once per model; :class:`SatOracle` adds the selectors of one instance.
+    Built once per model: :func:`shared_encoding` keeps one per model object for every
+    :class:`~xdt.Explainer` and instance of it, and :meth:`solver` one incremental solver
+    per (class, solver name) over ``domain + differs(c)``. An instance never adds a clause:
+    :class:`SatOracle` poses it as assumptions on the cell variables (:meth:`fixing`).
+
+    Parameters
+    ----------
+    model : DecisionTree or DNF
+        Held by the encoding (:func:`shared_encoding` holds it weakly instead, so that the
+        cache does not keep a model alive).
 
     Attributes
     ----------
@@ -114,10 +201,15 @@ class ModelEncoding:
     pool : IDPool
         Variable numbering; ``pool.obj(v)`` names variable ``v``: ``("cell", f, j)``,
         ``("gt", f, j)`` (ordinal ``x_f > t_j``), ``("term", c, p)`` (term ``p`` of class
-        index ``c`` holds; see the module docstring), ``("selector", f)`` or auxiliary
+        index ``c`` holds; see the module docstring), ``("selector", f)`` (only in the
+        per-instance CNF written for export, :attr:`SatOracle.clauses`) or auxiliary
         cardinality variables (``None``).
     domain : list of clauses
         One-hot and order clauses.
+    cell_literals : list of list of list of int
+        ``cell_literals[f][j]``: the assumption literals that put feature ``f`` in cell
+        ``j`` (``[x_f = v_j]``; or ``[x_f > t_{j-1}]`` and ``not [x_f > t_j]``, those that
+        exist).
 
     Raises
     ------
@@ -125,23 +217,45 @@ class ModelEncoding:
         For a model the encoder does not know.
     """
 
-    model: Model
-    pool: IDPool = field(default_factory=IDPool)
-    domain: list[list[int]] = field(default_factory=list)
-    _differs: dict[int, list[list[int]]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.model, MODEL_TYPES):
+    def __init__(self, model: Model):
+        if not isinstance(model, MODEL_TYPES):
             raise UnsupportedModelError(
                 "the SAT encoder knows decision trees, DNFs and nested k-DNFs; cannot encode "
-                f"{type(self.model).__name__}")
-        for f, cells in enumerate(self.model.cells):
-            if isinstance(cells, IntervalCells):
-                gts = [self.pool.id(("gt", f, j)) for j in range(cells.n_cells - 1)]
+                f"{type(model).__name__}")
+        self._ref = weakref.ref(model)
+        self._held: Model | None = model
+        self.cells = model.cells
+        self.pool = IDPool()
+        self.domain: list[list[int]] = []
+        self._differs: dict[int, list[list[int]]] = {}
+        self._ordinal = [isinstance(c, IntervalCells) for c in self.cells]
+        self._vars: list[list[int]] = []  # per feature: its gt or cell variables, in order
+        self.cell_literals: list[list[list[int]]] = []
+        for f, cells in enumerate(self.cells):
+            n = cells.n_cells
+            if self._ordinal[f]:
+                gts = [self.pool.id(("gt", f, j)) for j in range(n - 1)]
                 self.domain.extend([[-gts[j], gts[j - 1]] for j in range(1, len(gts))])
+                self._vars.append(gts)
+                self.cell_literals.append(
+                    [([gts[j - 1]] if j > 0 else []) + ([-gts[j]] if j < n - 1 else [])
+                     for j in range(n)])
             else:
-                lits = [self.pool.id(("cell", f, j)) for j in range(cells.n_cells)]
+                lits = [self.pool.id(("cell", f, j)) for j in range(n)]
                 self.domain.extend(self._exactly_one(lits))
+                self._vars.append(lits)
+                self.cell_literals.append([[v] for v in lits])
+        self._fixing: dict[tuple[int, int], list[int]] = {}
+        self._lock = threading.RLock()
+        self._solvers: dict[tuple[int, str], SharedSolver] = {}
+        self._finalizer = weakref.finalize(self, _release_all, self._solvers)
+
+    @property
+    def model(self) -> Model:
+        model = self._ref()
+        if model is None:
+            raise RuntimeError("the model of this SAT encoding has been garbage-collected")
+        return model
 
     def _exactly_one(self, lits: list[int]) -> list[list[int]]:
         if len(lits) <= 6:
@@ -150,48 +264,98 @@ class ModelEncoding:
             enc = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=EncType.seqcounter)
         return [list(c) for c in enc.clauses]
 
+    # ------------------------------------------------------------------ solvers
+    def solver(self, c: int, name: str = DEFAULT_SOLVER) -> SharedSolver:
+        """The incremental solver over ``domain + differs(c)`` (one per class and solver
+        name, made on first use and kept until :meth:`release`)."""
+        key = (c, name)
+        shared = self._solvers.get(key)
+        if shared is None:
+            with self._lock:
+                shared = self._solvers.get(key)
+                if shared is None:
+                    shared = SharedSolver(name, self.domain + self.differs(c))
+                    self._solvers[key] = shared
+        return shared
+
+    def release(self) -> None:
+        """Delete the running solvers (idempotent), waiting for a query in progress. They
+        start again on the next query, so this frees memory without closing any oracle."""
+        _release_all(self._solvers, wait=True)
+
     # ------------------------------------------------------------------ literals
     def is_ordinal(self, f: int) -> bool:
-        return isinstance(self.model.cells[f], IntervalCells)
+        return self._ordinal[f]
 
     def inside(self, f: int, mask: int) -> list[list[int]]:
         """Clauses meaning ``x_f in mask`` (a cell set; an interval for ordinal features)."""
-        n = self.model.cells[f].n_cells
+        n = self.cells[f].n_cells
         if mask == full_mask(n):
             return []
-        if not self.is_ordinal(f):
-            return [[self.pool.id(("cell", f, j)) for j in bits(mask)]]
-        a, b = _interval(mask)
-        out = []
-        if a > 0:
-            out.append([self.pool.id(("gt", f, a - 1))])
-        if b < n - 1:
-            out.append([-self.pool.id(("gt", f, b))])
-        return out
+        if not self._ordinal[f]:
+            return [[self._vars[f][j] for j in bits(mask)]]
+        return [[lit] for lit in self.fixing(f, mask)]
 
     def outside(self, f: int, mask: int) -> list[int]:
         """One clause meaning ``x_f not in mask``."""
-        n = self.model.cells[f].n_cells
-        if not self.is_ordinal(f):
-            return [self.pool.id(("cell", f, j)) for j in range(n) if not (mask >> j) & 1]
-        a, b = _interval(mask)
-        out = []
-        if a > 0:
-            out.append(-self.pool.id(("gt", f, a - 1)))
-        if b < n - 1:
-            out.append(self.pool.id(("gt", f, b)))
-        return out
+        if not self._ordinal[f]:
+            return [v for j, v in enumerate(self._vars[f]) if not (mask >> j) & 1]
+        return [-lit for lit in self.fixing(f, mask)]
+
+    def fixing(self, f: int, mask: int) -> list[int]:
+        """Assumption literals meaning ``x_f in mask`` (a cell set; a non-empty interval
+        for ordinal features): for an ordinal interval ``a..b``, ``[x > t_{a-1}]`` and
+        ``not [x > t_b]`` (those that exist); for a one-hot feature, ``[x = v_j]`` for a
+        single cell, else ``not [x = v_j]`` for every excluded cell (the exactly-one
+        constraint does the rest). Empty for the set of every cell. Cached per
+        ``(f, mask)``; do not modify the list returned.
+
+        Raises
+        ------
+        ValueError
+            For an ordinal cell set that is not an interval (or is empty), or a mask
+            naming cells the feature does not have.
+        """
+        key = (f, mask)
+        lits = self._fixing.get(key)
+        if lits is not None:
+            return lits
+        n = self.cells[f].n_cells
+        if mask < 0 or mask > full_mask(n):
+            raise ValueError(f"cell mask {mask:#b} is not a set of the {n} cells of "
+                             f"feature {f}")
+        if mask == full_mask(n):
+            lits = []
+        elif self._ordinal[f]:
+            a, b = _interval(mask)
+            gts = self._vars[f]
+            lits = ([gts[a - 1]] if a > 0 else []) + ([-gts[b]] if b < n - 1 else [])
+        elif mask and mask & (mask - 1) == 0:
+            lits = [self._vars[f][mask.bit_length() - 1]]
+        else:
+            lits = [-v for j, v in enumerate(self._vars[f]) if not (mask >> j) & 1]
+        self._fixing[key] = lits
+        return lits
+
+    def fixings(self, cells: Sequence[int], allowed: Sequence[int]) -> list[list[int]]:
+        """Per feature, the assumption literals holding it to ``allowed[f]``; for the
+        instance's own cell (``allowed[f] == 1 << cells[f]``) :attr:`cell_literals`."""
+        table = self.cell_literals
+        return [table[f][c] if a == 1 << c else self.fixing(f, a)
+                for f, (c, a) in enumerate(zip(cells, allowed, strict=True))]
 
     def differs(self, c: int) -> list[list[int]]:
         """Clauses meaning "the model does not predict class index ``c``" (see the module
         docstring): every listed term of ``c`` falsified, or, when the model does not list
         them and is binary, some term of the other class true."""
         if c not in self._differs:
-            terms = implying_terms(self.model, c)
-            if terms is not None:
-                self._differs[c] = [self.falsified(masks) for _, masks in terms]
-            else:
-                self._differs[c] = self._some_term(1 - c)
+            with self._lock:
+                if c not in self._differs:
+                    terms = implying_terms(self.model, c)
+                    if terms is not None:
+                        self._differs[c] = [self.falsified(masks) for _, masks in terms]
+                    else:
+                        self._differs[c] = self._some_term(1 - c)
         return self._differs[c]
 
     def falsified(self, masks: dict[int, int]) -> list[int]:
@@ -204,14 +368,15 @@ class ModelEncoding:
     def _some_term(self, other: int) -> list[list[int]]:
         """Clauses meaning "some listed term of class index ``other`` holds": ``t_p -> l``
         for every literal ``l`` of term ``p``, and ``OR_p t_p``."""
-        if len(self.model.classes) != 2:
+        model = self.model
+        if len(model.classes) != 2:
             raise UnsupportedModelError(
                 "the SAT encoder needs the terms of every class of a model with more than two "
                 "classes")
-        terms = implying_terms(self.model, other)
+        terms = implying_terms(model, other)
         if terms is None:
             raise UnsupportedModelError(
-                f"{type(self.model).__name__} lists the terms of neither class; the SAT "
+                f"{type(model).__name__} lists the terms of neither class; the SAT "
                 "encoder cannot say when its prediction differs")
         clauses: list[list[int]] = []
         some: list[int] = []
@@ -223,28 +388,54 @@ class ModelEncoding:
         clauses.append(some)
         return clauses
 
+    def selectors(self) -> list[int]:
+        """The selector variable ``("selector", f)`` of every feature (numbered on first
+        use, after the variables already in the pool), for the per-instance CNF that
+        :mod:`xdt.explain.dimacs` writes; the solvers never see them."""
+        with self._lock:
+            return [self.pool.id(("selector", f)) for f in range(len(self.cells))]
+
     def decode(self, assignment: Sequence[int]) -> tuple[int, ...]:
-        """The cell of every feature in a satisfying assignment (list of signed literals)."""
-        true = {v for v in assignment if v > 0}
+        """The cell of every feature in a satisfying assignment of the domain clauses.
+
+        ``assignment`` lists signed literals, e.g. ``solver.get_model()`` (variable ``v``
+        at position ``v - 1``; any other order is accepted too); variables missing from it
+        count as false. Ordinal: the number of thresholds exceeded (a prefix of the
+        ``[x > t_j]``, by the order clauses: found by bisection); one-hot: the true cell.
+        """
+        a = assignment if isinstance(assignment, list) else list(assignment)
+        n = len(a)
+        if n and (abs(a[0]) != 1 or abs(a[-1]) != n):  # not positional: index it
+            top = max(abs(lit) for lit in a)
+            positional = [-(v + 1) for v in range(top)]
+            for lit in a:
+                if lit > 0:
+                    positional[lit - 1] = lit
+            a, n = positional, top
         out = []
-        for f, cells in enumerate(self.model.cells):
-            if self.is_ordinal(f):
-                # order encoding: the cell is the number of thresholds exceeded
-                out.append(sum(self.pool.id(("gt", f, j)) in true
-                               for j in range(cells.n_cells - 1)))
+        for f, vs in enumerate(self._vars):
+            if self._ordinal[f]:
+                lo, hi = 0, len(vs)
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    v = vs[mid]
+                    if v <= n and a[v - 1] > 0:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                out.append(lo)
             else:
-                out.append(next(j for j in range(cells.n_cells)
-                                if self.pool.id(("cell", f, j)) in true))
+                out.append(next(j for j, v in enumerate(vs) if v <= n and a[v - 1] > 0))
         return tuple(out)
 
     def describe_var(self, v: int) -> str:
         """What variable ``v`` means, for DIMACS comments."""
         obj = self.pool.obj(v)
         if isinstance(obj, tuple) and obj[0] == "cell":
-            cells = self.model.cells[obj[1]]
+            cells = self.cells[obj[1]]
             return f"{cells.name} = {cells.value(obj[2])}"
         if isinstance(obj, tuple) and obj[0] == "gt":
-            cells = self.model.cells[obj[1]]
+            cells = self.cells[obj[1]]
             return f"{cells.name} > {float(cells.thresholds[obj[2]])!r}"
         if isinstance(obj, tuple) and obj[0] == "selector":
             return f"selector: fixes {self.model.features[obj[1]].name} to the instance's cell"
@@ -252,17 +443,100 @@ class ModelEncoding:
             return f"term {obj[2]} of class {self.model.classes[obj[1]]!r} holds"
         return "auxiliary (cardinality encoding)"
 
+    def __repr__(self) -> str:
+        running = sorted(f"{c}:{name}" for (c, name), s in self._solvers.items() if s.alive)
+        return (f"ModelEncoding({self.pool.top} variables, {len(self.domain)} domain clauses, "
+                f"solvers running: {', '.join(running) or 'none'})")
+
+
+def _release_all(solvers: dict[tuple[int, str], SharedSolver], wait: bool = False) -> None:
+    for shared in list(solvers.values()):
+        shared.release(wait)
+
+
+_SHARED: dict[int, ModelEncoding] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_encoding(model: Model) -> ModelEncoding:
+    """The one :class:`ModelEncoding` of ``model`` (this model object), made on first use.
+
+    Every :class:`~xdt.Explainer` of the model, and every instance, uses it and its solvers.
+    The cache holds the model weakly: when the model is garbage-collected its encoding is
+    dropped and its solvers are released. :func:`release_solvers` releases them earlier.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For a model the encoder does not know.
+    """
+    key = id(model)
+    enc = _SHARED.get(key)
+    if enc is not None and enc._ref() is model:
+        return enc
+    with _SHARED_LOCK:  # one encoding per model, even when two threads ask at once
+        enc = _SHARED.get(key)
+        if enc is None or enc._ref() is not model:
+            enc = ModelEncoding(model)
+            enc._held = None  # the cache must not keep the model alive
+            _SHARED[key] = enc
+            weakref.finalize(model, _forget, key, enc)
+    return enc
+
+
+def _forget(key: int, enc: ModelEncoding) -> None:
+    """The model of ``enc`` was garbage-collected: drop its encoding, release its solvers.
+
+    Garbage collection may run this inside any call, :func:`shared_encoding` included, so it
+    takes no lock. No other object can have the dead model's ``id`` while its finalisers
+    run (its memory is not freed yet), so the entry checked is the one removed."""
+    if _SHARED.get(key) is enc:
+        _SHARED.pop(key, None)
+    _release_all(enc._solvers, wait=False)
+
+
+def release_solvers(model: Model) -> None:
+    """Release the SAT solvers the model's shared encoding holds (see
+    :func:`shared_encoding`); a later query starts them again. A no-op when the SAT engine
+    never explained this model."""
+    enc = _SHARED.get(id(model))
+    if enc is not None and enc._ref() is model:
+        enc.release()
+
+
+_BITS = bytes.maketrans(b"01", b"\0\1")
+_FEW_FEATURES = 16
+"""Up to this many features, an oracle concatenates its features' assumption lists in a
+Python loop; above, it selects from the flattened list in C (faster for many features)."""
+
+
+def _closed() -> None:
+    """Finaliser of a :class:`SatOracle`: nothing to free, it only marks the oracle closed."""
+
 
 class SatOracle(EntailmentOracle):
-    """Entailment by incremental SAT calls on one solver per (model, instance).
+    """Entailment for one instance, by incremental SAT calls under assumptions on the
+    model's shared solver for the instance's class (:meth:`ModelEncoding.solver`).
+
+    The instance is posed purely as assumptions: fixing feature ``f`` to its allowed cells
+    ``A_f`` assumes :meth:`ModelEncoding.fixing` ``(f, A_f)``; no clause is added, so the
+    solver serves every instance of the model and class.
 
     Parameters
     ----------
     encoding : ModelEncoding
+        Usually :func:`shared_encoding` of the model.
     cells, allowed, universe, prediction
         As for :class:`~xdt.explain.path.PathOracle`.
     solver : str
         A PySAT solver name (default ``"cadical195"``).
+
+    Notes
+    -----
+    :meth:`close` (or leaving a ``with`` block, or garbage collection) closes the oracle:
+    later queries raise ``RuntimeError``, and it stops holding the model and its solver.
+    The solver itself belongs to the model's encoding and keeps serving the other oracles
+    of the model; it is released with the model (or by :func:`release_solvers`).
     """
 
     def __init__(self, encoding: ModelEncoding, cells: Sequence[int], allowed: Sequence[int],
@@ -272,46 +546,85 @@ class SatOracle(EntailmentOracle):
         self.allowed = tuple(allowed)
         self.universe = universe
         self.prediction = prediction
-        self.selectors = [encoding.pool.id(("selector", f)) for f in range(len(self.cells))]
-        self.clauses = encoding.domain + encoding.differs(prediction) + [
-            [-s] + clause for f, s in enumerate(self.selectors)
-            for clause in encoding.inside(f, self.allowed[f])]
-        self._solver = Solver(name=solver, bootstrap_with=self.clauses)
-        self._finalizer = weakref.finalize(self, self._solver.delete)
+        self.solver_name = solver
+        self._model: Model | None = encoding.model  # the model outlives its open oracles
+        self._shared: SharedSolver | None = encoding.solver(prediction, solver)
+        self._fix = encoding.fixings(self.cells, self.allowed)
+        self._flat: list[int] | None = None  # with many features: the flattened literals
+        self._owner: Callable[[bytes], tuple[int, ...]] | None = None  # and their features
+        if len(self._fix) > _FEW_FEATURES:
+            self._flat = [lit for lits in self._fix for lit in lits]
+            if any(len(lits) != 1 for lits in self._fix):
+                if len(self._flat) > 1:
+                    self._owner = itemgetter(*(f for f, lits in enumerate(self._fix)
+                                               for _ in lits))
+                else:  # itemgetter of one item returns no tuple
+                    self._flat = None
+        self._finalizer = weakref.finalize(self, _closed)
         self.calls = 0
 
-    def _solve(self, fixed: int) -> bool:
-        if not self._finalizer.alive:
+    @property
+    def selectors(self) -> list[int]:
+        """Selector variables, one per feature, of the per-instance CNF :attr:`clauses`."""
+        return self.encoding.selectors()
+
+    @property
+    def clauses(self) -> list[list[int]]:
+        """The per-instance CNF equivalent to this oracle, as :mod:`xdt.explain.dimacs`
+        writes it: the solver's clauses (``domain + differs(prediction)``) plus, per
+        feature, ``s_f -> x_f in A_f`` on a selector ``s_f``. Assuming the selectors of a
+        set ``S`` there is the same query as this oracle's assumptions for ``S``."""
+        enc = self.encoding
+        return enc.domain + enc.differs(self.prediction) + [
+            [-s] + clause for f, s in enumerate(self.selectors)
+            for clause in enc.inside(f, self.allowed[f])]
+
+    def _open(self) -> SharedSolver:
+        shared = self._shared
+        if shared is None:
             raise RuntimeError("this SAT oracle has been closed")
         self.calls += 1
-        return self._solver.solve(assumptions=[self.selectors[f] for f in bits(fixed)])
+        return shared
+
+    def _assumptions(self, fixed: int) -> list[int]:
+        """The assumption literals of the features of ``fixed``: concatenated lists, or
+        for many features a C-level selection (``compress``) of the flattened literals by
+        the bits of ``fixed``."""
+        if self._flat is None:
+            fix = self._fix
+            out: list[int] = []
+            f = 0
+            while fixed:
+                if fixed & 1:
+                    out += fix[f]
+                fixed >>= 1
+                f += 1
+            return out
+        selected = bin(fixed)[:1:-1].encode().translate(_BITS).ljust(len(self._fix), b"\0")
+        if self._owner is not None:
+            selected = self._owner(selected)
+        return list(compress(self._flat, selected))
 
     def entails(self, fixed: int) -> bool:
-        return not self._solve(fixed)
+        return not self._open().satisfiable(self._assumptions(fixed))
 
     def counterexample(self, fixed: int) -> tuple[int, ...] | None:
-        if not self._solve(fixed):
-            return None
-        return self.encoding.decode(self._solver.get_model())
+        sat, model = self._open().solve(self._assumptions(fixed), True)
+        return self.encoding.decode(model) if sat else None  # type: ignore[arg-type]
 
     def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
-        if not self._finalizer.alive:
-            raise RuntimeError("this SAT oracle has been closed")
-        assumptions = []
+        shared = self._open()
+        assumptions: list[int] = []
         for f, mask in held.items():
-            clauses = self.encoding.inside(f, mask)
-            if any(len(c) != 1 for c in clauses):  # a one-hot set: exclude the other cells
-                n = self.encoding.model.cells[f].n_cells
-                clauses = [[-self.encoding.pool.id(("cell", f, j))]
-                           for j in range(n) if not (mask >> j) & 1]
-            assumptions.extend(c[0] for c in clauses)
-        self.calls += 1
-        if not self._solver.solve(assumptions=assumptions):
-            return None
-        return self.encoding.decode(self._solver.get_model())
+            assumptions += self.encoding.fixing(f, mask)
+        sat, model = shared.solve(assumptions, True)
+        return self.encoding.decode(model) if sat else None  # type: ignore[arg-type]
 
     def close(self) -> None:
-        """Release the solver (idempotent)."""
+        """Close the oracle (idempotent): later queries raise ``RuntimeError``. The shared
+        solver stays with the model's encoding for its other oracles."""
+        self._shared = None
+        self._model = None
         self._finalizer()
 
     def __enter__(self) -> SatOracle:
