@@ -263,3 +263,24 @@ def test_entailment_by_kernel_equals_python(monkeypatch):
             fixed = int(rng.integers(0, 2**62)) | int(rng.integers(0, 2**28)) << 62
             assert q.oracle.entails(fixed) == all(d & fixed for d in q.oracle.all_cxps())
         assert q.oracle.entails(q.oracle.universe)
+
+
+def test_sat_certificates_made_after_the_explainer_closed():
+    """The SAT engine's certificates are made on first access too, with a new oracle when
+    close() has closed the instance's."""
+    from xdt.explain.certificates import check_certificate
+    from xdt.ir import DNF, Condition
+
+    dnf = DNF([Feature(n, "binary") for n in "abcd"], [0, 1],
+              [[Condition("a", (1,)), Condition("b", (1,))],
+               [Condition("c", (1,)), Condition("d", (1,))]])
+    x = {"a": 1, "b": 1, "c": 0, "d": 1}
+    with xdt.Explainer(dnf) as ex:
+        axp = ex.axp(x)
+        cxps = ex.all_cxps(x)
+    assert axp.features == ("a", "b")
+    check_certificate(dnf, axp)  # made now, after close(), and checked with dnf.predict
+    assert set(axp.certificate.witnesses) == {"a", "b"}
+    for cxp in cxps:
+        assert dnf.predict([cxp.counterexample])[0] == cxp.counterexample_class == 0
+        check_certificate(dnf, cxp)

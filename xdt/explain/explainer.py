@@ -75,6 +75,12 @@ CACHE_SIZE = 64
 literals; the solvers are shared per model)."""
 
 
+def _open_oracle(oracle: EntailmentOracle) -> EntailmentOracle:
+    """``oracle``, or for a SAT oracle that :meth:`Explainer.close` has closed, a new one for
+    the same instance."""
+    return oracle.reopened() if isinstance(oracle, SatOracle) else oracle
+
+
 def _release(oracle: EntailmentOracle) -> None:
     close = getattr(oracle, "close", None)
     if close is not None:
@@ -419,10 +425,9 @@ class Explainer:
         certify = certify or self.certificates
         feats = bits(mask)
         names = self.model.features.names
-        # The path engine's oracle lives as long as the explanation needs it: the witness
-        # points and the certificate are made on first access. The SAT engine's solvers are
-        # released by close(), so its explanations get them now.
-        lazy = self.engine == "path"
+        # The witness points and the certificate are made on first access, with the
+        # instance's oracle (for the SAT engine, a new one if close() has closed it).
+        lazy = True
         cx: object = None
         cx_class: object = None
         cert: object = None
@@ -454,8 +459,8 @@ class Explainer:
     def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
         return axp_certificate(
-            self.model, q.oracle, values=q.values, cells=q.cells, prediction=q.prediction,
-            allowed=q.allowed, mask=mask, held=held, engine=self.engine,
+            self.model, _open_oracle(q.oracle), values=q.values, cells=q.cells,
+            prediction=q.prediction, allowed=q.allowed, mask=mask, held=held, engine=self.engine,
             solver=self.solver if self.engine == "sat" else None,
             path_restricted=q.path_restricted,
             rejected=inflation.rejected if inflation is not None else None)
@@ -463,7 +468,8 @@ class Explainer:
     def _witness(self, q: _Query, mask: int, certify: bool) -> dict:
         """A CXp's counterexample (a point changing only the CXp's features, predicted
         another class), its class, and its certificate if ``certify``."""
-        point = q.oracle.counterexample(q.oracle.universe & ~mask)
+        oracle = _open_oracle(q.oracle)
+        point = oracle.counterexample(oracle.universe & ~mask)
         if point is None:
             return {"counterexample": None, "counterexample_class": None, "certificate": None}
         cx = point_values(self.model, q.values, q.cells, point)

@@ -579,6 +579,19 @@ class SatOracle(EntailmentOracle):
             [-s] + clause for f, s in enumerate(self.selectors)
             for clause in enc.inside(f, self.allowed[f])]
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has closed this oracle."""
+        return self._shared is None
+
+    def reopened(self) -> SatOracle:
+        """This oracle while it is open; once closed, a new one for the same instance (on the
+        model's shared solver). Certificates made on first access use it."""
+        if self._shared is not None:
+            return self
+        return SatOracle(self.encoding, self.cells, self.allowed, self.universe,
+                         self.prediction, solver=self.solver_name)
+
     def _open(self) -> SharedSolver:
         shared = self._shared
         if shared is None:
