@@ -192,7 +192,10 @@ class Explainer:
         The model to explain.
     engine : {"auto", "path", "sat"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
-        Marques-Silva, "On Explaining Decision Trees", Sections 4-5). ``"sat"``: the PySAT
+        Marques-Silva, "On Explaining Decision Trees", Sections 4-5), in compiled kernels
+        (:mod:`xdt.explain.kernels`) over the tree's flat arrays, built once per tree; the
+        first call in a process loads them (compiled once per machine: about 10 s, then
+        cached). ``"sat"``: the PySAT
         oracle (:mod:`xdt.explain.sat`) for trees and DNFs: the model is encoded once and
         shared by all its explainers, with one incremental solver per class, each instance
         posed as assumptions; for trees, the reference the path-walker is cross-checked
@@ -208,10 +211,12 @@ class Explainer:
     certificates : bool
         Attach a certificate to every explanation (default): evidence a user can re-check
         with the model's own ``predict`` (:mod:`xdt.explain.certificates`): witness points,
-        and for an AXp the proof of entailment. Building it costs about one entailment query
-        per feature of an AXp (plus, with the path engine, one pass over the tree's paths);
-        ``False`` skips it (``certificate`` is then ``None``) except for calls with
-        ``verify=True``, which always certify and check.
+        and for an AXp the proof of entailment. It is built on first access to
+        ``explanation.certificate`` (a CXp's ``counterexample`` too), so explanations whose
+        certificate is never read do not pay for it; building it costs about one entailment
+        query per feature of an AXp (plus, with the path engine, one pass over the tree's
+        paths). ``False``: no certificate (``certificate`` is ``None``), except for calls
+        with ``verify=True``, which always certify and check before returning.
 
     Raises
     ------
