@@ -74,12 +74,17 @@ def _series_values(features: FeatureSpace, x: pd.Series) -> tuple | None:
     """The feature values of a Series, read by position; ``None`` as for
     :func:`_series_positions`."""
     positions = _series_positions(features, x)
-    return None if positions is None else tuple(x._values[positions])
+    if positions is None:
+        return None
+    values = x._values
+    if not isinstance(values, np.ndarray):  # an extension array (arrow strings, Int64, ...)
+        values = x.to_numpy(dtype=object)
+    return tuple(values[positions])
 
 
 def _by_name(features: FeatureSpace, x: Mapping | pd.Series) -> tuple:
     """The values of the instance ``x`` (a mapping or a Series) for the features, in order."""
-    if isinstance(x, pd.Series) and isinstance(x._values, np.ndarray):
+    if isinstance(x, pd.Series):
         values = _series_values(features, x)
         if values is not None:
             return values
