@@ -610,6 +610,18 @@ def million_section(tree: Tree, n: int, n_check: int) -> tuple[list[Line], list[
 
 
 # ---------------------------------------------------------------------------- 4. SAT engine
+def in_turn(j: int, *calls: Callable[[], object]) -> list[tuple[float, object]]:
+    """``(CPU seconds, result)`` of each call on one row, run in a rotated order (row ``j``
+    starts with call ``j mod n``): a solver answers a query faster right after a similar
+    one, so no call may always come second."""
+    n = len(calls)
+    out: list[tuple[float, object] | None] = [None] * n
+    for k in range(n):
+        i = (j + k) % n
+        out[i] = timed(calls[i])
+    return out  # type: ignore[return-value]
+
+
 def sat_tree_section(frame: pd.DataFrame, y: np.ndarray, leaves: int, n_rows: int
                      ) -> list[Line]:
     """xdt's SAT engine (fresh and reused Explainer) against the PySAT baseline, one AXp per
@@ -633,16 +645,12 @@ def sat_tree_section(frame: pd.DataFrame, y: np.ndarray, leaves: int, n_rows: in
     t_f, t_r, t_b = [], [], []
     for j in range(1, len(idx)):
         row, x = rows[j], X[idx[j]]
-        t0 = cpu_ns()
-        a_f = fresh(row)
-        t1 = cpu_ns()
-        a_r = reused.axp(row)
-        t2 = cpu_ns()
-        a_b = base.axp(x)
-        t3 = cpu_ns()
-        t_f.append((t1 - t0) / 1e9)
-        t_r.append((t2 - t1) / 1e9)
-        t_b.append((t3 - t2) / 1e9)
+        (t, a_f), (u, a_r), (v, a_b) = in_turn(
+            j, lambda row=row: fresh(row), lambda row=row: reused.axp(row),
+            lambda x=x: base.axp(x))
+        t_f.append(t)
+        t_r.append(u)
+        t_b.append(v)
         names = tuple(num.columns[f] for f in a_b)
         ref = path.axp(row).features
         agree(a_f.features == a_r.features == names == ref,
@@ -698,16 +706,12 @@ def sat_dnf_section(n_terms: int, n_rows: int) -> list[Line]:
     t_f, t_r, t_b, positive = [], [], [], 0
     for j in range(1, len(points)):
         x = as_dict(points[j])
-        t0 = cpu_ns()
-        a_f = fresh(x)
-        t1 = cpu_ns()
-        a_r = reused.axp(x, order="features")
-        t2 = cpu_ns()
-        a_b = base.axp(points[j], order)
-        t3 = cpu_ns()
-        t_f.append((t1 - t0) / 1e9)
-        t_r.append((t2 - t1) / 1e9)
-        t_b.append((t3 - t2) / 1e9)
+        (t, a_f), (u, a_r), (v, a_b) = in_turn(
+            j, lambda x=x: fresh(x), lambda x=x: reused.axp(x, order="features"),
+            lambda p=points[j]: base.axp(p, order))
+        t_f.append(t)
+        t_r.append(u)
+        t_b.append(v)
         positive += base.predict(points[j])
         b = tuple(names[f] for f in a_b)
         agree(a_f.features == a_r.features == b and a_f.prediction == base.predict(points[j]),
