@@ -63,6 +63,9 @@ def test_kernels_equal_the_numpy_formulation(case):
         assert len(cxps[-1]) == n  # no repeats
         at += n
     assert (leaves.tolist(), masks_of(axps), cxps) == numpy_reference(tree, cells)
+    by_slices = kernel_rows(CompiledTree(tree), cells, True, False)  # no D_p: slices
+    assert by_slices[0].tolist() == leaves.tolist()
+    assert masks_of(by_slices[1]) == masks_of(axps)
 
 
 def test_literal_walk_equals_the_tables(monkeypatch):
@@ -138,6 +141,8 @@ def test_wide_trees_agree_with_the_sat_engine(n_features):
     assert max(c.n_cells for c in tree.cells) == 70
     rows = random_rows(tree, np.random.default_rng(0), 12)
     batch = explain_batch(tree, rows, dedupe=False)
+    assert list(explain_batch(tree, rows, what="axp", dedupe=False)["axp"]) == list(
+        batch["axp"])  # feature slices (what="axp") and disagreement sets agree
     path = xdt.Explainer(tree, certificates=False)
     with xdt.Explainer(tree, engine="sat", certificates=False) as sat:
         for i, x in enumerate(rows):

@@ -450,6 +450,9 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     leaves = np.empty(n, dtype=np.int64)
     axps = np.zeros((n, w), dtype=np.uint64)
     counts = np.zeros(n, dtype=np.int64)
+    if axp and not cxps and ct.sliced:  # the AXps alone: by feature slices, no D_p
+        kernels.axp_rows(*ct.slice_tables, cells, w, leaves, axps)
+        return leaves, axps, counts, np.empty((0, w), dtype=np.uint64)
     words = np.empty((max(n * _CXPS_PER_ROW, 1) if cxps else 1, w), dtype=np.uint64)
     done = used = 0
     while True:  # the CXps buffer grows when a row's CXps do not fit

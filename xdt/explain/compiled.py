@@ -39,6 +39,8 @@ def to_words(mask: int, n: int) -> np.ndarray:
 
 def from_words(words) -> int:
     """The bit mask of a sequence of uint64 words, lowest first."""
+    if isinstance(words, np.ndarray):
+        return int.from_bytes(np.ascontiguousarray(words, dtype="<u8").tobytes(), "little")
     out = 0
     for k, w in enumerate(words):
         out |= int(w) << (WORD * k)
@@ -57,6 +59,10 @@ def masks_of(rows: np.ndarray) -> list[int]:
     """One bit mask per row of a uint64 (n, W) array."""
     if rows.shape[1] == 1:
         return rows[:, 0].tolist()
+    if rows.shape[1] > 4:  # wide rows: each read as one little-endian number
+        data = np.ascontiguousarray(rows, dtype="<u8").tobytes()
+        size = 8 * rows.shape[1]
+        return [int.from_bytes(data[i:i + size], "little") for i in range(0, len(data), size)]
     out = [0] * len(rows)
     for k, col in enumerate(rows.T.tolist()):
         shift = WORD * k
@@ -130,6 +136,12 @@ class CompiledTree:
                               self.excl_off, self.tested, self.others, self.other_pos,
                               self.n_others)
         """The tables, in the order the kernels explain_one and explain_rows take them."""
+        self.slice_tables = (self.paths, self.path_features, self.nodes, self.children,
+                             self.excl, self.excl_off, self.tested, self.tested_at,
+                             self.others)
+        """The tables, in the order explain_one_sliced and axp_rows take them."""
+        self.sliced = self.excl.size > 0
+        """Whether the tables of excluded paths exist (the sliced kernels need them)."""
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)
         self._local = threading.local()
@@ -161,6 +173,7 @@ class CompiledTree:
         if size > MAX_TABLE_WORDS or not tested:
             self.excl = np.zeros(0, dtype=np.uint64)
             self.tested = np.zeros(0, dtype=np.int64)
+            self.tested_at = np.full(self.n_features, -1, dtype=np.int64)
             return
         excl = np.zeros(size, dtype=np.uint64)
         offset = 0
@@ -181,6 +194,13 @@ class CompiledTree:
                     table[out, word] |= bit
         self.excl = excl
         self.tested = np.asarray(tested, dtype=np.int64)
+        self.tested_at = np.full(self.n_features, -1, dtype=np.int64)
+        self.tested_at[self.tested] = np.arange(len(tested))
+        self.tested_list = list(tested)
+        self.other_rows = [np.flatnonzero(self.other_pos[c] >= 0) for c in range(classes)]
+        """Per class, the reachable paths of the other classes, in path order (int64)."""
+        self.other_masks = masks_of(self.others)
+        """Per class, the reachable paths of the other classes as a bit mask."""
 
     # ------------------------------------------------------------------ per row
     def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -630,3 +630,140 @@ def distinct_rows(words):
                 break
             slot = (slot + 1) & (size - 1)
     return first[:k].copy(), inverse
+
+
+# ---------------------------------------------------------------- feature slices
+# The disagreement sets seen the other way round: per feature f, the set E_f (a bitset over
+# paths) of the reachable paths of other classes whose literal on f excludes the instance's
+# cell. A set S of features hits every D_p exactly when the union of its E_f is every such
+# path, so entailment and deletion need no D_p at all: O(F P / 64) per test.
+
+@njit(cache=True)
+def feature_slices(excl, excl_off, tested, others, cells, prediction, out):
+    """Fill ``out[j]`` (uint64 (T, PW)) with ``E_f`` for the ``j``-th tested feature ``f``
+    (``excl`` etc. as in :func:`disagreements_by_table`)."""
+    pw = others.shape[1]
+    for j in range(tested.shape[0]):
+        f = tested[j]
+        base = excl_off[f] + cells[f] * pw
+        for w in range(pw):
+            out[j, w] = excl[base + w] & others[prediction, w]
+
+
+@njit(cache=True, inline="always")
+def _covers(slices, members, n, skip, target):
+    """Whether the union of ``slices[members[i]]`` (``i < n``, ``i != skip``) holds every
+    path of ``target`` (uint64 (PW,))."""
+    for w in range(target.shape[0]):
+        u = _ZERO
+        for i in range(n):
+            if i != skip:
+                u |= slices[members[i], w]
+        if target[w] & ~u != _ZERO:
+            return False
+    return True
+
+
+@njit(cache=True)
+def deletion_by_slices(slices, tested_at, target, order, n_words, expl):
+    """One AXp by deletion from the features of ``order`` (int64, each feature once), with
+    entailment as "the slices of the kept features cover ``target``" (the reachable paths
+    of the other classes). ``tested_at[f]``: the slice of feature ``f``, -1 when untested
+    (in no disagreement set: always dropped, as is a feature whose slice is empty). Fills
+    ``expl`` (uint64 (W,)) with the AXp; the same AXp as :func:`deletion` on the D_p."""
+    n = order.shape[0]
+    members = np.empty(n, dtype=np.int64)  # slices of the kept features, in order
+    feats = np.empty(n, dtype=np.int64)
+    k = 0
+    for j in range(n):
+        f = order[j]
+        s = tested_at[f]
+        if s < 0:
+            continue
+        empty = True
+        for w in range(slices.shape[1]):
+            if slices[s, w] != _ZERO:
+                empty = False
+                break
+        if not empty:
+            members[k] = s
+            feats[k] = f
+            k += 1
+    keep = np.ones(k, dtype=np.bool_)
+    live = members.copy()  # the kept slices, compacted as features go
+    for i in range(k):  # try the features in order
+        n_live = 0
+        skip = -1
+        for t in range(k):
+            if keep[t]:
+                if t == i:
+                    skip = n_live
+                live[n_live] = members[t]
+                n_live += 1
+        if _covers(slices, live, n_live, skip, target):
+            keep[i] = False
+    for w in range(n_words):
+        expl[w] = _ZERO
+    for i in range(k):
+        if keep[i]:
+            f = feats[i]
+            expl[f >> 6] |= _ONE << np.uint64(f & 63)
+
+
+@njit(cache=True)
+def covered(slices, tested_at, target, fixed):
+    """Whether the slices of the features of ``fixed`` (uint64 (W,)) cover ``target``: the
+    entailment test."""
+    pw = target.shape[0]
+    u = np.zeros(pw, dtype=np.uint64)
+    for w in range(fixed.shape[0]):
+        x = fixed[w]
+        while x != _ZERO:
+            f = (w << 6) + _lowest_bit(x)
+            x &= x - _ONE
+            s = tested_at[f] if f < tested_at.shape[0] else -1
+            if s >= 0:
+                for v in range(pw):
+                    u[v] |= slices[s, v]
+    for v in range(pw):
+        if target[v] & ~u[v] != _ZERO:
+            return False
+    return True
+
+
+@njit(cache=True)
+def explain_one_sliced(paths, path_features, nodes, children, excl, excl_off, tested,
+                       tested_at, others, cells, n_words):
+    """The leaf of one instance (held to its cells), its feature slices (uint64 (T, PW))
+    and the AXp of the deletion order "path" (uint64 (W,)), without disagreement sets."""
+    n_features = cells.shape[0]
+    leaf = leaf_of(nodes, children, cells)
+    prediction = paths[leaf, 2]
+    slices = np.empty((max(tested.shape[0], 1), others.shape[1]), dtype=np.uint64)
+    feature_slices(excl, excl_off, tested, others, cells, prediction, slices)
+    order = np.empty(n_features, dtype=np.int64)
+    _path_order(paths, path_features, leaf, n_features, order)
+    expl = np.empty(n_words, dtype=np.uint64)
+    deletion_by_slices(slices, tested_at, others[prediction], order, n_words, expl)
+    return leaf, slices, expl
+
+
+@njit(cache=True)
+def axp_rows(paths, path_features, nodes, children, excl, excl_off, tested, tested_at,
+             others, cells, n_words, leaves, axps):
+    """The leaf and the AXp (order "path") of every row of ``cells`` (int64 (n, F)), by
+    feature slices: fills ``leaves`` (int64 (n,)) and ``axps`` (uint64 (n, W))."""
+    n, n_features = cells.shape
+    slices = np.empty((max(tested.shape[0], 1), others.shape[1]), dtype=np.uint64)
+    order = np.empty(n_features, dtype=np.int64)
+    on = np.zeros(n_features, dtype=np.bool_)
+    expl = np.empty(n_words, dtype=np.uint64)
+    for r in range(n):
+        row = cells[r]
+        leaf = leaf_of(nodes, children, row)
+        leaves[r] = leaf
+        prediction = paths[leaf, 2]
+        feature_slices(excl, excl_off, tested, others, row, prediction, slices)
+        _path_order_in(paths, path_features, leaf, n_features, order, on)
+        deletion_by_slices(slices, tested_at, others[prediction], order, n_words, expl)
+        axps[r] = expl

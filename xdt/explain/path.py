@@ -86,12 +86,30 @@ class PathOracle(EntailmentOracle):
         self._set_minimal(mins[:m].copy())
         self._known: tuple[int, object, int] | None = None
 
-    def _set_minimal(self, minimal: np.ndarray) -> None:
-        self._minimal = minimal  # the minimal D_p: the CXps
-        cxps = masks_of(minimal)
-        self._cxps = cxps if len(cxps) < 2 else sorted(cxps, key=_size_then_value)
+    def _set_minimal(self, minimal: np.ndarray | None) -> None:
+        self._minimal_sets = minimal  # the minimal D_p, the CXps (None: made when needed)
+        self._cxp_list: list[int] | None = None
+        self._slices: list[int] | None = None  # or: per feature E_f, a bit mask over paths
+        self._target = 0  # and the paths of other classes they must cover
         self._pairs: list[tuple[int, Path]] | None = None
         self._others: list[tuple[Path, int | None, int]] | None = None
+
+    @property
+    def _minimal(self) -> np.ndarray:
+        """The CXps (the subset-minimal D_p) as uint64 (m, W), made on first use."""
+        if self._minimal_sets is None:
+            sets = self._sets
+            mins = np.empty((max(len(sets), 1), self._ct.n_words), dtype=np.uint64)
+            m = kernels.minimal_sets(sets, len(sets), mins)
+            self._minimal_sets = mins[:m]
+        return self._minimal_sets
+
+    @property
+    def _cxps(self) -> list[int]:
+        if self._cxp_list is None:
+            cxps = masks_of(self._minimal)
+            self._cxp_list = cxps if len(cxps) < 2 else sorted(cxps, key=_size_then_value)
+        return self._cxp_list
 
     @property
     def _sets(self) -> np.ndarray:
@@ -107,6 +125,12 @@ class PathOracle(EntailmentOracle):
         if self._sets_rows is None:  # of_cells did not keep them: made again
             ct = self._ct
             sets = np.empty((max(ct.n_paths, 1), ct.n_words), dtype=np.uint64)
+            if ct.sliced:  # from the tables; the paths are those of other classes, in order
+                k = kernels.disagreements_by_table(
+                    ct.excl, ct.excl_off, ct.tested, ct.others, ct.other_pos, ct.n_others,
+                    np.asarray(self.cells, dtype=np.int64), self.prediction, ct.n_words, sets)
+                self._sets_rows = (sets[:k], ct.other_rows[self.prediction])
+                return self._sets_rows
             rows = np.empty(max(ct.n_paths, 1), dtype=np.int64)
             k = kernels.disagreements(ct.paths, ct.lits, ct.cat_words, ct.feats,
                                       np.asarray(self.cells, dtype=np.int64), False, _NO_INTS,
@@ -125,8 +149,13 @@ class PathOracle(EntailmentOracle):
         caller has them."""
         if ct is None:
             ct = compiled(tree)
-        leaf, minimal, axp = kernels.explain_one(
-            *ct.kernel_tables, np.asarray(cells, dtype=np.int64), ct.n_words)
+        row = np.asarray(cells, dtype=np.int64)
+        slices = None
+        if ct.sliced:  # entailment and deletion by feature slices; the CXps when asked
+            leaf, slices, axp = kernels.explain_one_sliced(*ct.slice_tables, row, ct.n_words)
+            minimal = None
+        else:
+            leaf, minimal, axp = kernels.explain_one(*ct.kernel_tables, row, ct.n_words)
         self = object.__new__(cls)
         self.tree = tree
         self.cells = cells
@@ -136,6 +165,11 @@ class PathOracle(EntailmentOracle):
         self._ct = ct
         self._sets_rows = None
         self._set_minimal(minimal)
+        if slices is not None:
+            self._slices = [0] * len(cells)
+            for f, m in zip(ct.tested_list, masks_of(slices), strict=False):
+                self._slices[f] = m
+            self._target = ct.other_masks[self.prediction]
         self._known = (self.universe, ct.path_order(leaf),
                        int(axp[0]) if ct.n_words == 1 else from_words(axp))
         return self, int(leaf)
@@ -149,6 +183,14 @@ class PathOracle(EntailmentOracle):
         return self._pairs
 
     def entails(self, fixed: int) -> bool:
+        if self._slices is not None and self._cxp_list is None:
+            covered = 0  # the paths of other classes the fixed features block
+            slices = self._slices
+            while fixed:
+                low = fixed & -fixed
+                covered |= slices[low.bit_length() - 1]
+                fixed ^= low
+            return covered & self._target == self._target
         if len(self._cxps) <= _FEW:  # a few ints: no kernel call
             return all(d & fixed for d in self._cxps)
         m = self._minimal
