@@ -213,7 +213,8 @@ class IntervalCells:
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "
                 "values: impute or drop it first")
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        if isinstance(value, bool | np.bool_ | np.complexfloating) or not isinstance(
+                value, int | float | np.number):
             raise InstanceError(
                 f"ordinal feature {self.name!r} needs a number, got {value!r}")
         try:
@@ -235,6 +236,12 @@ class IntervalCells:
         if column.dtype == bool:
             raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got booleans")
         raw = column.to_numpy()
+        if raw.dtype.kind == "c":  # to_numeric would keep the real parts alone
+            bad = np.flatnonzero(raw.imag != 0)
+            i = int(bad[0]) if len(bad) else 0
+            where = f" (row {i})" if len(column) > 1 else ""
+            raise InstanceError(
+                f"ordinal feature {self.name!r} needs real numbers, got {raw[i].item()!r}{where}")
         if raw.dtype.kind in "iuf":  # numbers already: no conversion, NaN is the one check
             values = raw.astype(np.float64, copy=False)
             if not np.isnan(values).any():
