@@ -129,3 +129,36 @@ def test_the_command_line_refuses_an_instance_naming_a_feature_twice(tmp_path):
         result = CliRunner().invoke(main, ["explain", str(model), "--instance", given])
         assert result.exit_code == 2
         assert "names 'x' twice" in result.output and "Traceback" not in result.output
+
+
+def test_an_integer_beyond_float64_is_out_of_range():
+    """An int too large for a float64 (2**1100) is refused as out of range, by every reader,
+    with the row it is in; not with Python's bare OverflowError."""
+    from xdt.errors import ValueOutOfRangeError
+
+    ex = xdt.Explainer(TREE)
+    for engine_call in (ex.axp, ex.all_cxps, ex.predict):
+        with pytest.raises(ValueOutOfRangeError, match="feature 'x' has an integer of 332 "
+                                                       "digits, beyond"):
+            engine_call({"x": 2**1100, "y": 0.2})
+    frame = pd.DataFrame({"x": [0.1, -(2**1100)], "y": [0.2, 0.2]})
+    for reader in (TREE.predict, ex.explain_batch):
+        with pytest.raises(ValueOutOfRangeError, match=r"332 digits \(row 1\), beyond"):
+            reader(frame)
+    assert TREE.predict(pd.DataFrame({"x": [2**70, 0.1], "y": [0.2, 0.2]})).tolist() == [
+        "b", "a"]  # large, but a float64: read as one
+
+
+def test_complex_numbers_are_refused_like_text():
+    """A complex value is not a number a threshold compares: refused by every reader
+    (numpy's complex scalars and columns too, which float() silently cut to their real part)."""
+    ex = xdt.Explainer(TREE)
+    for x in ({"x": 1j, "y": 0.2}, {"x": np.complex128(0.9 + 1j), "y": 0.2},
+              pd.Series({"x": 0.9 + 1j, "y": 0.2})):
+        with pytest.raises(InstanceError, match="ordinal feature 'x' needs a number, got"):
+            ex.axp(x)
+    frame = pd.DataFrame({"x": [0.1, 0.9 + 1j], "y": [0.2, 0.2]})
+    for reader in (TREE.predict, ex.explain_batch):
+        with pytest.raises(InstanceError, match=r"ordinal feature 'x' needs real numbers, got "
+                                                r"\(0\.9\+1j\) \(row 1\)"):
+            reader(frame)

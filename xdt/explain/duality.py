@@ -14,8 +14,11 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
   (the path-walker), AXps are enumerated as their MHSes with PySAT's :class:`Hitman`;
   otherwise a hitting-set enumerator proposes candidates over the CXps (AXps) found so far
   and the oracle either confirms an AXp (CXp) or yields a new CXp (AXp).
-* **A smallest AXp** is a minimum-size hitting set of the CXps (Hitman with RC2 MaxSAT,
-  which returns hitting sets in order of increasing size).
+* **A smallest AXp** is a minimum-size hitting set of the CXps (a compiled branch and
+  bound, :func:`minimum_hitting_set`; past its step budget, Hitman with RC2 MaxSAT, which
+  returns hitting sets in order of increasing size). Among several smallest AXps, which
+  one is returned is not specified (the SAT engine, which has no list of CXps, may return
+  another).
 
 Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``). The enumerations poll an
 optional ``stop`` callable between oracle calls and raise :class:`EnumerationStopped` when

@@ -314,6 +314,17 @@ class Explainer:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def __getstate__(self) -> dict:
+        """For pickling and copying (e.g. to joblib or multiprocessing workers): the model
+        and the settings. The copy makes its own instance cache, compiled tables and SAT
+        encoding, which hold locks, thread-local buffers and solvers."""
+        return {"model": self.model, "engine": self.engine, "solver": self.solver,
+                "certificates": self.certificates}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["model"], state["engine"], solver=state["solver"],
+                      certificates=state["certificates"])
+
     # ------------------------------------------------------------------ instances
     def _query(self, x, path_restricted: bool) -> _Query:
         if path_restricted and not is_tree(self.model):

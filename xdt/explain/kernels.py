@@ -10,8 +10,9 @@ every ``D_p``; the CXps are the subset-minimal ``D_p``; one AXp is found by dele
 Feature sets are multiword bitsets: ``W = ceil(F / 64)`` ``uint64`` words per set, feature
 ``f`` at bit ``f % 64`` of word ``f // 64``, so no number of features is special. Every
 kernel is compiled by numba on first use (``cache=True``: once per machine, then loaded from
-the cache) and takes only arrays and integers, with the same types on every call, so each
-has one compiled version.
+the cache; where numba finds no writable cache folder, once per process, with a warning
+naming ``NUMBA_CACHE_DIR``) and takes only arrays and integers, with the same types on every
+call, so each has one compiled version.
 
 Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`):
 
@@ -36,8 +37,39 @@ Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`
 
 from __future__ import annotations
 
+import warnings
+
+import numba
 import numpy as np
-from numba import njit
+
+_CACHE_ON_DISK = True
+"""Whether numba keeps the compiled kernels on disk; False once it found no writable folder
+for them."""
+
+
+def njit(**options):
+    """``numba.njit(**options)``; where ``cache=True`` finds no writable folder (neither
+    beside this file nor numba's user cache folder: a read-only install and home folder), the
+    kernels are compiled without a disk cache, once per process, and one warning says how to
+    keep them (``NUMBA_CACHE_DIR``)."""
+    def wrap(func):
+        global _CACHE_ON_DISK
+        if options.get("cache") and _CACHE_ON_DISK:
+            try:
+                return numba.njit(**options)(func)
+            except RuntimeError as e:  # numba's "cannot cache function ...: no locator"
+                if "no locator available" not in str(e):
+                    raise
+                _CACHE_ON_DISK = False
+                warnings.warn(
+                    "numba found no writable folder to cache xdt's compiled kernels in "
+                    f"(beside {__file__} or in the user cache folder), so they are compiled "
+                    "again in every process (several seconds of CPU on first use); set "
+                    "NUMBA_CACHE_DIR to a writable folder to keep them", RuntimeWarning,
+                    stacklevel=2)
+        return numba.njit(**{**options, "cache": False})(func)
+    return wrap
+
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)

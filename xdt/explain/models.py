@@ -153,7 +153,8 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
         subset of them. Otherwise (a DNF's negative decision): a minimum set ``H`` of
         features that falsifies every term of the other class comes last — ``H`` is a
         minimum hitting set of the sets ``F_p`` of features whose cells at the instance
-        lie outside term ``p`` (PySAT's Hitman, RC2), and the AXp is ``H`` itself.
+        lie outside term ``p`` (:func:`~xdt.explain.duality.minimum_hitting_set`), and
+        the AXp is ``H`` itself.
 
     Notes
     -----

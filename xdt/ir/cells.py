@@ -203,29 +203,57 @@ class IntervalCells:
         a number) or :class:`ValueOutOfRangeError` (see :meth:`locate`)."""
         kind = type(value)
         if kind is float or kind is int or kind is np.float64 or kind is np.int64:
-            v = float(value)
+            try:
+                v = float(value)
+            except OverflowError:  # an int beyond float64
+                raise self._too_large(value) from None
             if -self._limit <= v <= self._limit:  # finite and in range (NaN fails too)
                 return bisect_left(self._sorted, v)  # = locate's searchsorted, side="left"
         if _is_missing(value):
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "
                 "values: impute or drop it first")
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        if isinstance(value, bool | np.bool_ | np.complexfloating) or not isinstance(
+                value, int | float | np.number):
             raise InstanceError(
                 f"ordinal feature {self.name!r} needs a number, got {value!r}")
-        return int(self.locate(np.array([float(value)]), one=True)[0])
+        try:
+            number = float(value)
+        except OverflowError:
+            raise self._too_large(value) from None
+        return int(self.locate(np.array([number]), one=True)[0])
+
+    def _too_large(self, value: int, row: int | None = None) -> ValueOutOfRangeError:
+        """The error for an integer too large to be a float64 (``row``: where it is)."""
+        where = "" if row is None else f" (row {row})"
+        return ValueOutOfRangeError(
+            f"ordinal feature {self.name!r} has an integer of {len(str(abs(int(value))))} "
+            f"digits{where}, beyond the range of the numbers the model compares (|x| <= "
+            f"{format_number(self.limit)}); use a value within that range")
 
     def encode(self, column: pd.Series) -> np.ndarray:
         """Cells of a column of numbers, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
         if column.dtype == bool:
             raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got booleans")
         raw = column.to_numpy()
+        if raw.dtype.kind == "c":  # to_numeric would keep the real parts alone
+            bad = np.flatnonzero(raw.imag != 0)
+            i = int(bad[0]) if len(bad) else 0
+            where = f" (row {i})" if len(column) > 1 else ""
+            raise InstanceError(
+                f"ordinal feature {self.name!r} needs real numbers, got {raw[i].item()!r}{where}")
         if raw.dtype.kind in "iuf":  # numbers already: no conversion, NaN is the one check
             values = raw.astype(np.float64, copy=False)
             if not np.isnan(values).any():
                 return self.locate(values, one=len(column) <= 1)
         _reject_missing(self.name, column.isna().to_numpy())
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+        try:
+            values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+        except OverflowError:  # an int beyond float64 (which "coerce" does not cover)
+            for i, v in enumerate(column.tolist()):
+                if isinstance(v, int) and not isinstance(v, bool) and abs(v) > self.limit:
+                    raise self._too_large(v, i if len(column) > 1 else None) from None
+            raise
         bad = np.flatnonzero(np.isnan(values))
         if len(bad):
             where = f" (row {int(bad[0])})" if len(column) > 1 else ""
