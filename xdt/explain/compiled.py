@@ -273,12 +273,11 @@ class NumberReader:
                 table.extend(c.thresholds.tolist())
                 codes.extend([0] * (c.n_cells - 1))
                 limits.append(c.limit)
-            elif isinstance(c, CategoricalCells) and all(
-                    type(v) in (int, float) and abs(v) < _EXACT for v in c.domain):
+            elif isinstance(c, CategoricalCells) and c.number_table() is not None:
+                values, cells_of_values = c.number_table()
                 kind.append(1)
-                for v, j in sorted((float(v), j) for j, v in enumerate(c.domain)):
-                    table.append(v)
-                    codes.append(j)
+                table.extend(values.tolist())
+                codes.extend(cells_of_values.tolist())
                 limits.append(_EXACT)
             else:
                 self.usable = False

@@ -510,20 +510,6 @@ def encode_numbers(values, kind, ptr, table, codes, limits, out):
     return True
 
 
-@njit(cache=True, inline="always")
-def _first_unhit(sets, m, chosen):
-    n_words = sets.shape[1]
-    for i in range(m):
-        hit = False
-        for w in range(n_words):
-            if sets[i, w] & chosen[w] != _ZERO:
-                hit = True
-                break
-        if not hit:
-            return i
-    return -1
-
-
 @njit(cache=True)
 def minimum_hitting_set(sets, m, budget, best):
     """A smallest set of features meeting every one of ``sets[:m]`` (uint64 (>= m, W)), by
@@ -575,7 +561,7 @@ def minimum_hitting_set(sets, m, budget, best):
     forbidden = np.zeros((depth_max + 1, n_words), dtype=np.uint64)
     target = np.empty(depth_max + 1, dtype=np.int64)
     next_f = np.zeros(depth_max + 1, dtype=np.int64)
-    target[0] = _first_unhit(sets, m, chosen[0])
+    target[0] = first_missed(sets, m, chosen[0])
     if target[0] < 0:
         for w in range(n_words):
             best[w] = _ZERO
@@ -612,7 +598,7 @@ def minimum_hitting_set(sets, m, budget, best):
             gbit = _ONE << np.uint64(g & 63)
             if sets[t, gw] & gbit != _ZERO:
                 forbidden[level + 1, gw] |= gbit
-        u = _first_unhit(sets, m, chosen[level + 1])
+        u = first_missed(sets, m, chosen[level + 1])
         if u < 0:  # a hitting set of level + 1 features: the best so far
             size = level + 1
             for k in range(n_words):
@@ -740,27 +726,6 @@ def deletion_by_slices(slices, tested_at, target, order, n_words, expl):
         if keep[i]:
             f = feats[i]
             expl[f >> 6] |= _ONE << np.uint64(f & 63)
-
-
-@njit(cache=True)
-def covered(slices, tested_at, target, fixed):
-    """Whether the slices of the features of ``fixed`` (uint64 (W,)) cover ``target``: the
-    entailment test."""
-    pw = target.shape[0]
-    u = np.zeros(pw, dtype=np.uint64)
-    for w in range(fixed.shape[0]):
-        x = fixed[w]
-        while x != _ZERO:
-            f = (w << 6) + _lowest_bit(x)
-            x &= x - _ONE
-            s = tested_at[f] if f < tested_at.shape[0] else -1
-            if s >= 0:
-                for v in range(pw):
-                    u[v] |= slices[s, v]
-    for v in range(pw):
-        if target[v] & ~u[v] != _ZERO:
-            return False
-    return True
 
 
 @njit(cache=True)

@@ -117,9 +117,10 @@ class CategoricalCells:
                 f"{list(self.domain)}{hint}; map it to one of these values")
         return code
 
-    def _numbers(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The domain as sorted float64 numbers with their cells, when it is all numbers
-        (not booleans) exact in float64; else ``None``."""
+    def number_table(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The domain as sorted float64 numbers (shape (k,)) with their cells (int64 (k,)),
+        when it is all numbers (not booleans) exact in float64 (below 2**53 in magnitude);
+        else ``None``. Kept once made. Used to read numeric columns and instances."""
         table = self.__dict__.get("_number_table", False)
         if table is False:
             table = None
@@ -133,7 +134,7 @@ class CategoricalCells:
 
     def encode(self, column: pd.Series) -> np.ndarray:
         """Cells of a column of values, shape ``(n,)`` int64; same errors as :meth:`cell_of`."""
-        table = self._numbers()
+        table = self.number_table()
         raw = column.to_numpy()
         if table is not None and raw.dtype.kind in "iuf" and len(raw):
             values = raw.astype(np.float64, copy=False)  # NaN and strays fail the match below
