@@ -85,6 +85,29 @@ class CompiledTree:
     paths, lits, cat_words, feats, path_features, nodes, children : numpy.ndarray
         The tables of :mod:`xdt.explain.kernels`.
     path_class : numpy.ndarray of shape (P,), int64
+    excl, excl_off, tested, tested_at : numpy.ndarray
+        Per tested feature and cell, the paths whose literal excludes the cell (uint64
+        bitsets over paths, ``ceil(P / 64)`` words each; see
+        :func:`kernels.disagreements_by_table`), empty when they would pass
+        :data:`MAX_TABLE_WORDS`; the tested features (int64) and each feature's row among
+        them (int64 (F,), -1 if untested).
+    others, other_pos, n_others : numpy.ndarray
+        Per class ``c``: the reachable paths of the other classes (uint64 (C, ceil(P / 64))),
+        each path's row among them (int64 (C, P), -1 if none) and their number (int64 (C,)).
+    other_rows, other_masks : list
+        The same per class as path indices (int64 arrays) and as Python bit masks.
+    sliced : bool
+        Whether the tables exist, so that the feature-slice kernels can be used.
+    kernel_tables, slice_tables : tuple of numpy.ndarray
+        The tables in the argument order of :func:`kernels.explain_one` /
+        :func:`kernels.explain_rows` and of :func:`kernels.explain_one_sliced` /
+        :func:`kernels.axp_rows`.
+
+    Notes
+    -----
+    Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (JAIR 2022), Sections
+    4-5: the path-walker's disagreement sets, here in array form. Building it is
+    O(total path length + sum over tested features of cells x P / 64).
     """
 
     def __init__(self, tree: DecisionTree):
@@ -135,13 +158,10 @@ class CompiledTree:
                               self.path_features, self.nodes, self.children, self.excl,
                               self.excl_off, self.tested, self.others, self.other_pos,
                               self.n_others)
-        """The tables, in the order the kernels explain_one and explain_rows take them."""
         self.slice_tables = (self.paths, self.path_features, self.nodes, self.children,
                              self.excl, self.excl_off, self.tested, self.tested_at,
                              self.others)
-        """The tables, in the order explain_one_sliced and axp_rows take them."""
         self.sliced = self.excl.size > 0
-        """Whether the tables of excluded paths exist (the sliced kernels need them)."""
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)
         self._local = threading.local()
@@ -198,9 +218,7 @@ class CompiledTree:
         self.tested_at[self.tested] = np.arange(len(tested))
         self.tested_list = list(tested)
         self.other_rows = [np.flatnonzero(self.other_pos[c] >= 0) for c in range(classes)]
-        """Per class, the reachable paths of the other classes, in path order (int64)."""
         self.other_masks = masks_of(self.others)
-        """Per class, the reachable paths of the other classes as a bit mask."""
 
     # ------------------------------------------------------------------ per row
     def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
