@@ -30,7 +30,8 @@ from xdt.learn.data import (
     read_sample_weight,
     read_training_data,
 )
-from xdt.learn.grow import SplitRule, grow, merge_leaves, to_ir
+from xdt.learn.grow import Grown, SplitRule, grow, merge_leaves, to_ir
+from xdt.learn.growth import grow_compiled
 from xdt.learn.splitter import Splitter
 
 
@@ -128,11 +129,8 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         # neither underflow nor overflow, and report leaf weights in the user's units
         scale = float(weight.mean())
         weight = weight / scale
-        splitter = Splitter(data, codes, weight, len(classes), self.criterion,
-                            int(self.min_samples_leaf), with_wpm=self._needs_wpm,
-                            wpm_weight=self._wpm_weights(weight))
         rule = self._rule()
-        grown = grow(splitter, rule, self.max_depth)
+        grown = self._grow(data, codes, weight, len(classes), rule)
         self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
         ir_classes = [label_for_ir(c) for c in classes]
         if len(set(ir_classes)) != len(ir_classes):
@@ -140,7 +138,7 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
                             "use distinct strings or integers")
         # a named pandas Series names the predicted attribute in the IR's rules
         target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
-        compiled = to_ir(grown, splitter, ir_classes, target=target)
+        compiled = to_ir(grown, data.features, ir_classes, target=target)
         self.tree_: DecisionTree = compiled.tree
         self.classes_ = classes
         self.n_features_in_ = len(data.features)
@@ -153,6 +151,28 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         self.leaf_samples_ = compiled.leaf_rows
         self._after_fit(rule)
         return self
+
+    #: Grow with the numpy :class:`~xdt.learn.splitter.Splitter` and the rule object instead
+    #: of the compiled kernel (the reference the tests compare the kernel with).
+    _reference = False
+
+    def _grow(self, data, codes: np.ndarray, weight: np.ndarray, n_classes: int,
+              rule: SplitRule) -> Grown:
+        """The grown tree: by the compiled kernel (:func:`xdt.learn.growth.grow_compiled`)
+        with the learner's :meth:`_kernel_rule`, or by the numpy splitter and ``rule``."""
+        msl = int(self.min_samples_leaf)
+        if self._reference:
+            splitter = Splitter(data, codes, weight, n_classes, self.criterion, msl,
+                                with_wpm=self._needs_wpm,
+                                wpm_weight=self._wpm_weights(weight))
+            return grow(splitter, rule, self.max_depth)
+        return grow_compiled(data, codes, weight, n_classes, self.criterion, msl,
+                             self.max_depth, wpm_weight=self._wpm_weights(weight),
+                             **self._kernel_rule(rule))
+
+    def _kernel_rule(self, rule: SplitRule) -> dict:
+        """The options of :func:`~xdt.learn.growth.grow_compiled` that give ``rule``."""
+        return {}
 
     def _after_fit(self, rule: SplitRule) -> None:
         """Hook for learner-specific fitted attributes."""

@@ -139,7 +139,7 @@ class Compiled:
     leaf_rows: np.ndarray
 
 
-def to_ir(root: Grown, splitter: Splitter, classes: list, target: str | None = None
+def to_ir(root: Grown, features: list, classes: list, target: str | None = None
           ) -> Compiled:
     """The IR :class:`~xdt.ir.tree.DecisionTree` of a grown tree.
 
@@ -147,7 +147,6 @@ def to_ir(root: Grown, splitter: Splitter, classes: list, target: str | None = N
     :class:`CategoricalSplit` with branches ``{v}`` then the rest of the domain (for a binary
     feature, value 0's branch comes first, as in a 0/1 column split at 0.5).
     """
-    features = splitter.data.features
     leaves: list[Grown] = []
     built: dict[int, Node] = {}
 

@@ -237,6 +237,15 @@ class SERDTClassifier(TreeClassifierBase):
     def _wpm_weights(self, weight: np.ndarray) -> np.ndarray | None:
         return preprocess_weights(weight)
 
+    def _kernel_rule(self, rule) -> dict:
+        def fallback(splitter: Splitter, node: Node) -> Plan | None:
+            plan = three_way_split(splitter, node)
+            rule.n_fallback += plan is not None
+            return plan
+
+        return {"serdt": True, "factor_expl": float(self.factor_expl),
+                "slack": BALANCE_SLACK, "fallback": fallback}
+
     def _after_fit(self, rule) -> None:
         self.n_fallback_splits_ = rule.n_fallback
 

@@ -1,0 +1,255 @@
+"""Compiled growth of CART and SER-DT trees: the training columns laid out once per fit, the
+growth kernel (:func:`xdt.learn.kernels.grow`) driven to the end, and the result as the
+:class:`~xdt.learn.grow.Grown` nodes that merging and the IR conversion read.
+
+The kernel picks the same tests as the numpy :class:`~xdt.learn.splitter.Splitter` with
+the rules of :mod:`xdt.learn.cart` and :mod:`xdt.learn.serdt`; SER-DT's three-way split
+(Souza et al., NeurIPS 2022, Algorithm 1, lines 6-8), which real data almost never needs,
+is computed here by :func:`xdt.learn.serdt.three_way_split` on the node's rows, and the
+kernel resumes with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from xdt.learn import kernels as K
+from xdt.learn.data import TrainingData
+from xdt.learn.grow import Grown
+from xdt.learn.splitter import Node, Split, Splitter, midpoint
+
+#: Ordinal columns with at most this many distinct values are *binned*: scored from one
+#: count pass per node instead of a sorted order (no partition work either).
+LOW_CARD = 64
+
+
+@dataclass
+class Columns:
+    """The training columns as the growth kernel reads them (see :mod:`xdt.learn.kernels`,
+    Layout): ``X`` float64 (n, n_ordinal); ``orders`` int32 (n_sorted, n), the root's sorted
+    order of each sorted column; ``codes`` (n, n_binned), bins in the smallest unsigned
+    dtype; ``feat`` int64 (F, 5); ``bin_values`` float64, per binned ordinal column its
+    distinct values, ascending (0 for a categorical bin); ``n_bins`` the total."""
+
+    X: np.ndarray
+    orders: np.ndarray
+    codes: np.ndarray
+    feat: np.ndarray
+    bin_values: np.ndarray
+    n_bins: int
+
+
+def _bin_dtype(top: int):
+    for dtype in (np.uint8, np.uint16):
+        if top <= np.iinfo(dtype).max:
+            return dtype
+    return np.int32
+
+
+def prepare(data: TrainingData) -> Columns:
+    """Lay out ``data`` for the growth kernel: each ordinal column sorted once (or binned when
+    it has at most :data:`LOW_CARD` distinct values), categorical codes beside the bins."""
+    X = data.ordinal
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    n = data.n_rows
+    n_features = len(data.features)
+    feat = np.zeros((n_features, 5), dtype=np.int64)
+    feat[:, 2] = -1
+    distinct: dict[int, np.ndarray] = {}
+    sorted_cols: list[int] = []
+    for j in range(X.shape[1]):
+        values = K.count_distinct(X[:, j], LOW_CARD)
+        if len(values):
+            distinct[j] = values
+        else:
+            sorted_cols.append(j)
+    binned: list[tuple[int, int, int]] = []   # (feature, size, ordinal column or -1)
+    for j, f in enumerate(data.ordinal_features.tolist()):
+        if j in distinct:
+            binned.append((f, len(distinct[j]), j))
+    sizes = [len(data.features[f].domain) for f in data.categorical_features.tolist()]
+    for f, size in zip(data.categorical_features.tolist(), sizes, strict=True):
+        binned.append((f, size, -1))
+    binned.sort()
+    top = max((size for _, size, _ in binned), default=1)
+    codes = np.empty((n, len(binned)), dtype=_bin_dtype(top - 1))
+    bin_values = np.zeros(sum(size for _, size, _ in binned), dtype=np.float64)
+    cat_column = {f: j for j, f in enumerate(data.categorical_features.tolist())}
+    offset = 0
+    for jb, (f, size, j) in enumerate(binned):
+        if j >= 0:
+            K.bin_codes(X[:, j], distinct[j], codes, jb)
+            bin_values[offset:offset + size] = distinct[j]
+            feat[f] = (K.BINNED, jb, j, size, offset)
+        else:
+            codes[:, jb] = data.codes[:, cat_column[f]]
+            feat[f] = (K.CATEGORICAL, jb, -1, size, offset)
+        offset += size
+    orders = np.empty((len(sorted_cols), n), dtype=np.int32)
+    for i, j in enumerate(sorted_cols):
+        orders[i] = np.argsort(X[:, j])
+        feat[data.ordinal_features[j]] = (K.SORTED, i, j, 0, 0)
+    return Columns(X, orders, codes, feat, bin_values, offset)
+
+
+class _RowsView(Splitter):
+    """The numpy splitter's reading methods over the training data, without its sorted
+    orders: what :func:`~xdt.learn.serdt.three_way_split` needs for one node."""
+
+    def __init__(self, data: TrainingData, y: np.ndarray, weight: np.ndarray,
+                 wpm_weight: np.ndarray, n_classes: int, min_samples_leaf: int):
+        self.data = data
+        self.n = len(y)
+        self.k = n_classes
+        self.min_samples_leaf = min_samples_leaf
+        self.y = y
+        self.weight = weight
+        self.wpm_weight = wpm_weight
+        self.values = data.ordinal.T
+        self.codes = data.codes
+        self.domain_sizes = np.asarray(
+            [len(data.features[f].domain) for f in data.categorical_features],
+            dtype=np.int64)
+
+
+def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_classes: int,
+                  criterion: str, min_samples_leaf: int, max_depth: int | None,
+                  serdt: bool = False, factor_expl: float = 1.0,
+                  wpm_weight: np.ndarray | None = None, slack: float = 0.0,
+                  fallback=None) -> Grown:
+    """Grow a CART (``serdt=False``) or SER-DT tree; the :class:`Grown` root.
+
+    Parameters
+    ----------
+    data : TrainingData
+    y : numpy.ndarray of shape (n,), int64
+        Class number of each row.
+    weight : numpy.ndarray of shape (n,), float64
+        Positive sample weights (impurities, leaf weights).
+    n_classes : int
+    criterion : {"gini", "entropy"}
+    min_samples_leaf : int
+    max_depth : int or None
+    serdt : bool
+        SER-DT's rule (balanced tests, ``factor_expl``, the three-way fallback) instead of
+        CART's.
+    factor_expl : float
+    wpm_weight : numpy.ndarray of shape (n,), float64, optional
+        The weights of ``wpm`` (SER-DT's preprocessed weights; default ``weight``).
+    slack : float
+        Relative slack of the balanced-test comparison.
+    fallback : callable, optional
+        ``fallback(splitter, node) -> Plan | None``: the three-way split of a SER-DT node
+        with impurity-lowering tests but no balanced one (called with a
+        :class:`~xdt.learn.splitter.Splitter`-like view and the node's rows).
+    """
+    cols = prepare(data)
+    n = len(y)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weight = np.ascontiguousarray(weight, dtype=np.float64)
+    ww = weight if wpm_weight is None else np.ascontiguousarray(wpm_weight, dtype=np.float64)
+    nodes = np.full((256, K.N_INT), -1, dtype=np.int64)
+    nodes_f = np.zeros((256, K.N_FLOAT))
+    node_cw = np.zeros((256, n_classes))
+    nodes[0, K.N_START], nodes[0, K.N_END], nodes[0, K.N_DEPTH] = 0, n, 0
+    nodes[0, K.N_FORCED] = K.FORCED_NONE
+    stack = np.zeros(64, dtype=np.int64)
+    counters = np.zeros(3, dtype=np.int64)
+    counters[K.C_STACK], counters[K.C_NODES] = 1, 1
+    samples = np.arange(n, dtype=np.int32)
+    mark = np.zeros(n, dtype=np.bool_)
+    buf = np.empty(n, dtype=np.int32)
+    hist_w = np.zeros(cols.n_bins * n_classes)
+    hist_c = np.zeros(cols.n_bins * n_classes)
+    hist_ww = np.zeros(max(cols.n_bins, 1))
+    depth = -1 if max_depth is None else int(max_depth)
+    view = None
+    while True:
+        status = K.grow(cols.X, cols.orders, cols.codes, y, weight, ww, cols.feat,
+                        cols.bin_values, depth, int(min_samples_leaf), criterion == "entropy",
+                        serdt, float(factor_expl), float(slack), samples, mark, buf, stack,
+                        counters, nodes, nodes_f, node_cw, hist_w, hist_c, hist_ww)
+        if status == K.DONE:
+            break
+        if status == K.FULL:
+            if counters[K.C_STACK] + 2 > len(stack):
+                stack = np.concatenate([stack, np.zeros_like(stack)])
+            if counters[K.C_NODES] + 2 <= len(nodes):
+                continue
+            nodes = np.concatenate([nodes, np.full_like(nodes, -1)])
+            nodes_f = np.concatenate([nodes_f, np.zeros_like(nodes_f)])
+            node_cw = np.concatenate([node_cw, np.zeros_like(node_cw)])
+            continue
+        # a SER-DT node without a balanced test: Algorithm 1's three-way split
+        if view is None:
+            view = _RowsView(data, y, weight, ww, n_classes, int(min_samples_leaf))
+        node_id = int(counters[K.C_WAITING])
+        plan = fallback(view, _node_rows(view, nodes, node_cw, samples, node_id))
+        _force(nodes, nodes_f, node_id, plan, data)
+    return _as_grown(nodes[:counters[K.C_NODES]], nodes_f, node_cw, cols, data)
+
+
+def _node_rows(view: _RowsView, nodes: np.ndarray, node_cw: np.ndarray,
+               samples: np.ndarray, i: int) -> Node:
+    """The numpy splitter's :class:`Node` of kernel node ``i``."""
+    s, e = int(nodes[i, K.N_START]), int(nodes[i, K.N_END])
+    rows = samples[s:e].astype(np.intp)   # increasing row numbers: partitions are stable
+    values = view.values[:, rows]
+    order = rows[np.argsort(values, axis=1, kind="stable")] if len(values) else \
+        np.empty((0, len(rows)), dtype=np.intp)
+    path: set[int] = set()
+    a = int(nodes[i, K.N_PARENT])
+    while a >= 0:
+        path.add(int(nodes[a, K.N_FEATURE]))
+        a = int(nodes[a, K.N_PARENT])
+    class_count = np.bincount(view.y[rows], minlength=view.k).astype(np.float64)
+    class_weight = np.bincount(view.y[rows], view.weight[rows], minlength=view.k)
+    return Node(rows, order, class_weight, class_count, int(nodes[i, K.N_DEPTH]),
+                frozenset(path), float(view.wpm_weight[rows].sum()))
+
+
+def _force(nodes: np.ndarray, nodes_f: np.ndarray, i: int, plan, data: TrainingData) -> None:
+    """Write a three-way split's plan (or a leaf, for ``None``) into kernel node ``i``."""
+    if plan is None:
+        nodes[i, K.N_FORCED] = K.FORCED_LEAF
+        return
+    nodes[i, K.N_FORCED] = K.FORCED_FALLBACK
+    _write_split(plan.split, nodes, nodes_f, i, K.N_FORCED_FEATURE, K.N_FORCED_CATEGORY,
+                 K.F_FORCED_T)
+    if plan.then_right is not None:
+        _write_split(plan.then_right, nodes, nodes_f, i, K.N_THEN_FEATURE,
+                     K.N_THEN_CATEGORY, K.F_THEN_T)
+
+
+def _write_split(split: Split, nodes, nodes_f, i, feature_col, category_col, t_col) -> None:
+    nodes[i, feature_col] = split.feature
+    nodes[i, category_col] = -1 if split.category is None else split.category
+    nodes_f[i, t_col] = 0.0 if split.threshold is None else split.threshold
+
+
+def _as_grown(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray, cols: Columns,
+              data: TrainingData) -> Grown:
+    """The kernel's node tables as :class:`Grown` nodes (the root)."""
+    feature = nodes[:, K.N_FEATURE].tolist()
+    category = nodes[:, K.N_CATEGORY].tolist()
+    left = nodes[:, K.N_LEFT].tolist()
+    right = nodes[:, K.N_RIGHT].tolist()
+    rows = nodes[:, K.N_ROWS].tolist()
+    depth = nodes[:, K.N_DEPTH].tolist()
+    lo = nodes_f[:len(nodes), K.F_LO].tolist()
+    hi = nodes_f[:len(nodes), K.F_HI].tolist()
+    grown = [Grown(node_cw[i].copy(), rows[i], depth[i]) for i in range(len(nodes))]
+    kinds = cols.feat[:, 0]
+    for i, g in enumerate(grown):
+        f = feature[i]
+        if f < 0:
+            continue
+        if kinds[f] == K.CATEGORICAL:
+            g.split = Split(f, category=category[i])
+        else:
+            g.split = Split(f, threshold=midpoint(lo[i], hi[i]))
+        g.children = [grown[left[i]], grown[right[i]]]
+    return grown[0]
