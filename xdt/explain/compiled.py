@@ -147,7 +147,8 @@ class CompiledTree:
         self.cat_words = np.asarray(cat_words or [0], dtype=np.uint64)
         self.feats = feats
         self.path_features = np.asarray(path_features or [0], dtype=np.int64)
-        self.nodes = np.stack([tree._node_feature, tree._child_offset, tree._node_path],
+        self.nodes = np.stack([tree._node_feature, tree._child_offset, tree._node_path,
+                               tree._node_cut],
                               axis=1).astype(np.int64)
         self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
                                    dtype=np.int64)

@@ -30,9 +30,11 @@ Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`
     allowed-cell words in an instance's ``awords``.
 ``path_features``, int64
     Per path, its features in order of first test (root first).
-``nodes``, int64 (N, 3); ``children``, int64
+``nodes``, int64 (N, 4); ``children``, int64
     The tree for finding a row's leaf: per node its feature (-1 at a leaf), the offset of
-    its child table (one child per cell of the feature) in ``children``, its path (leaves).
+    its child table in ``children``, its path (leaves), and its cut: for a threshold node
+    the last cell that goes left (its table is (left, right)), -1 for a categorical node
+    (one child per cell of the feature).
 """
 
 from __future__ import annotations
@@ -92,7 +94,11 @@ def leaf_of(nodes, children, cells):
     """The path (leaf number) a row of cells (int64 (F,)) reaches."""
     n = 0
     while nodes[n, 0] >= 0:
-        n = children[nodes[n, 1] + cells[nodes[n, 0]]]
+        c = cells[nodes[n, 0]]
+        cut = nodes[n, 3]
+        if cut >= 0:  # a threshold node: (left, right)
+            c = 1 if c > cut else 0
+        n = children[nodes[n, 1] + c]
     return nodes[n, 2]
 
 

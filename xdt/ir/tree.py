@@ -264,27 +264,40 @@ class DecisionTree:
 
     # ------------------------------------------------------------------ compilation
     def _compile(self) -> None:
-        """Number nodes in preorder; build the per-node child tables and the paths."""
+        """Number nodes in preorder; build the per-node child tables and the paths.
+
+        A categorical node's child table has one entry per cell of its feature; a threshold
+        node's has two (left, right) and its *cut*, the last cell that goes left, so the
+        tables stay linear in the tree's size however many thresholds a feature has."""
         node_feature: list[int] = []
         node_class: list[int] = []
         node_path: list[int] = []
-        children: list[list[int]] = []  # per node: child node number per cell (filled later)
+        node_cut: list[int] = []
+        children: list[list[int]] = []  # per node: child per cell / (left, right)
         paths: list[Path] = []
-        # stack of (node, parent number, cell mask of the edge from the parent, literals so far)
-        stack: list[tuple[Node, int, int, tuple[Literal, ...]]] = [(self.root, -1, 0, ())]
+        # stack of (node, parent number, cell mask of the edge from the parent, edge number,
+        # literals so far)
+        stack: list[tuple[Node, int, int, int, tuple[Literal, ...]]] = [
+            (self.root, -1, 0, 0, ())]
         depth = 0
         while stack:
-            node, parent, mask, lits = stack.pop()
+            node, parent, mask, edge, lits = stack.pop()
             me = len(node_feature)
             if parent >= 0:
-                for c in range(self.cells[node_feature[parent]].n_cells):
-                    if (mask >> c) & 1:
-                        children[parent][c] = me
+                if node_cut[parent] >= 0:
+                    children[parent][edge] = me
+                else:
+                    table = children[parent]
+                    while mask:
+                        low = mask & -mask
+                        table[low.bit_length() - 1] = me
+                        mask ^= low
             if isinstance(node, Leaf):
                 ci = self._class_index[node.label]
                 node_feature.append(-1)
                 node_class.append(ci)
                 node_path.append(len(paths))
+                node_cut.append(-1)
                 children.append([])
                 term = Term(lits)
                 paths.append(Path(len(paths), me, node.label, ci, term, term.masks()))
@@ -295,10 +308,16 @@ class DecisionTree:
             node_feature.append(fi)
             node_class.append(-1)
             node_path.append(-1)
-            children.append([-1] * cells.n_cells)
             edges = self._edges(node, fi, cells)
-            for edge_mask, child in reversed(edges):
-                stack.append((child, me, edge_mask, lits + (Literal(fi, edge_mask),)))
+            if isinstance(node, ThresholdSplit):
+                node_cut.append(edges[0][0].bit_length() - 1)
+                children.append([-1, -1])
+            else:
+                node_cut.append(-1)
+                children.append([-1] * cells.n_cells)
+            for k in range(len(edges) - 1, -1, -1):
+                edge_mask, child = edges[k]
+                stack.append((child, me, edge_mask, k, lits + (Literal(fi, edge_mask),)))
         offsets = np.zeros(len(node_feature), dtype=np.int64)
         flat: list[int] = []
         for n, table in enumerate(children):
@@ -307,6 +326,7 @@ class DecisionTree:
         self._node_feature = np.asarray(node_feature, dtype=np.int64)
         self._node_class = np.asarray(node_class, dtype=np.int64)
         self._node_path = np.asarray(node_path, dtype=np.int64)
+        self._node_cut = np.asarray(node_cut, dtype=np.int64)
         self._child_offset = offsets
         self._child_flat = np.asarray(flat, dtype=np.int64)
         self.paths: tuple[Path, ...] = tuple(paths)
@@ -362,12 +382,13 @@ class DecisionTree:
         """Index in :attr:`paths` of the leaf each row of ``cells`` (shape (n, F)) reaches."""
         cells = np.asarray(cells, dtype=np.int64)
         if len(cells) <= 16:  # a few rows: walk each, without numpy's per-call costs
-            feature, offset, child, path = self._walk_lists()
+            feature, offset, child, path, cut = self._walk_lists()
             out = []
             for row in cells.tolist():
                 n = 0
                 while feature[n] >= 0:
-                    n = child[offset[n] + row[feature[n]]]
+                    c = row[feature[n]]
+                    n = child[offset[n] + (c if cut[n] < 0 else int(c > cut[n]))]
                 out.append(path[n])
             return np.asarray(out, dtype=np.int64)
         cur = np.zeros(len(cells), dtype=np.int64)
@@ -378,15 +399,19 @@ class DecisionTree:
             if not inner.any():
                 break
             n = cur[inner]
-            cur[inner] = self._child_flat[self._child_offset[n] + cells[rows[inner], feat[inner]]]
+            c = cells[rows[inner], feat[inner]]
+            cut = self._node_cut[n]
+            c = np.where(cut >= 0, c > cut, c)
+            cur[inner] = self._child_flat[self._child_offset[n] + c]
         return self._node_path[cur]
 
-    def _walk_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+    def _walk_lists(self) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
         lists = self.__dict__.get("_lists")
         if lists is None:
             lists = self.__dict__["_lists"] = (
                 self._node_feature.tolist(), self._child_offset.tolist(),
-                self._child_flat.tolist(), self._node_path.tolist())
+                self._child_flat.tolist(), self._node_path.tolist(),
+                self._node_cut.tolist())
         return lists
 
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:

@@ -151,6 +151,8 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     y = np.ascontiguousarray(y, dtype=np.int64)
     weight = np.ascontiguousarray(weight, dtype=np.float64)
     ww = weight if wpm_weight is None else np.ascontiguousarray(wpm_weight, dtype=np.float64)
+    # every weight 1 (no sample weights): counts are weights, sums are exact integers
+    unit = bool(np.all(weight == 1.0) and (ww is weight or np.array_equal(ww, weight)))
     nodes = np.full((256, K.N_INT), -1, dtype=np.int64)
     nodes_f = np.zeros((256, K.N_FLOAT))
     node_cw = np.zeros((256, n_classes))
@@ -170,7 +172,7 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     while True:
         status = K.grow(cols.X, cols.orders, cols.codes, y, weight, ww, cols.feat,
                         cols.bin_values, depth, int(min_samples_leaf), criterion == "entropy",
-                        serdt, float(factor_expl), float(slack), samples, mark, buf, stack,
+                        serdt, unit, float(factor_expl), float(slack), samples, mark, buf, stack,
                         counters, nodes, nodes_f, node_cw, hist_w, hist_c, hist_ww)
         if status == K.DONE:
             break

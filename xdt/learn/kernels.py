@@ -74,14 +74,17 @@ FORCED_NONE, FORCED_FALLBACK, FORCED_THEN, FORCED_LEAF = 0, 1, 2, 3
 C_STACK, C_NODES, C_WAITING = 0, 1, 2
 
 _jit = numba.njit(cache=True, nogil=True)
+#: Small helpers called per candidate: inlined, so no call (and no reference counting of
+#: their array arguments) is paid per candidate.
+_inline = numba.njit(cache=True, nogil=True, inline="always")
 
 
-@_jit
+@_inline
 def _xlogx(x):
     return x * np.log(x) if x > 0.0 else 0.0
 
 
-@_jit
+@_inline
 def _impurity(left, total, w_left, w, entropy):
     """Split impurity (children's impurities weighted by their share of ``w``) of the test
     whose left child has class weights ``left`` (sum ``w_left``) in a node of class weights
@@ -125,7 +128,7 @@ def node_impurity(cw, w, entropy):
     return (w - acc / w) / w
 
 
-@_jit
+@_inline
 def _pairs(counts, n):
     """``P``: pairs of rows of different classes among ``n`` rows of class counts
     ``counts`` (Souza et al., Section 5)."""
@@ -135,24 +138,26 @@ def _pairs(counts, n):
     return (n * n - sq) / 2.0
 
 
-@_jit
-def _consider(left, cnt_left, w_left, n_left, ww_left, cw, cc, w, m, ww_total, parent,
-              serdt, factor, half, entropy, best, lowers):
-    """Score one candidate and keep it in ``best`` (score, impurity) when it wins; returns
-    whether it did. ``lowers[0]`` records that some candidate lowers the impurity."""
-    imp = _impurity(left, cw, w_left, w, entropy)
-    if not imp < parent - TIE:
-        return False
+@_inline
+def _wpm_pair(cnt_left, n_left, ww_left, cc, m, ww_total):
+    """The children's ``wpm = P * w`` (Souza et al., Section 5) of a candidate whose left
+    child has class counts ``cnt_left`` (``n_left`` rows, ``wpm`` weight ``ww_left``)."""
+    sq = 0.0
+    for c in range(cc.shape[0]):
+        r = cc[c] - cnt_left[c]
+        sq += r * r
+    n_right = m - n_left
+    pr = (n_right * n_right - sq) / 2.0
+    return _pairs(cnt_left, n_left) * ww_left, pr * (ww_total - ww_left)
+
+
+@_inline
+def _keep(imp, wpm_left, wpm_right, serdt, factor, half, best):
+    """Keep a candidate of split impurity ``imp`` in ``best`` (score, impurity) when it
+    wins (SER-DT: only a balanced one, scored ``factor * imp``); returns whether it did.
+    The caller has already dropped candidates that cannot win (:func:`_may_win`)."""
     if serdt:
-        lowers[0] = 1
-        pl = _pairs(cnt_left, n_left)
-        sq = 0.0
-        for c in range(cc.shape[0]):
-            r = cc[c] - cnt_left[c]
-            sq += r * r
-        n_right = m - n_left
-        pr = (n_right * n_right - sq) / 2.0
-        if max(pl * ww_left, pr * (ww_total - ww_left)) > half:
+        if max(wpm_left, wpm_right) > half:
             return False
         score = factor * imp
     else:
@@ -164,9 +169,29 @@ def _consider(left, cnt_left, w_left, n_left, ww_left, cw, cc, w, m, ww_total, p
     return False
 
 
+@_inline
+def _consider(imp, cnt_left, n_left, ww_left, cc, m, ww_total, serdt, factor, half, best):
+    """:func:`_keep` with the ``wpm`` of the children computed from the class counts."""
+    wl = 0.0
+    wr = 0.0
+    if serdt:
+        wl, wr = _wpm_pair(cnt_left, n_left, ww_left, cc, m, ww_total)
+    return _keep(imp, wl, wr, serdt, factor, half, best)
+
+
+@_inline
+def _may_win(imp, parent, factor, best, lowers):
+    """Whether a candidate of split impurity ``imp`` lowers the node's impurity (noted in
+    ``lowers[0]``) and could beat ``best``: the cheap test made for every candidate."""
+    if not imp < parent - TIE:
+        return False
+    lowers[0] = 1
+    return factor * imp <= best[0] + TIE
+
+
 @_jit
 def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, ww_total,
-            parent, msl, entropy, serdt, factor, half, on_path, samples, hist_w, hist_c,
+            parent, msl, entropy, serdt, unit, factor, half, on_path, samples, hist_w, hist_c,
             hist_ww, bin_offset, node_codes, left, cnt_left, best, choice, lowers):
     """The best test of the node ``samples[s:e]``; ``choice`` gets (feature, category) and
     ``best[2:4]`` the (lo, hi) values of a threshold. Returns whether a test was found."""
@@ -184,11 +209,16 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
         c = y[r]
         wr = w[r]
         wwr = ww[r]
+        if unit:  # counts are the weights
+            for jb in range(n_binned):
+                hist_c[(bin_offset[jb] + codes[r, jb]) * k + c] += 1.0
+            continue
         for jb in range(n_binned):
             b = bin_offset[jb] + codes[r, jb]
             hist_w[b * k + c] += wr
             hist_c[b * k + c] += 1.0
             hist_ww[b] += wwr
+    hw = hist_c if unit else hist_w
     for f in range(feat.shape[0]):
         kind = feat[f, 0]
         fac = factor if on_path[f] else 1.0
@@ -197,6 +227,43 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
         w_left = 0.0
         ww_left = 0.0
         n_left = 0.0
+        if kind == SORTED and unit and not entropy:
+            # unit weights and Gini: the children's sums of squared class counts move by
+            # one row at a time, exactly (integers), so a candidate costs O(1) for any k
+            j = feat[f, 1]
+            col = feat[f, 2]
+            r = orders[j, s]
+            v = X[r, col]
+            sq_l = 0.0
+            sq_r = 0.0
+            for c in range(k):
+                sq_r += cc[c] * cc[c]
+            for i in range(s, e - 1):
+                c = y[r]
+                lc = left[c]
+                sq_l += 2.0 * lc + 1.0
+                sq_r -= 2.0 * (cc[c] - lc) - 1.0
+                left[c] = lc + 1.0
+                n_left += 1.0
+                r = orders[j, i + 1]
+                nxt = X[r, col]
+                if nxt == v:
+                    continue
+                lo = v
+                v = nxt
+                n_right = mf - n_left
+                if n_left < msl or n_right < msl:
+                    continue
+                imp = ((n_left - sq_l / n_left) + (n_right - sq_r / n_right)) / mf
+                if _may_win(imp, parent, fac, best, lowers) and _keep(
+                        imp, (n_left * n_left - sq_l) / 2.0 * n_left,
+                        (n_right * n_right - sq_r) / 2.0 * n_right, serdt, fac, half, best):
+                    found = True
+                    choice[0] = f
+                    choice[1] = -1
+                    best[2] = lo
+                    best[3] = nxt
+            continue
         if kind == SORTED:
             j = feat[f, 1]
             col = feat[f, 2]
@@ -217,8 +284,10 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
                 v = nxt
                 if n_left < msl or mf - n_left < msl:
                     continue
-                if _consider(left, cnt_left, w_left, n_left, ww_left, cw, cc, w_node, mf,
-                             ww_total, parent, serdt, fac, half, entropy, best, lowers):
+                imp = _impurity(left, cw, w_left, w_node, entropy)
+                if _may_win(imp, parent, fac, best, lowers) and _consider(
+                        imp, cnt_left, n_left, ww_left, cc, mf, ww_total, serdt, fac, half,
+                        best):
                     found = True
                     choice[0] = f
                     choice[1] = -1
@@ -237,19 +306,21 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
                 if n_b == 0.0:
                     continue
                 if prev >= 0 and n_left >= msl and mf - n_left >= msl:
-                    if _consider(left, cnt_left, w_left, n_left, ww_left, cw, cc, w_node, mf,
-                                 ww_total, parent, serdt, fac, half, entropy, best, lowers):
+                    imp = _impurity(left, cw, w_left, w_node, entropy)
+                    if _may_win(imp, parent, fac, best, lowers) and _consider(
+                            imp, cnt_left, n_left, ww_left, cc, mf, ww_total, serdt, fac,
+                            half, best):
                         found = True
                         choice[0] = f
                         choice[1] = -1
                         best[2] = bin_values[off + prev]
                         best[3] = bin_values[off + b]
                 for c in range(k):
-                    left[c] += hist_w[base + c]
+                    left[c] += hw[base + c]
                     cnt_left[c] += hist_c[base + c]
-                    w_left += hist_w[base + c]
+                    w_left += hw[base + c]
                 n_left += n_b
-                ww_left += hist_ww[off + b]
+                ww_left += n_b if unit else hist_ww[off + b]
                 prev = b
             continue
         # categorical: x = v against x != v (one test, x = second value, for two values);
@@ -270,14 +341,16 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
             n_b = 0.0
             w_b = 0.0
             for c in range(k):
-                left[c] = hist_w[base + c]
+                left[c] = hw[base + c]
                 cnt_left[c] = hist_c[base + c]
                 n_b += hist_c[base + c]
-                w_b += hist_w[base + c]
+                w_b += hw[base + c]
             if n_b < msl1 or mf - n_b < msl1:
                 continue
-            if _consider(left, cnt_left, w_b, n_b, hist_ww[off + b], cw, cc, w_node, mf,
-                         ww_total, parent, serdt, fac, half, entropy, best, lowers):
+            imp = _impurity(left, cw, w_b, w_node, entropy)
+            if _may_win(imp, parent, fac, best, lowers) and _consider(
+                    imp, cnt_left, n_b, n_b if unit else hist_ww[off + b], cc, mf, ww_total,
+                    serdt, fac, half, best):
                 found = True
                 choice[0] = f
                 choice[1] = b
@@ -286,9 +359,10 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
         c = y[r]
         for jb in range(n_binned):
             b = bin_offset[jb] + codes[r, jb]
-            hist_w[b * k + c] = 0.0
             hist_c[b * k + c] = 0.0
-            hist_ww[b] = 0.0
+            if not unit:
+                hist_w[b * k + c] = 0.0
+                hist_ww[b] = 0.0
     return found
 
 
@@ -335,7 +409,7 @@ def _mark(X, codes, feat, samples, s, e, f, lo, category, mark):
 
 @_jit
 def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, serdt,
-         factor, slack, samples, mark, buf, stack, counters, nodes, nodes_f, node_cw,
+         unit, factor, slack, samples, mark, buf, stack, counters, nodes, nodes_f, node_cw,
          hist_w, hist_c, hist_ww):
     """Grow the tree depth first from the nodes on ``stack`` (the root first); returns
     ``DONE``, ``FULL`` (call again with larger node tables) or ``FALLBACK`` (give
@@ -411,9 +485,9 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
                     a = nodes[a, N_PARENT]
             lowers[0] = 0
             found = _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc,
-                            w_node, ww_total, parent, msl, entropy, serdt, factor, half,
-                            on_path, samples, hist_w, hist_c, hist_ww, bin_offset, node_codes, left,
-                            cnt_left, best, choice, lowers)
+                            w_node, ww_total, parent, msl, entropy, serdt, unit, factor,
+                            half, on_path, samples, hist_w, hist_c, hist_ww, bin_offset,
+                            node_codes, left, cnt_left, best, choice, lowers)
             if serdt:
                 on_path[:] = False
             if not found:
