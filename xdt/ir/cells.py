@@ -183,7 +183,8 @@ class IntervalCells:
             raise InvalidModelError(
                 f"input_dtype must be one of {', '.join(INPUT_DTYPES)}, got {input_dtype!r}")
         self.name = name
-        self.thresholds = np.unique(np.asarray(list(thresholds), dtype=np.float64))
+        values = np.asarray(list(thresholds), dtype=np.float64)
+        self.thresholds = np.unique(values) if len(values) > 1 else values
         self.input_dtype = input_dtype
         self._sorted = self.thresholds.tolist()  # for cell_of's bisection
         self._limit = self.limit

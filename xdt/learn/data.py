@@ -186,6 +186,9 @@ def read_training_data(X, categorical_features: Iterable | None = None) -> Train
         An infinite value, no rows or no columns, sparse input, repeated column names, or a
         bad ``categorical_features`` entry.
     """
+    fast = _numeric_array(X, categorical_features)
+    if fast is not None:
+        return fast
     names, values, dtypes, feature_names_in = _columns(X)
     if len(names) == 0:
         raise DataError(f"X has 0 feature(s) (shape=({_n_rows(X)}, 0)) while a minimum of 1 "
@@ -235,6 +238,25 @@ def read_training_data(X, categorical_features: Iterable | None = None) -> Train
     codes = np.column_stack(code_cols) if code_cols else np.empty((n, 0), dtype=np.int64)
     return TrainingData(features, ordinal, np.asarray(ordinal_pos, dtype=np.int64), codes,
                         np.asarray(code_pos, dtype=np.int64), feature_names_in)
+
+
+def _numeric_array(X, categorical_features) -> TrainingData | None:
+    """``X`` itself as the ordinal columns, without a copy, when it is a 2-d float64 (or
+    integer) numpy array of finite values and no column is declared categorical; ``None``
+    otherwise (then the column-by-column reading gives the precise errors)."""
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind not in "fiu" \
+            or X.shape[0] == 0 or X.shape[1] == 0:
+        return None
+    if categorical_features is not None and not (
+            isinstance(categorical_features, list | tuple) and len(categorical_features) == 0):
+        return None
+    ordinal = X if X.dtype == np.float64 else X.astype(np.float64)
+    if X.dtype.kind == "f" and not np.isfinite(ordinal).all():
+        return None
+    features = [Feature(f"x{j}", "ordinal") for j in range(X.shape[1])]
+    return TrainingData(features, ordinal, np.arange(X.shape[1], dtype=np.int64),
+                        np.empty((X.shape[0], 0), dtype=np.int64),
+                        np.empty(0, dtype=np.int64), None)
 
 
 def _encode_categorical(name: str, col: np.ndarray, declared: list | None

@@ -58,14 +58,11 @@ def prepare(data: TrainingData) -> Columns:
     n_features = len(data.features)
     feat = np.zeros((n_features, 5), dtype=np.int64)
     feat[:, 2] = -1
-    distinct: dict[int, np.ndarray] = {}
-    sorted_cols: list[int] = []
-    for j in range(X.shape[1]):
-        values = K.count_distinct(X[:, j], LOW_CARD)
-        if len(values):
-            distinct[j] = values
-        else:
-            sorted_cols.append(j)
+    table = np.zeros((X.shape[1], LOW_CARD))
+    counts = np.zeros(X.shape[1], dtype=np.int64)
+    K.distinct_values(X, LOW_CARD, table, counts)
+    distinct = {j: table[j, :c] for j, c in enumerate(counts.tolist()) if c > 0}
+    sorted_cols = [j for j in range(X.shape[1]) if j not in distinct]
     binned: list[tuple[int, int, int]] = []   # (feature, size, ordinal column or -1)
     for j, f in enumerate(data.ordinal_features.tolist()):
         if j in distinct:
@@ -79,15 +76,24 @@ def prepare(data: TrainingData) -> Columns:
     bin_values = np.zeros(sum(size for _, size, _ in binned), dtype=np.float64)
     cat_column = {f: j for j, f in enumerate(data.categorical_features.tolist())}
     offset = 0
+    ordinal_bins = []
     for jb, (f, size, j) in enumerate(binned):
         if j >= 0:
-            K.bin_codes(X[:, j], distinct[j], codes, jb)
+            ordinal_bins.append((jb, j))
             bin_values[offset:offset + size] = distinct[j]
             feat[f] = (K.BINNED, jb, j, size, offset)
         else:
             codes[:, jb] = data.codes[:, cat_column[f]]
             feat[f] = (K.CATEGORICAL, jb, -1, size, offset)
         offset += size
+    if ordinal_bins:
+        where, columns = (np.asarray(v, dtype=np.int64) for v in zip(*ordinal_bins, strict=True))
+        if np.array_equal(where, np.arange(len(where))) and len(where) == codes.shape[1]:
+            K.fill_bins(X, columns, table, counts, codes)
+        else:
+            part = np.empty((n, len(where)), dtype=codes.dtype)
+            K.fill_bins(X, columns, table, counts, part)
+            codes[:, where] = part
     orders = np.empty((len(sorted_cols), n), dtype=np.int32)
     for i, j in enumerate(sorted_cols):
         orders[i] = np.argsort(X[:, j])

@@ -535,33 +535,41 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
 
 
 @_jit
-def count_distinct(x, limit):
-    """The distinct values of ``x``, sorted, when there are at most ``limit`` of them;
-    otherwise an empty array."""
-    seen = np.empty(limit + 1)
-    n_seen = 0
-    last = 0
-    for i in range(x.shape[0]):
-        v = x[i]
-        if n_seen and seen[last] == v:
-            continue
-        hit = -1
-        for t in range(n_seen):
-            if seen[t] == v:
-                hit = t
-                break
-        if hit < 0:
-            if n_seen == limit:
-                return np.empty(0)
-            seen[n_seen] = v
-            hit = n_seen
-            n_seen += 1
-        last = hit
-    return np.sort(seen[:n_seen])
+def distinct_values(X, limit, values, counts):
+    """Per column ``j`` of ``X``: its distinct values, ascending, in ``values[j, :counts[j]]``
+    when there are at most ``limit`` of them, else ``counts[j] = -1`` (found as soon as the
+    ``limit + 1``-th value shows, so a continuous column costs a few rows)."""
+    for j in range(X.shape[1]):
+        n_seen = 0
+        last = 0
+        for i in range(X.shape[0]):
+            v = X[i, j]
+            if n_seen and values[j, last] == v:
+                continue
+            hit = -1
+            for t in range(n_seen):
+                if values[j, t] == v:
+                    hit = t
+                    break
+            if hit < 0:
+                if n_seen == limit:
+                    n_seen = -1
+                    break
+                values[j, n_seen] = v
+                hit = n_seen
+                n_seen += 1
+            last = hit
+        counts[j] = n_seen
+        if n_seen > 0:
+            values[j, :n_seen] = np.sort(values[j, :n_seen])
 
 
 @_jit
-def bin_codes(x, values, out, j):
-    """``out[i, j]``: the position of ``x[i]`` in the sorted ``values``."""
-    for i in range(x.shape[0]):
-        out[i, j] = np.searchsorted(values, x[i])
+def fill_bins(X, columns, values, counts, codes):
+    """``codes[i, jb]``: the position of ``X[i, columns[jb]]`` among its column's distinct
+    values (:func:`distinct_values`)."""
+    for jb in range(columns.shape[0]):
+        j = columns[jb]
+        row = values[j, :counts[j]]
+        for i in range(X.shape[0]):
+            codes[i, jb] = np.searchsorted(row, X[i, j])
