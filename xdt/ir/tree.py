@@ -23,6 +23,7 @@ Example
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -343,7 +344,7 @@ class DecisionTree:
 
     def _edges(self, node, fi: int, cells: Cells) -> list[tuple[int, Node]]:
         if isinstance(node, ThresholdSplit):
-            j = int(np.searchsorted(cells.thresholds, float(node.threshold)))
+            j = bisect.bisect_left(cells._sorted, float(node.threshold))
             left = full_mask(j + 1)
             return [(left, node.left), (full_mask(cells.n_cells) & ~left, node.right)]
         out = []

@@ -192,7 +192,8 @@ def _may_win(imp, parent, factor, best, lowers):
 @_jit
 def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, ww_total,
             parent, msl, entropy, serdt, unit, factor, half, on_path, samples, hist_w, hist_c,
-            hist_ww, bin_offset, node_codes, left, cnt_left, best, choice, lowers):
+            hist_ww, bin_offset, bin_sizes, node_codes, left, cnt_left, best, choice,
+            lowers):
     """The best test of the node ``samples[s:e]``; ``choice`` gets (feature, category) and
     ``best[2:4]`` the (lo, hi) values of a threshold. Returns whether a test was found."""
     k = cw.shape[0]
@@ -209,9 +210,11 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
         c = y[r]
         wr = w[r]
         wwr = ww[r]
-        if unit:  # counts are the weights
+        if unit:  # counts are the weights; bin 0 is derived below (sparse columns)
             for jb in range(n_binned):
-                hist_c[(bin_offset[jb] + codes[r, jb]) * k + c] += 1.0
+                code = codes[r, jb]
+                if code:
+                    hist_c[(bin_offset[jb] + code) * k + c] += 1.0
             continue
         for jb in range(n_binned):
             b = bin_offset[jb] + codes[r, jb]
@@ -219,6 +222,14 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
             hist_c[b * k + c] += 1.0
             hist_ww[b] += wwr
     hw = hist_c if unit else hist_w
+    if unit:
+        for jb in range(n_binned):
+            base = bin_offset[jb] * k
+            for c in range(k):
+                rest = cc[c]
+                for b in range(1, bin_sizes[jb]):
+                    rest -= hist_c[base + b * k + c]
+                hist_c[base + c] = rest
     for f in range(feat.shape[0]):
         kind = feat[f, 0]
         fac = factor if on_path[f] else 1.0
@@ -354,7 +365,14 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
                 found = True
                 choice[0] = f
                 choice[1] = b
-    for i in range(s, e):  # clear the histograms for the next node
+    # clear the histograms for the next node: all of them when that is less work
+    if hist_c.shape[0] <= m * n_binned:
+        hist_c[:] = 0.0
+        if not unit:
+            hist_w[:] = 0.0
+            hist_ww[:] = 0.0
+        return found
+    for i in range(s, e):
         r = samples[i]
         c = y[r]
         for jb in range(n_binned):
@@ -363,6 +381,10 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
             if not unit:
                 hist_w[b * k + c] = 0.0
                 hist_ww[b] = 0.0
+    if unit:
+        for jb in range(n_binned):
+            for c in range(k):
+                hist_c[bin_offset[jb] * k + c] = 0.0
     return found
 
 
@@ -425,9 +447,11 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
     lowers = np.zeros(1, dtype=np.int64)
     on_path = np.zeros(n_features, dtype=np.bool_)
     bin_offset = np.zeros(codes.shape[1], dtype=np.int64)
+    bin_sizes = np.zeros(codes.shape[1], dtype=np.int64)
     for f in range(n_features):
         if feat[f, 0] != SORTED:
             bin_offset[feat[f, 1]] = feat[f, 4]
+            bin_sizes[feat[f, 1]] = feat[f, 3]
     node_codes = np.zeros(samples.shape[0], dtype=np.int64)
     capacity = nodes.shape[0]
     msl1 = max(1, msl)
@@ -487,7 +511,7 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
             found = _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc,
                             w_node, ww_total, parent, msl, entropy, serdt, unit, factor,
                             half, on_path, samples, hist_w, hist_c, hist_ww, bin_offset,
-                            node_codes, left, cnt_left, best, choice, lowers)
+                            bin_sizes, node_codes, left, cnt_left, best, choice, lowers)
             if serdt:
                 on_path[:] = False
             if not found:
