@@ -124,6 +124,19 @@ def _fmt(v: object) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
 
+def _where(chain: tuple | None) -> str:
+    """A node's place from its chain of (parent's chain, feature, op, value) steps:
+    ``root > age <= 30 > colour in {'red'}``."""
+    steps = []
+    while chain is not None:
+        chain, name, op, value = chain
+        if op == "in":
+            steps.append(f"{name} in {{{', '.join(_fmt(v) for v in value)}}}")
+        else:
+            steps.append(f"{name} {op} {value}")
+    return " > ".join(["root", *reversed(steps)])
+
+
 class DecisionTree:
     """A decision tree over a feature space, with any number of classes.
 
@@ -189,79 +202,82 @@ class DecisionTree:
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> dict[int, list[float]]:
-        """Check every node; collect the thresholds tested on each ordinal feature."""
+        """Check every node; collect the thresholds tested on each ordinal feature.
+
+        A node's place (its path from the root, in the error messages) is kept as a chain
+        of (parent's place, step) pairs and written out only for an error."""
         thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
-        stack: list[tuple[Node, str]] = [(self.root, "root")]
+        stack: list[tuple[Node, tuple | None]] = [(self.root, None)]
         while stack:
-            node, where = stack.pop()
+            node, chain = stack.pop()
             if isinstance(node, Leaf):
                 if isinstance(node.label, bool) or not isinstance(node.label, Hashable) \
                         or node.label not in self._class_index:
                     raise InvalidModelError(
                         f"leaf class {node.label!r} is not in classes {list(self.classes)}; "
-                        "add it to 'classes' or fix the leaf", where)
+                        "add it to 'classes' or fix the leaf", _where(chain))
                 continue
             if not isinstance(node, ThresholdSplit | CategoricalSplit):
-                raise InvalidModelError(f"not a tree node: {node!r}", where)
+                raise InvalidModelError(f"not a tree node: {node!r}", _where(chain))
             if node.feature not in self.features:
                 raise UnknownNodeFeatureError(
                     f"the node tests unknown feature {node.feature!r}; the model's features "
-                    f"are: {', '.join(self.features.names)}", where)
+                    f"are: {', '.join(self.features.names)}", _where(chain))
             fi = self.features.index(node.feature)
             feat = self.features[fi]
             if isinstance(node, ThresholdSplit):
-                self._check_threshold(node, feat, where)
+                self._check_threshold(node, feat, chain)
                 thresholds[fi].append(float(node.threshold))
-                stack.append((node.right, f"{where} > {feat.name} > {node.threshold}"))
-                stack.append((node.left, f"{where} > {feat.name} <= {node.threshold}"))
+                stack.append((node.right, (chain, feat.name, ">", node.threshold)))
+                stack.append((node.left, (chain, feat.name, "<=", node.threshold)))
             else:
-                self._check_branches(node, feat, where)
+                self._check_branches(node, feat, chain)
                 for b in reversed(node.branches):
-                    values = ", ".join(_fmt(v) for v in b.values)
-                    stack.append((b.node, f"{where} > {feat.name} in {{{values}}}"))
+                    stack.append((b.node, (chain, feat.name, "in", b.values)))
         return thresholds
 
     @staticmethod
-    def _check_threshold(node: ThresholdSplit, feat: Feature, where: str) -> None:
+    def _check_threshold(node: ThresholdSplit, feat: Feature, chain) -> None:
         if not feat.is_ordinal:
             raise InvalidModelError(
                 f"threshold split on {feat.kind} feature {feat.name!r}; a {feat.kind} feature "
-                "is split by 'branches' with value sets (or declare it 'ordinal')", where)
+                "is split by 'branches' with value sets (or declare it 'ordinal')", _where(chain))
         t = node.threshold
         if isinstance(t, bool) or not isinstance(t, int | float | np.number) \
                 or not math.isfinite(float(t)):
             raise InvalidModelError(
-                f"threshold on {feat.name!r} must be a finite number, got {t!r}", where)
+                f"threshold on {feat.name!r} must be a finite number, got {t!r}", _where(chain))
 
     @staticmethod
-    def _check_branches(node: CategoricalSplit, feat: Feature, where: str) -> None:
+    def _check_branches(node: CategoricalSplit, feat: Feature, chain) -> None:
         if feat.is_ordinal:
             raise InvalidModelError(
                 f"branch split on ordinal feature {feat.name!r}; split an ordinal feature by "
-                "'threshold' (x <= t goes left), or declare it categorical with a domain", where)
+                "'threshold' (x <= t goes left), or declare it categorical with a domain",
+                _where(chain))
         if len(node.branches) < 2:
             raise InvalidModelError(
-                f"a split on {feat.name!r} needs at least two branches", where)
+                f"a split on {feat.name!r} needs at least two branches", _where(chain))
         domain = {v: True for v in feat.domain}
         owner: dict = {}
         for k, b in enumerate(node.branches):
             if len(b.values) == 0:
-                raise InvalidModelError(f"branch {k} on {feat.name!r} has no values", where)
+                raise InvalidModelError(f"branch {k} on {feat.name!r} has no values", _where(chain))
             for v in b.values:
                 if isinstance(v, bool) or not isinstance(v, Hashable) or v not in domain:
                     raise ValueOutsideDomainError(
                         f"branch {k} on {feat.name!r} names {v!r}, which is not in the domain "
-                        f"{list(feat.domain)}", where)
+                        f"{list(feat.domain)}", _where(chain))
                 if v in owner:
                     raise BranchCoverageError(
                         f"value {v!r} of {feat.name!r} is on branches {owner[v]} and {k}; "
-                        "each value must follow exactly one branch", where)
+                        "each value must follow exactly one branch", _where(chain))
                 owner[v] = k
         missing = [v for v in feat.domain if v not in owner]
         if missing:
             raise BranchCoverageError(
                 f"no branch on {feat.name!r} takes {missing}; every domain value must follow "
-                "one branch (add the values to a branch)", where)
+                "one branch (add the values to a branch)", _where(chain))
 
     # ------------------------------------------------------------------ compilation
     def _compile(self) -> None:

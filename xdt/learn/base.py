@@ -7,6 +7,8 @@ with :func:`xdt.learn.grow.grow`, merges sibling leaves and keeps the tree as th
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import numbers
 import warnings
 
@@ -30,7 +32,7 @@ from xdt.learn.data import (
     read_sample_weight,
     read_training_data,
 )
-from xdt.learn.grow import Grown, SplitRule, grow, merge_leaves, to_ir
+from xdt.learn.grow import Compiled, Grown, SplitRule, grow, merge_leaves, to_ir
 from xdt.learn.growth import grow_compiled
 from xdt.learn.splitter import Splitter
 
@@ -130,15 +132,9 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         scale = float(weight.mean())
         weight = weight / scale
         rule = self._rule()
-        grown = self._grow(data, codes, weight, len(classes), rule)
-        self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
-        ir_classes = [label_for_ir(c) for c in classes]
-        if len(set(ir_classes)) != len(ir_classes):
-            raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
-                            "use distinct strings or integers")
-        # a named pandas Series names the predicted attribute in the IR's rules
-        target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
-        compiled = to_ir(grown, data.features, ir_classes, target=target)
+        with _no_gc():  # the tree's many small acyclic objects would trigger full collections
+            grown = self._grow(data, codes, weight, len(classes), rule)
+            compiled = self._to_ir(grown, data, classes, y)
         self.tree_: DecisionTree = compiled.tree
         self.classes_ = classes
         self.n_features_in_ = len(data.features)
@@ -169,6 +165,17 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         return grow_compiled(data, codes, weight, n_classes, self.criterion, msl,
                              self.max_depth, wpm_weight=self._wpm_weights(weight),
                              **self._kernel_rule(rule))
+
+    def _to_ir(self, grown: Grown, data, classes: np.ndarray, y) -> Compiled:
+        """Merge same-class sibling leaves (``n_merged_``) and convert to the IR."""
+        self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
+        ir_classes = [label_for_ir(c) for c in classes]
+        if len(set(ir_classes)) != len(ir_classes):
+            raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
+                            "use distinct strings or integers")
+        # a named pandas Series names the predicted attribute in the IR's rules
+        target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
+        return to_ir(grown, data.features, ir_classes, target=target)
 
     def _kernel_rule(self, rule: SplitRule) -> dict:
         """The options of :func:`~xdt.learn.growth.grow_compiled` that give ``rule``."""
@@ -267,6 +274,18 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         return tags
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Python's cyclic garbage collector paused (and restored) for the block."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _select_rows(data, keep: np.ndarray):

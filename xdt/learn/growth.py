@@ -249,7 +249,10 @@ def _as_grown(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray, cols:
     depth = nodes[:, K.N_DEPTH].tolist()
     lo = nodes_f[:len(nodes), K.F_LO].tolist()
     hi = nodes_f[:len(nodes), K.F_HI].tolist()
-    grown = [Grown(node_cw[i].copy(), rows[i], depth[i]) for i in range(len(nodes))]
+    cw = node_cw[:len(nodes)]
+    majority = cw.argmax(axis=1).tolist()
+    grown = [Grown(w, r, d, majority=c)
+             for w, r, d, c in zip(cw.copy(), rows, depth, majority, strict=True)]
     kinds = cols.feat[:, 0]
     for i, g in enumerate(grown):
         f = feature[i]
