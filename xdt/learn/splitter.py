@@ -330,7 +330,9 @@ class Splitter:
             left = counts if weights is None else np.cumsum(np.where(hit, weights, 0.0), axis=1)
             others = others + left
             acc_left = acc_left + crit.term(left)
-            acc_right = acc_right + crit.term(totals[cls] - left)
+            # a class's weight right of the last row can round to -1e-16: entropy's
+            # x log x is NaN there, which would drop the whole block
+            acc_right = acc_right + crit.term(np.maximum(totals[cls] - left, 0.0))
             if counted:
                 count_others = count_others + counts
                 sq_left = sq_left + counts * counts
