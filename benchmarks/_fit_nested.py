@@ -75,10 +75,10 @@ def nested_rows(repeats: int = 5, ks=KS, names: list[str] | None = None) -> list
         X, y = load_binary(name)
         Xa = X.to_numpy()
         for k in ks:
-            def nested(k=k):
+            def nested(k=k, X=X, y=y):
                 NestedKDNFClassifier(k=k).fit(X, y)
 
-            def tree(k=k):
+            def tree(k=k, Xa=Xa, y=y):
                 DecisionTreeClassifier(max_depth=k, random_state=0).fit(Xa, y)
 
             nested(), tree()                    # warm-up, not timed
