@@ -15,6 +15,12 @@ floats a tie may be decided by rounding, in either implementation).
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
@@ -340,3 +346,36 @@ def test_cell_masks_of_more_than_64_cells_take_several_words():
     got = candidate_terms(L, feature, cells)
     assert [(c.prefix, c.literals) for c in got] == [((2, 0), (3, 4)), ((1, 0), (3,))]
     assert got == reference_candidate_terms(L, feature, cells)
+
+
+READ_ONLY_CACHE = r"""
+import json, warnings
+import numba.core.caching as caching
+
+def refuse(self):
+    raise PermissionError(13, "Permission denied", self.get_cache_path())
+
+caching._CacheLocator.ensure_cache_path = refuse
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import numpy as np
+    from xdt.learn import nested_kernels
+bits = nested_kernels.pack_mask(np.array([1, 0, 1], dtype=np.uint8))
+print(json.dumps({"bits": int(bits[0]),
+                  "warnings": [str(w.message) for w in caught
+                               if "NUMBA_CACHE_DIR" in str(w.message)]}))
+"""
+
+
+def test_kernels_work_without_a_writable_cache_folder():
+    # as tests/test_kernel_cache.py for the explanation kernels: every cache folder refused
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.pop("NUMBA_CACHE_DIR", None)
+    run = subprocess.run([sys.executable, "-c", READ_ONLY_CACHE], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.splitlines()[-1])
+    assert out["bits"] == 0b101                      # rows 0 and 2
+    assert len(out["warnings"]) == 1                 # once, not once per kernel
+    assert "compiled again in every process" in out["warnings"][0]
