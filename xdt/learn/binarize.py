@@ -228,11 +228,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
         blocks: list[np.ndarray] = []
         ordinal_at = {int(f): j for j, f in enumerate(data.ordinal_features)}
         code_at = {int(f): j for j, f in enumerate(data.categorical_features)}
+        zero_one = ((data.ordinal == 0.0) | (data.ordinal == 1.0)).all(axis=0)
         for fi, feat in enumerate(data.features):
             name = feat.name
             if feat.kind == "ordinal":
                 values = data.ordinal[:, ordinal_at[fi]]
-                if np.isin(values, (0.0, 1.0)).all():      # a 0/1 column: binary feature
+                if zero_one[ordinal_at[fi]]:                # a 0/1 column: binary feature
                     feat = Feature(name, "binary")
                     codes = values.astype(np.int64)
                 else:

@@ -108,8 +108,12 @@ def _columns(X) -> tuple[list[str], list[np.ndarray], list[object], np.ndarray |
         if len(set(names)) != len(names):
             raise DataError(f"column names are not unique: {names}")
         strings = all(isinstance(c, str) for c in X.columns)
-        values = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
-        dtypes: list[object] = [X.dtypes.iloc[j] for j in range(X.shape[1])]
+        dtypes: list[object] = list(X.dtypes)
+        if dtypes and all(isinstance(d, np.dtype) and d == dtypes[0] for d in dtypes):
+            whole = X.to_numpy()        # one numpy dtype: one array, no Series per column
+            values = [whole[:, j] for j in range(X.shape[1])]
+        else:
+            values = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
         return names, values, dtypes, (np.asarray(names, dtype=object) if strings else None)
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise DataError("sparse matrices are not supported; pass a dense array (X.toarray())")
@@ -203,8 +207,8 @@ def read_training_data(X, categorical_features: Iterable | None = None) -> Train
     code_cols: list[np.ndarray] = []
     code_pos: list[int] = []
     for j, (name, col, dtype) in enumerate(zip(names, values, dtypes, strict=True)):
-        _reject_missing(name, _missing_mask(col) if col.dtype.kind in "fcO" else
-                        np.zeros(n, dtype=bool))
+        if col.dtype.kind in "fcO":     # other kinds cannot hold a missing value
+            _reject_missing(name, _missing_mask(col))
         if col.dtype == bool or (dtype is not None and pd.api.types.is_bool_dtype(dtype)):
             features.append(Feature(name, "binary"))
             code_cols.append(col.astype(np.int64))

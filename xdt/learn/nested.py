@@ -20,6 +20,10 @@ the negation of literal ``l`` is ``l ^ 1``. Its three steps:
 :class:`NestedKDNFClassifier` runs them on a table binarised by
 :class:`~xdt.learn.Binarizer` and returns the model as an :class:`xdt.ir.NestedKDNF` over the
 *original* features.
+
+The three steps run in compiled kernels (:mod:`xdt.learn.nested_kernels`) over flat arrays
+made once per fit: the literal table as bytes, its row bitsets, and per literal its feature
+and cell mask words.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -35,6 +40,7 @@ from sklearn.utils import check_random_state
 
 from xdt.errors import DataError, ParameterError
 from xdt.ir.dnf import Condition, NestedKDNF
+from xdt.learn import nested_kernels as kernels
 from xdt.learn.base import LearnerNotFittedError, _select_rows
 from xdt.learn.binarize import Binarizer, _check_n_thresholds
 from xdt.learn.data import label_for_ir, read_labels, read_sample_weight, read_training_data
@@ -66,19 +72,47 @@ def literal_table(B: np.ndarray) -> np.ndarray:
     return T
 
 
-def _default_cells(n_literals: int) -> tuple[np.ndarray, list[int]]:
+def _default_cells(n_literals: int) -> tuple[np.ndarray, np.ndarray]:
     """Each column its own binary feature: literal ``2 j`` allows cell 1, ``2 j + 1`` cell 0."""
-    return (np.arange(n_literals, dtype=np.int64) // 2,
-            [0b10 if lit % 2 == 0 else 0b01 for lit in range(n_literals)])
+    lit = np.arange(n_literals, dtype=np.int64)
+    return lit // 2, np.where(lit % 2 == 0, 0b10, 0b01).astype(np.uint64)
 
 
-def _key(literals: Iterable[int], feature: np.ndarray, cells: Sequence[int]) -> frozenset:
-    """A term as a set of ``(feature, allowed cells)``: equal keys, same function."""
-    masks: dict[int, int] = {}
-    for lit in literals:
-        f = int(feature[lit])
-        masks[f] = masks.get(f, cells[lit]) & cells[lit]
-    return frozenset(masks.items())
+def _cell_words(cells: Sequence[int] | np.ndarray) -> np.ndarray:
+    """The cell masks of the literals (non-negative ints) as uint64 words, shape (L, CW):
+    cell ``c`` at bit ``c % 64`` of word ``c // 64``, ``CW`` words enough for the widest."""
+    try:
+        return np.asarray(cells, dtype=np.uint64).reshape(-1, 1)
+    except OverflowError:       # a feature with more than 64 cells
+        ints = [int(c) for c in cells]
+        n_words = max(1, (max(ints).bit_length() + 63) // 64)
+        out = np.zeros((len(ints), n_words), dtype=np.uint64)
+        for lit, c in enumerate(ints):
+            for w in range(n_words):
+                out[lit, w] = (c >> (64 * w)) & 0xFFFFFFFFFFFFFFFF
+        return out
+
+
+def _literal_arrays(n_literals: int, literal_feature: np.ndarray | None,
+                    literal_cells: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """The kernels' view of the literals: per literal its feature numbered ``0 .. F-1``
+    (int64 (L,)) and its cell mask words (uint64 (L, CW)), and ``F``.
+
+    Raises
+    ------
+    DataError
+        ``literal_feature``/``literal_cells`` do not give every literal.
+    """
+    if literal_feature is None or literal_cells is None:
+        literal_feature, literal_cells = _default_cells(n_literals)
+    feature = np.asarray(literal_feature)
+    if len(feature) < n_literals or len(literal_cells) < n_literals:
+        raise DataError(f"literal_feature and literal_cells must give each of the "
+                        f"{n_literals} literals its feature and cells, got "
+                        f"{len(feature)} and {len(literal_cells)} entries")
+    ids, numbered = np.unique(feature[:n_literals], return_inverse=True)
+    return (numbered.reshape(-1).astype(np.int64), _cell_words(literal_cells[:n_literals]),
+            len(ids))
 
 
 # ---------------------------------------------------------------------------- Algorithm 1
@@ -123,7 +157,8 @@ def construct_matrix(T: np.ndarray, y: np.ndarray, k: int, weight: np.ndarray | 
       leaves no literal, ``limit`` is lowered until one remains, as the paper's text says.
 
     Ties go to the smallest literal number (``random_state=None``) or to a literal drawn
-    uniformly among the tied ones. When no literal is left at all (``k`` larger than the
+    uniformly among the tied ones (``random_state.choice`` of the tied literal numbers,
+    increasing). When no literal is left at all (``k`` larger than the
     number of Boolean features), ``l_ij`` repeats ``l_i,j-1``: a longer prefix of the row
     then adds nothing (the padding of the paper's Example 4).
 
@@ -150,7 +185,14 @@ def construct_matrix(T: np.ndarray, y: np.ndarray, k: int, weight: np.ndarray | 
     Raises
     ------
     DataError
-        ``T`` has no literal.
+        ``T`` has no literal; ``literal_feature``/``literal_cells`` give fewer literals
+        than ``T`` has.
+
+    Notes
+    -----
+    Runs in :func:`xdt.learn.nested_kernels.fill_matrix`; ``Ec1 - Ec0`` is summed over the
+    rows in order, so with weights whose sums are exact (integers, repeated rows) the ties
+    are those of exact arithmetic.
     ParameterError
         ``k < 1``.
     """
@@ -160,46 +202,34 @@ def construct_matrix(T: np.ndarray, y: np.ndarray, k: int, weight: np.ndarray | 
         raise DataError("there is no literal to build the matrix from (no Boolean feature)")
     if k < 1:
         raise ParameterError(f"k must be >= 1, got {k}")
-    n_bool = n_lit // 2
     w = np.ones(n_rows) if weight is None else np.asarray(weight, dtype=np.float64)
     signed = np.where(np.asarray(y, dtype=bool), w, -w)
-    Tf = T.astype(np.float64)
-    if literal_feature is None or literal_cells is None:
-        literal_feature, literal_cells = _default_cells(n_lit)
-    by_feature: dict[int, np.ndarray] = {}
-    for f in np.unique(literal_feature):
-        by_feature[int(f)] = np.flatnonzero(literal_feature == f)
+    feature, cells, n_features = _literal_arrays(n_lit, literal_feature, literal_cells)
     rng = None if random_state is None else check_random_state(random_state)
+    return _matrix(_as_bytes(T), signed, int(k), feature, cells, n_features, rng)
+
+
+def _as_bytes(T: np.ndarray) -> np.ndarray:
+    """A bool table as C-ordered uint8 (the kernels' literal table), without a copy when
+    it is one already."""
+    return np.ascontiguousarray(T, dtype=bool).view(np.uint8)
+
+
+def _matrix(T8: np.ndarray, signed: np.ndarray, k: int, feature: np.ndarray,
+            cells: np.ndarray, n_features: int, rng) -> np.ndarray:
+    """Algorithm 1 by :func:`xdt.learn.nested_kernels.fill_matrix`; a tie between several
+    literals goes back to ``rng`` (``rng.choice`` of the tied literal numbers, increasing,
+    as the numpy version drew), then the kernel goes on from the next cell."""
     L = np.zeros((k, k), dtype=np.int64)
-    for i in range(k):
-        cover = np.ones(n_rows, dtype=bool)
-        masks: dict[int, int] = {}            # the row's prefix, per feature
-        for j in range(k):
-            row_ok = np.ones(n_lit, dtype=bool)
-            for f, acc in masks.items():
-                for lit in by_feature[f]:
-                    cm = literal_cells[lit]
-                    # inconsistent with the prefix, or implied by it (equal literal included)
-                    if acc & cm == 0 or acc & ~cm == 0:
-                        row_ok[lit] = False
-            if not row_ok.any():
-                L[i, j] = L[i, j - 1]         # nothing new: pad with repetition
-                continue
-            allowed = row_ok
-            for limit in range(row_limit(i, j, k, n_bool), -1, -1):
-                allowed = row_ok.copy()
-                allowed[L[:i, :limit].ravel()] = False
-                if allowed.any():
-                    break
-            gain = (signed * cover) @ Tf
-            gain[~allowed] = -np.inf
-            best = np.flatnonzero(gain == gain.max())
-            lit = int(best[0] if rng is None or len(best) == 1 else rng.choice(best))
-            L[i, j] = lit
-            cover &= T[:, lit]
-            f = int(literal_feature[lit])
-            masks[f] = masks.get(f, literal_cells[lit]) & literal_cells[lit]
-    return L
+    ties = np.empty(T8.shape[1], dtype=np.int64)
+    start = 0
+    while True:
+        cell, n_ties = kernels.fill_matrix(T8, signed, k, feature, cells, n_features,
+                                           T8.shape[1] // 2, L, start, rng is not None, ties)
+        if cell >= k * k:
+            return L
+        L.flat[cell] = int(rng.choice(ties[:n_ties].copy()))
+        start = cell + 1
 
 
 # ---------------------------------------------------------------------------- the terms
@@ -258,34 +288,61 @@ def candidate_terms(matrix: np.ndarray, literal_feature: np.ndarray | None = Non
     Returns
     -------
     list of CandidateTerm
+
+    Raises
+    ------
+    DataError
+        ``matrix`` holds a literal that ``literal_feature``/``literal_cells`` do not give.
+
+    Notes
+    -----
+    Runs in :func:`xdt.learn.nested_kernels.candidate_terms` (terms compared as sorted
+    ``(feature, cell mask)`` pairs, through a hash table).
     """
     L = np.asarray(matrix, dtype=np.int64)
     k = L.shape[0]
-    if literal_feature is None or literal_cells is None:
-        literal_feature, literal_cells = _default_cells(int(L.max()) + 2 if L.size else 0)
-    out: list[CandidateTerm] = []
-    seen: set[frozenset] = set()
-    for s in range(k, 0, -1):
-        for r in prefix_vectors(k, s):
-            parts = [[int(v) for v in L[i, :r[i]]] for i in range(k)]
-            literals = [lit for part in parts for lit in part]
-            key = _key(literals, literal_feature, literal_cells)
-            if any(mask == 0 for _, mask in key) or key in seen:
-                continue
-            minimal = True
-            for i in range(k):
-                if r[i] == 0:
-                    continue
-                shorter = [lit for q, part in enumerate(parts)
-                           for lit in (part[:-1] if q == i else part)]
-                if _key(shorter, literal_feature, literal_cells) == key:
-                    minimal = False
-                    break
-            if not minimal:
-                continue
-            seen.add(key)
-            out.append(CandidateTerm(tuple(r), tuple(dict.fromkeys(literals))))
-    return out
+    if k == 0:
+        return []
+    prefixes, literals, sizes = _candidate_arrays(L, literal_feature, literal_cells)
+    return [CandidateTerm(r, tuple(literals[t, :sizes[t]].tolist()))
+            for t, r in enumerate(prefixes)]
+
+
+@cache
+def _prefix_table(k: int) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Every prefix vector of sizes ``k`` down to 1 in evaluation order: int64 (P, k), and
+    the same as tuples."""
+    vectors = [r for s in range(k, 0, -1) for r in prefix_vectors(k, s)]
+    table = np.array(vectors, dtype=np.int64).reshape(-1, k)
+    table.flags.writeable = False
+    return table, vectors
+
+
+def _candidate_arrays(L: np.ndarray, literal_feature, literal_cells, tables=None
+                      ) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+    """The candidate terms of ``L`` by :func:`xdt.learn.nested_kernels.candidate_terms`,
+    in evaluation order: their prefix vectors (tuples), their literals (int64 (P, k), in
+    row order without repeats, padded) and the number of literals of each (int64 (P,)).
+
+    ``tables``: ``(feature, cells)`` from :func:`_literal_arrays`, when already made.
+    """
+    k = L.shape[0]
+    if tables is None:
+        n_lit = int(L.max()) + 2 if literal_feature is None or literal_cells is None \
+            else len(literal_feature)
+        feature, cells, _ = _literal_arrays(n_lit, literal_feature, literal_cells)
+    else:
+        feature, cells = tables
+    if L.size and (L.min() < 0 or L.max() >= len(feature)):
+        raise DataError(f"the matrix holds literal {int(L.max())}, but literal_feature and "
+                        f"literal_cells describe {len(feature)} literals")
+    table, vectors = _prefix_table(k)
+    n = len(table)
+    index = np.empty(n, dtype=np.int64)
+    literals = np.empty((n, k), dtype=np.int64)
+    sizes = np.empty(n, dtype=np.int64)
+    kept = kernels.candidate_terms(L, table, feature, cells, index, literals, sizes)
+    return [vectors[p] for p in index[:kept].tolist()], literals[:kept], sizes[:kept]
 
 
 def _weights(y: np.ndarray, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -375,6 +432,39 @@ def prune_terms(coverages: Sequence[np.ndarray], y: np.ndarray,
     return kept
 
 
+def _learn(T: np.ndarray, y: np.ndarray, k: int, weight: np.ndarray, literal_feature,
+           literal_cells, random_state, prune: bool
+           ) -> tuple[np.ndarray, list[CandidateTerm], int]:
+    """The three steps on literal table ``T`` (bool (n, L)) with compiled kernels: the same
+    matrix, terms and selection as :func:`construct_matrix`, :func:`candidate_terms`,
+    :func:`select_terms` (on the candidates' coverages) and :func:`prune_terms` (on the
+    selected terms' coverages), made once from flat arrays.
+
+    ``weight`` (float64 (n,)) must be positive (the estimator drops rows of weight 0).
+    Returns the matrix, the kept terms and the number selected before pruning.
+    """
+    T8 = _as_bytes(T)
+    feature, cells, n_features = _literal_arrays(T8.shape[1], literal_feature, literal_cells)
+    rng = None if random_state is None else check_random_state(random_state)
+    L = _matrix(T8, np.where(y, weight, -weight), k, feature, cells, n_features, rng)
+    prefixes, literals, sizes = _candidate_arrays(L, None, None, (feature, cells))
+    bits = kernels.pack_rows(T8)
+    pos = kernels.pack_mask(y.view(np.uint8))
+    neg = kernels.pack_mask((~y).view(np.uint8))
+    chosen = np.empty(len(prefixes), dtype=np.int64)
+    n_chosen = kernels.select_terms(bits, literals, sizes, pos, neg, weight,
+                                    bool((weight == 1.0).all()), chosen)
+    chosen = chosen[:n_chosen]
+    if prune and n_chosen:
+        kept = np.empty(n_chosen, dtype=np.int64)
+        n_kept = kernels.prune_terms(bits, literals, sizes, chosen, pos, neg, weight, kept)
+        terms = chosen[kept[:n_kept]]
+    else:
+        terms = chosen
+    return L, [CandidateTerm(prefixes[t], tuple(literals[t, :sizes[t]].tolist()))
+               for t in terms.tolist()], n_chosen
+
+
 def _term_cover(T: np.ndarray, literals: Sequence[int]) -> np.ndarray:
     return T[:, list(literals)].all(axis=1) if len(literals) else np.ones(len(T), dtype=bool)
 
@@ -403,7 +493,10 @@ class NestedKDNFClassifier(ClassifierMixin, BaseEstimator):
     original feature. ``sample_weight`` weighs the counts ``Ec1``, ``Ec0``, ``P``, ``Q``.
 
     Cost: ``k^2`` passes over the literal table for the matrix, then up to ``C(2k, k) - 1``
-    candidate terms (923 for ``k = 6``), each an AND of at most ``k`` Boolean columns.
+    candidate terms (923 for ``k = 6``), each an AND of at most ``k`` Boolean columns. The
+    three steps run in compiled kernels (:mod:`xdt.learn.nested_kernels`) over the literal
+    table and its row bitsets, made once per fit (``benchmarks/_fit_nested.py`` times a fit
+    against a depth-``k`` scikit-learn tree).
 
     Parameters
     ----------
@@ -544,15 +637,8 @@ class NestedKDNFClassifier(ClassifierMixin, BaseEstimator):
         k = int(self.k)
         if T.shape[1]:
             feature, cells = binarizer.literal_cells()
-            L = construct_matrix(T, y_learn, k, weight, feature, cells, self.random_state)
-            candidates = candidate_terms(L, feature, cells)
-            chosen = select_terms((_term_cover(T, c.literals) for c in candidates), y_learn,
-                                  weight)
-            terms = [candidates[t] for t in chosen]
-            self.n_selected_ = len(terms)
-            if self.prune and terms:
-                kept = prune_terms([_term_cover(T, t.literals) for t in terms], y_learn, weight)
-                terms = [terms[t] for t in kept]
+            L, terms, self.n_selected_ = _learn(T, y_learn, k, weight, feature, cells,
+                                                self.random_state, bool(self.prune))
             matrix = [[binarizer.condition(int(lit)) for lit in row] for row in L]
         else:                   # no Boolean column (constant features): no term
             L = np.zeros((k, k), dtype=np.int64)
