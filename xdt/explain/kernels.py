@@ -39,39 +39,9 @@ Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`
 
 from __future__ import annotations
 
-import warnings
-
-import numba
 import numpy as np
 
-_CACHE_ON_DISK = True
-"""Whether numba keeps the compiled kernels on disk; False once it found no writable folder
-for them."""
-
-
-def njit(**options):
-    """``numba.njit(**options)``; where ``cache=True`` finds no writable folder (neither
-    beside this file nor numba's user cache folder: a read-only install and home folder), the
-    kernels are compiled without a disk cache, once per process, and one warning says how to
-    keep them (``NUMBA_CACHE_DIR``)."""
-    def wrap(func):
-        global _CACHE_ON_DISK
-        if options.get("cache") and _CACHE_ON_DISK:
-            try:
-                return numba.njit(**options)(func)
-            except RuntimeError as e:  # numba's "cannot cache function ...: no locator"
-                if "no locator available" not in str(e):
-                    raise
-                _CACHE_ON_DISK = False
-                warnings.warn(
-                    "numba found no writable folder to cache xdt's compiled kernels in "
-                    f"(beside {__file__} or in the user cache folder), so they are compiled "
-                    "again in every process (several seconds of CPU on first use); set "
-                    "NUMBA_CACHE_DIR to a writable folder to keep them", RuntimeWarning,
-                    stacklevel=2)
-        return numba.njit(**{**options, "cache": False})(func)
-    return wrap
-
+from xdt._numba import njit
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -95,7 +65,7 @@ def leaf_of(nodes, children, cells):
     n = 0
     while nodes[n, 0] >= 0:
         c = cells[nodes[n, 0]]
-        cut = nodes[n, 3]
+        cut = nodes[n, 3] if nodes.shape[1] > 3 else -1  # tables without cuts: by cell
         if cut >= 0:  # a threshold node: (left, right)
             c = 1 if c > cut else 0
         n = children[nodes[n, 1] + c]

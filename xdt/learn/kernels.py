@@ -41,8 +41,9 @@ Layout
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from xdt._numba import njit
 
 #: Scores closer than this are ties (as :data:`xdt.learn.splitter.TIE`).
 TIE = 1e-12
@@ -73,10 +74,10 @@ FORCED_NONE, FORCED_FALLBACK, FORCED_THEN, FORCED_LEAF = 0, 1, 2, 3
 #: ``counters``: stack size, number of nodes, the node waiting for a three-way split.
 C_STACK, C_NODES, C_WAITING = 0, 1, 2
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = njit(cache=True, nogil=True)
 #: Small helpers called per candidate: inlined, so no call (and no reference counting of
 #: their array arguments) is paid per candidate.
-_inline = numba.njit(cache=True, nogil=True, inline="always")
+_inline = njit(cache=True, nogil=True, inline="always")
 
 
 @_inline

@@ -33,35 +33,9 @@ compiled version.
 
 from __future__ import annotations
 
-import warnings
-
-import numba
 import numpy as np
 
-_CACHE_ON_DISK = True
-
-
-def njit(**options):
-    """``numba.njit(**options)``, with the fallback of :mod:`xdt.explain.kernels` (the wings
-    do not import each other): where ``cache=True`` finds no writable folder, the kernels
-    are compiled once per process, and one warning names ``NUMBA_CACHE_DIR``."""
-    def wrap(func):
-        global _CACHE_ON_DISK
-        if options.get("cache") and _CACHE_ON_DISK:
-            try:
-                return numba.njit(**options)(func)
-            except RuntimeError as e:  # numba's "cannot cache function ...: no locator"
-                if "no locator available" not in str(e):
-                    raise
-                _CACHE_ON_DISK = False
-                warnings.warn(
-                    "numba found no writable folder to cache xdt's compiled learner kernels "
-                    f"in (beside {__file__} or in the user cache folder), so they are compiled "
-                    "again in every process; set NUMBA_CACHE_DIR to a writable folder to keep "
-                    "them", RuntimeWarning, stacklevel=2)
-        return numba.njit(**{**options, "cache": False})(func)
-    return wrap
-
+from xdt._numba import njit
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
