@@ -144,9 +144,25 @@ def test_distinct_values_stop_past_the_limit():
     X = np.array([[3.0, 1.0], [1.0, 2.0], [3.0, 3.0], [2.0, 4.0]])
     table = np.zeros((2, 3))
     counts = np.zeros(2, dtype=np.int64)
-    K.distinct_values(X, 3, table, counts)
+    K.distinct_values(X, False, 3, table, counts)
     assert counts.tolist() == [3, -1]
     assert table[0].tolist() == [1.0, 2.0, 3.0]
+    table[:] = 0
+    K.distinct_values(np.ascontiguousarray(X.T), True, 3, table, counts)  # the transpose
+    assert counts.tolist() == [3, -1]
+    assert table[0].tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("learner", sorted(PAIRS))
+def test_f_ordered_and_strided_arrays_grow_the_same_tree(learner):
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.normal(size=400), rng.integers(0, 5, 400),
+                         rng.normal(size=400)]).astype(float)
+    y = (X[:, 0] + X[:, 1] > 1).astype(int) ^ (rng.random(400) < 0.1)
+    fast_cls, ref_cls = PAIRS[learner]
+    ref = ref_cls(max_depth=None).fit(X, y)
+    for layout in (X, np.asfortranarray(X), np.hstack([X, X])[:, :3]):  # C, F, strided
+        assert_same_fit(fast_cls(max_depth=None).fit(layout, y), ref)
 
 
 def test_threshold_nodes_keep_two_children_however_many_cells():

@@ -28,12 +28,14 @@ LOW_CARD = 64
 @dataclass
 class Columns:
     """The training columns as the growth kernel reads them (see :mod:`xdt.learn.kernels`,
-    Layout): ``X`` float64 (n, n_ordinal); ``orders`` int32 (n_sorted, n), the root's sorted
+    Layout): ``X`` float64 (n, n_ordinal), C-ordered, or (``tr``) its C-ordered transpose;
+    ``orders`` int32 (n_sorted, n), the root's sorted
     order of each sorted column; ``codes`` (n, n_binned), bins in the smallest unsigned
     dtype; ``feat`` int64 (F, 5); ``bin_values`` float64, per binned ordinal column its
     distinct values, ascending (0 for a categorical bin); ``n_bins`` the total."""
 
     X: np.ndarray
+    tr: bool
     orders: np.ndarray
     codes: np.ndarray
     feat: np.ndarray
@@ -54,13 +56,15 @@ def prepare(data: TrainingData) -> Columns:
     X = data.ordinal
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
+    tr = not X.flags.c_contiguous
+    XK = X.T if tr else X            # C-ordered either way (see kernels._at)
     n = data.n_rows
     n_features = len(data.features)
     feat = np.zeros((n_features, 5), dtype=np.int64)
     feat[:, 2] = -1
     table = np.zeros((X.shape[1], LOW_CARD))
     counts = np.zeros(X.shape[1], dtype=np.int64)
-    K.distinct_values(X, LOW_CARD, table, counts)
+    K.distinct_values(XK, tr, LOW_CARD, table, counts)
     distinct = {j: table[j, :c] for j, c in enumerate(counts.tolist()) if c > 0}
     sorted_cols = [j for j in range(X.shape[1]) if j not in distinct]
     binned: list[tuple[int, int, int]] = []   # (feature, size, ordinal column or -1)
@@ -89,16 +93,16 @@ def prepare(data: TrainingData) -> Columns:
     if ordinal_bins:
         where, columns = (np.asarray(v, dtype=np.int64) for v in zip(*ordinal_bins, strict=True))
         if np.array_equal(where, np.arange(len(where))) and len(where) == codes.shape[1]:
-            K.fill_bins(X, columns, table, counts, codes)
+            K.fill_bins(XK, tr, columns, table, counts, codes)
         else:
             part = np.empty((n, len(where)), dtype=codes.dtype)
-            K.fill_bins(X, columns, table, counts, part)
+            K.fill_bins(XK, tr, columns, table, counts, part)
             codes[:, where] = part
     orders = np.empty((len(sorted_cols), n), dtype=np.int32)
     for i, j in enumerate(sorted_cols):
         orders[i] = np.argsort(X[:, j])
         feat[data.ordinal_features[j]] = (K.SORTED, i, j, 0, 0)
-    return Columns(X, orders, codes, feat, bin_values, offset)
+    return Columns(XK, tr, orders, codes, feat, bin_values, offset)
 
 
 class _RowsView(Splitter):
@@ -176,7 +180,7 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     depth = -1 if max_depth is None else int(max_depth)
     view = None
     while True:
-        status = K.grow(cols.X, cols.orders, cols.codes, y, weight, ww, cols.feat,
+        status = K.grow(cols.X, cols.tr, cols.orders, cols.codes, y, weight, ww, cols.feat,
                         cols.bin_values, depth, int(min_samples_leaf), criterion == "entropy",
                         serdt, unit, float(factor_expl), float(slack), samples, mark, buf, stack,
                         counters, nodes, nodes_f, node_cw, hist_w, hist_c, hist_ww)

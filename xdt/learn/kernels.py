@@ -23,8 +23,8 @@ once, and their candidates are scored from the counts.
 
 Layout
 ------
-``X``, float64 (n, n_ordinal)
-    The ordinal columns (any memory layout numba reads: C or F).
+``X``, float64 (n, n_ordinal), C-ordered, or its C-ordered transpose (``tr``)
+    The ordinal columns.
 ``orders``, int32 (n_sorted, n)
     Per sorted column, the rows of every node's segment in increasing order of the column.
 ``codes``, uint8/uint16/int32 (n, n_binned)
@@ -78,6 +78,14 @@ _jit = njit(cache=True, nogil=True)
 #: Small helpers called per candidate: inlined, so no call (and no reference counting of
 #: their array arguments) is paid per candidate.
 _inline = njit(cache=True, nogil=True, inline="always")
+
+
+@_inline
+def _at(X, tr, r, col):
+    """Row ``r``, ordinal column ``col`` of the data: ``X`` is the (n, n_ordinal) array, or
+    its transpose when ``tr`` (an F-ordered table is passed as its C-ordered transpose, so
+    the kernels have one compiled version for both)."""
+    return X[col, r] if tr else X[r, col]
 
 
 @_inline
@@ -191,7 +199,7 @@ def _may_win(imp, parent, factor, best, lowers):
 
 
 @_jit
-def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, ww_total,
+def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, ww_total,
             parent, msl, entropy, serdt, unit, factor, half, on_path, samples, hist_w, hist_c,
             hist_ww, bin_offset, bin_sizes, node_codes, left, cnt_left, best, choice,
             lowers):
@@ -245,7 +253,7 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
             j = feat[f, 1]
             col = feat[f, 2]
             r = orders[j, s]
-            v = X[r, col]
+            v = _at(X, tr, r, col)
             sq_l = 0.0
             sq_r = 0.0
             for c in range(k):
@@ -258,7 +266,7 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
                 left[c] = lc + 1.0
                 n_left += 1.0
                 r = orders[j, i + 1]
-                nxt = X[r, col]
+                nxt = _at(X, tr, r, col)
                 if nxt == v:
                     continue
                 lo = v
@@ -280,7 +288,7 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
             j = feat[f, 1]
             col = feat[f, 2]
             r = orders[j, s]
-            v = X[r, col]
+            v = _at(X, tr, r, col)
             for i in range(s, e - 1):
                 c = y[r]
                 left[c] += w[r]
@@ -289,7 +297,7 @@ def _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, 
                 ww_left += ww[r]
                 n_left += 1.0
                 r = orders[j, i + 1]
-                nxt = X[r, col]
+                nxt = _at(X, tr, r, col)
                 if nxt == v:
                     continue
                 lo = v
@@ -409,7 +417,7 @@ def _stable_partition(arr, s, e, mark, buf):
 
 
 @_jit
-def _mark(X, codes, feat, samples, s, e, f, lo, category, mark):
+def _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark):
     """``mark[r]``: whether row ``r`` of the node goes left under the test on feature ``f``
     (``x <= lo``, or ``x = category``); returns how many do."""
     n_left = 0
@@ -424,14 +432,14 @@ def _mark(X, codes, feat, samples, s, e, f, lo, category, mark):
         col = feat[f, 2]
         for i in range(s, e):
             r = samples[i]
-            g = X[r, col] <= lo
+            g = _at(X, tr, r, col) <= lo
             mark[r] = g
             n_left += g
     return n_left
 
 
 @_jit
-def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, serdt,
+def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, serdt,
          unit, factor, slack, samples, mark, buf, stack, counters, nodes, nodes_f, node_cw,
          hist_w, hist_c, hist_ww):
     """Grow the tree depth first from the nodes on ``stack`` (the root first); returns
@@ -496,7 +504,7 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
             lo = nodes_f[node, F_FORCED_T]
             hi = lo
             if forced == FORCED_THEN:
-                n_left = _mark(X, codes, feat, samples, s, e, f, lo, category, mark)
+                n_left = _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark)
                 if n_left < msl1 or m - n_left < msl1:
                     f = -1
         if f < 0:
@@ -509,7 +517,7 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
                     on_path[nodes[a, N_FEATURE]] = True
                     a = nodes[a, N_PARENT]
             lowers[0] = 0
-            found = _search(X, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc,
+            found = _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc,
                             w_node, ww_total, parent, msl, entropy, serdt, unit, factor,
                             half, on_path, samples, hist_w, hist_c, hist_ww, bin_offset,
                             bin_sizes, node_codes, left, cnt_left, best, choice, lowers)
@@ -526,7 +534,7 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
             category = choice[1]
             lo = best[2]
             hi = best[3]
-        n_left = _mark(X, codes, feat, samples, s, e, f, lo, category, mark)
+        n_left = _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark)
         _stable_partition(samples, s, e, mark, buf)
         for j in range(orders.shape[0]):
             _stable_partition(orders[j], s, e, mark, buf)
@@ -560,15 +568,16 @@ def grow(X, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, 
 
 
 @_jit
-def distinct_values(X, limit, values, counts):
+def distinct_values(X, tr, limit, values, counts):
     """Per column ``j`` of ``X``: its distinct values, ascending, in ``values[j, :counts[j]]``
     when there are at most ``limit`` of them, else ``counts[j] = -1`` (found as soon as the
     ``limit + 1``-th value shows, so a continuous column costs a few rows)."""
-    for j in range(X.shape[1]):
+    n_rows, n_cols = (X.shape[1], X.shape[0]) if tr else (X.shape[0], X.shape[1])
+    for j in range(n_cols):
         n_seen = 0
         last = 0
-        for i in range(X.shape[0]):
-            v = X[i, j]
+        for i in range(n_rows):
+            v = _at(X, tr, i, j)
             if n_seen and values[j, last] == v:
                 continue
             hit = -1
@@ -590,11 +599,11 @@ def distinct_values(X, limit, values, counts):
 
 
 @_jit
-def fill_bins(X, columns, values, counts, codes):
+def fill_bins(X, tr, columns, values, counts, codes):
     """``codes[i, jb]``: the position of ``X[i, columns[jb]]`` among its column's distinct
     values (:func:`distinct_values`)."""
     for jb in range(columns.shape[0]):
         j = columns[jb]
         row = values[j, :counts[j]]
-        for i in range(X.shape[0]):
-            codes[i, jb] = np.searchsorted(row, X[i, j])
+        for i in range(codes.shape[0]):
+            codes[i, jb] = np.searchsorted(row, _at(X, tr, i, j))
