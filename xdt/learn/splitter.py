@@ -17,6 +17,11 @@ each child's ``wpm``; a learner's *scorer* turns a block into scores (``inf`` fo
 does not allow) and :meth:`Splitter.best` returns the lowest. Ties are broken towards the
 lower feature position, then the smaller threshold / earlier domain value, so fits are
 deterministic.
+
+The learners grow their trees with the compiled kernel of :mod:`xdt.learn.kernels`, which
+makes the same choices node by node; this splitter is its reference (the tests compare the
+two; a learner grows with it when its class sets ``_reference = True``), and its reading
+methods serve SER-DT's three-way split (:func:`xdt.learn.serdt.three_way_split`).
 """
 
 from __future__ import annotations
