@@ -174,7 +174,7 @@ class DecisionTree:
     cells : tuple of CategoricalCells / IntervalCells
         The model's partition of each feature's domain.
     paths : tuple of Path
-        Every leaf's path, in depth-first order.
+        Every leaf's path, in depth-first order (built on first access).
     n_nodes, n_leaves, depth : int
         Sizes; depth counts edges on the longest path (a lone leaf has depth 0).
     """
@@ -281,7 +281,8 @@ class DecisionTree:
 
     # ------------------------------------------------------------------ compilation
     def _compile(self) -> None:
-        """Number nodes in preorder; build the per-node child tables and the paths.
+        """Number nodes in preorder and build the per-node child tables (the paths are
+        built on first use: :attr:`paths`).
 
         A categorical node's child table has one entry per cell of its feature; a threshold
         node's has two (left, right) and its *cut*, the last cell that goes left, so the
@@ -291,14 +292,13 @@ class DecisionTree:
         node_path: list[int] = []
         node_cut: list[int] = []
         children: list[list[int]] = []  # per node: child per cell / (left, right)
-        paths: list[Path] = []
-        # stack of (node, parent number, cell mask of the edge from the parent, edge number,
-        # literals so far)
-        stack: list[tuple[Node, int, int, int, tuple[Literal, ...]]] = [
-            (self.root, -1, 0, 0, ())]
+        n_paths = 0
+        # stack of (node, parent number, cell mask of the edge from the parent (categorical
+        # parents), edge number, depth)
+        stack: list[tuple[Node, int, int, int, int]] = [(self.root, -1, 0, 0, 0)]
         depth = 0
         while stack:
-            node, parent, mask, edge, lits = stack.pop()
+            node, parent, mask, edge, level = stack.pop()
             me = len(node_feature)
             if parent >= 0:
                 if node_cut[parent] >= 0:
@@ -310,31 +310,31 @@ class DecisionTree:
                         table[low.bit_length() - 1] = me
                         mask ^= low
             if isinstance(node, Leaf):
-                ci = self._class_index[node.label]
                 node_feature.append(-1)
-                node_class.append(ci)
-                node_path.append(len(paths))
+                node_class.append(self._class_index[node.label])
+                node_path.append(n_paths)
                 node_cut.append(-1)
                 children.append([])
-                term = Term(lits)
-                paths.append(Path(len(paths), me, node.label, ci, term, term.masks()))
-                depth = max(depth, len(lits))
+                n_paths += 1
+                depth = max(depth, level)
                 continue
             fi = self.features.index(node.feature)
             cells = self.cells[fi]
             node_feature.append(fi)
             node_class.append(-1)
             node_path.append(-1)
-            edges = self._edges(node, fi, cells)
             if isinstance(node, ThresholdSplit):
-                node_cut.append(edges[0][0].bit_length() - 1)
+                node_cut.append(bisect.bisect_left(cells._sorted, float(node.threshold)))
                 children.append([-1, -1])
-            else:
-                node_cut.append(-1)
-                children.append([-1] * cells.n_cells)
+                stack.append((node.right, me, 0, 1, level + 1))
+                stack.append((node.left, me, 0, 0, level + 1))
+                continue
+            node_cut.append(-1)
+            children.append([-1] * cells.n_cells)
+            edges = self._edges(node, fi, cells)
             for k in range(len(edges) - 1, -1, -1):
                 edge_mask, child = edges[k]
-                stack.append((child, me, edge_mask, k, lits + (Literal(fi, edge_mask),)))
+                stack.append((child, me, edge_mask, k, level + 1))
         offsets = np.zeros(len(node_feature), dtype=np.int64)
         flat: list[int] = []
         for n, table in enumerate(children):
@@ -346,10 +346,39 @@ class DecisionTree:
         self._node_cut = np.asarray(node_cut, dtype=np.int64)
         self._child_offset = offsets
         self._child_flat = np.asarray(flat, dtype=np.int64)
-        self.paths: tuple[Path, ...] = tuple(paths)
+        leaves = self._node_path >= 0
+        self._path_classes = self._node_class[leaves]
         self.depth = depth
         self.n_nodes = len(node_feature)
-        self.n_leaves = len(paths)
+        self.n_leaves = n_paths
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Every leaf's :class:`Path`, in depth-first (left/first branch first) order; built
+        on first use (a large learned tree need not pay for its literals until asked)."""
+        paths = self.__dict__.get("_paths")
+        if paths is None:
+            paths = self.__dict__["_paths"] = self._build_paths()
+        return paths
+
+    def _build_paths(self) -> tuple[Path, ...]:
+        paths: list[Path] = []
+        node_of = np.flatnonzero(self._node_path >= 0).tolist()
+        stack: list[tuple[Node, tuple[Literal, ...]]] = [(self.root, ())]
+        while stack:
+            node, lits = stack.pop()
+            if isinstance(node, Leaf):
+                i = len(paths)
+                term = Term(lits)
+                paths.append(Path(i, node_of[i], node.label, self._class_index[node.label],
+                                  term, term.masks()))
+                continue
+            fi = self.features.index(node.feature)
+            edges = self._edges(node, fi, self.cells[fi])
+            for k in range(len(edges) - 1, -1, -1):
+                edge_mask, child = edges[k]
+                stack.append((child, lits + (Literal(fi, edge_mask),)))
+        return tuple(paths)
 
     def edges(self, node: ThresholdSplit | CategoricalSplit) -> list[tuple[int, Node]]:
         """The ``(cell mask, child)`` pairs of a split node of this tree, in branch order
@@ -434,11 +463,7 @@ class DecisionTree:
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``cells`` (shape (n, F));
         shape (n,), int64. The same signature as :meth:`xdt.ir.dnf.DNF.predict_cells`."""
-        classes = self.__dict__.get("_path_classes")
-        if classes is None:
-            classes = self.__dict__["_path_classes"] = np.asarray(
-                [p.class_index for p in self.paths], dtype=np.int64)
-        return classes[self.leaf_paths(cells)]
+        return self._path_classes[self.leaf_paths(cells)]
 
     def predict_index(self, X) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""

@@ -265,8 +265,7 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         NotFittedError, InstanceError
         """
         self._check_fitted()
-        labels = np.asarray([p.class_index for p in self.tree_.paths], dtype=np.int64)
-        return self.classes_[labels[self.apply(X)]]
+        return self.classes_[self.tree_._path_classes[self.apply(X)]]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
