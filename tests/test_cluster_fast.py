@@ -35,6 +35,7 @@ from xdt.learn.preprocess import (
     ColumnTreatment,
     Preprocessor,
     _bins,
+    _factorize,
     _looks_like_dates,
     _named_like_an_id,
     _parse_dates,
@@ -795,7 +796,9 @@ def test_dates_are_recognised_as_before(cells_, threshold):
     """Parsing the most frequent values first and stopping once too many failed gives the
     answer of parsing them all (formats, words, numbers, time zones, out-of-range dates)."""
     col = pd.Series(cells_, dtype="str")
-    assert _looks_like_dates(col, threshold) == _old_looks_like_dates(col, threshold)
+    expected = _old_looks_like_dates(col, threshold)
+    assert _looks_like_dates(col, threshold) == expected
+    assert _looks_like_dates(col, threshold, _factorize(col).value_counts()) == expected
 
 
 @settings(max_examples=100, deadline=None)

@@ -335,15 +335,15 @@ class _Values:
             out[v] = out.get(v, 0) + k
         return out
 
-    def value_counts(self) -> pd.Series | None:
-        """``col.dropna().value_counts()`` (present values, most frequent first, ties in order
-        of first appearance); ``None`` for the value-by-value reading."""
+    def value_counts(self) -> tuple[list, np.ndarray] | None:
+        """``col.dropna().value_counts()`` as its index (a list) and counts (int64): present
+        values, most frequent first, ties in order of first appearance; ``None`` for the
+        value-by-value reading."""
         if self.by_value:
             return None
         counts = np.bincount(self.codes, minlength=len(self.uniques))[:self.n_present]
-        index = pd.Index(_objects(self.uniques[:self.n_present]), dtype=object)
-        return pd.Series(counts, index=index, name="count").sort_values(ascending=False,
-                                                                        kind="stable")
+        order = np.argsort(-counts, kind="stable")
+        return [self.uniques[i] for i in order.tolist()], counts[order]
 
 
 _NA_TYPES = (type(None), type(pd.NA), type(pd.NaT))
@@ -466,24 +466,27 @@ def _parse_dates(col: pd.Series) -> pd.Series:
 
 
 def _looks_like_dates(col: pd.Series, threshold: float,
-                      counts: pd.Series | None = None) -> bool:
+                      counts: tuple[list, np.ndarray] | None = None) -> bool:
     """Whether at least ``threshold`` of the non-missing cells (text) parse as dates and fewer
     than ``threshold`` parse as numbers (distinct values parsed once, weighted by count).
 
-    ``counts``: ``col.dropna().value_counts()`` when the caller has it. The distinct values are
-    parsed most frequent first, in prefixes of 1, 8, 64, ... values (``pandas.to_datetime``
-    guesses the format from the first value and reads each value by it alone, so a value
-    that fails in a prefix fails in the whole), and the answer is no as soon as the values
-    that failed weigh more than ``1 - threshold``: a column of words is known after its most
-    frequent value.
+    ``counts``: ``col.dropna().value_counts()``'s index and counts, when the caller has them.
+    The distinct values are parsed most frequent first, in prefixes of 1, 8, 64, ... values,
+    and the answer is no as soon as the values that failed weigh more than
+    ``1 - threshold``: a column of words is known after its most frequent value. (A value
+    that fails in a prefix fails in the whole list: ``pandas.to_datetime`` guesses the
+    format from the first value, which every prefix shares, and what fails the whole list
+    at once, such as mixed time zones, fails the prefixes that hold it too.)
     """
     if counts is None:
-        counts = col.dropna().value_counts()
-    if len(counts) == 0 or not all(isinstance(v, str) for v in counts.index[:1000]):
+        found = col.dropna().value_counts()
+        counts = (list(found.index), found.to_numpy())
+    index, sizes = counts
+    if len(index) == 0 or not all(isinstance(v, str) for v in index[:1000]):
         return False
-    counts = counts.iloc[:5000]
-    values = pd.Series(counts.index, dtype=object)
-    weight = counts.to_numpy(dtype=np.float64) / counts.sum()
+    sizes = np.asarray(sizes[:5000], dtype=np.float64)
+    values = pd.Series(_objects(index[:5000]), dtype=object)
+    weight = sizes / sizes.sum()
     numbers_ = pd.to_numeric(values, errors="coerce").notna().to_numpy()
     if weight[numbers_].sum() >= threshold:
         return False
