@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +40,7 @@ from xdt.errors import DataError, MissingValueError, NotFittedError, ParameterEr
 from xdt.ir.cells import IntervalCells, cells_of
 from xdt.ir.dnf import Condition
 from xdt.ir.terms import Literal, Term
-from xdt.ir.tree import DecisionTree, Leaf
+from xdt.ir.tree import DecisionTree, Leaf, ThresholdSplit
 from xdt.ir.values import to_python
 from xdt.learn.data import check_int
 
@@ -240,6 +240,25 @@ class _View:
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
         return X
 
+    def prepare(self, X: pd.DataFrame) -> object:
+        """What :meth:`training_frame` needs of the fitted table ``X``, read once per fit
+        (called right after :meth:`fit`, with the same ``X``) and handed back in every round;
+        here ``X`` itself."""
+        return X
+
+    def training_frame(self, table: object, rows: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+        """The rows of one round as the learner gets them: the table's rows ``rows`` (bool,
+        shape (n,)), after adapting the view to them and their labels ``y`` (int64 0/1,
+        shape (rows.sum(),)); ``table`` is what :meth:`prepare` returned.
+
+        This is ``refit_round(sub, y)`` then ``transform(sub)`` with ``sub`` the rows taken
+        from the table (index 0..m-1), the reference that the views' own faster ways of
+        doing it (reading the table once, then taking rows of it) give exactly.
+        """
+        sub = table.loc[rows].reset_index(drop=True)
+        self.refit_round(sub, y)
+        return self.transform(sub)
+
     def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
         raise NotImplementedError
 
@@ -256,12 +275,17 @@ class _RawView(_View):
     rows of a retraining round means the same rows on the whole table."""
 
     def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
+        """The table's values of each text column (in order of first appearance), each
+        column hashed once (``pandas.factorize``; its codes are kept for :meth:`prepare`)."""
         self._check_missing(X)
         self.categories: dict[str, list] = {}
+        self._fitted_codes = (X, {})
         for name in X.columns:
             col = X[name]
             if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
-                self.categories[name] = list(pd.unique(col))
+                codes, uniques = pd.factorize(col)
+                self.categories[name] = list(uniques)
+                self._fitted_codes[1][name] = codes
         return self
 
     @staticmethod
@@ -273,11 +297,37 @@ class _RawView(_View):
                 "preprocessor=xdt.learn.preprocess.Preprocessor(...) to treat them")
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+        """``X`` with each text column a pandas categorical of the table's values (an object
+        index of them: the learner reads such a column's values without converting
+        them)."""
         self._check_missing(X)
         out = X.copy()
         for name, categories in getattr(self, "categories", {}).items():
-            out[name] = pd.Categorical(X[name], categories=categories)
+            out[name] = pd.Categorical(X[name], categories=pd.Index(categories, dtype=object))
         return out
+
+    def prepare(self, X: pd.DataFrame) -> pd.DataFrame:
+        """The whole table transformed once, as :meth:`transform` does (each value hashed
+        once: ``pandas.factorize``, by :meth:`fit` when ``X`` is the table it was given, then
+        each distinct value's category); a round takes its rows (transforming is row by
+        row, so taking rows of the transformed table gives the transform of the rows)."""
+        fitted, self._fitted_codes = getattr(self, "_fitted_codes", None), None
+        known = fitted[1] if fitted is not None and fitted[0] is X else {}
+        out = X.copy()
+        for name, categories in getattr(self, "categories", {}).items():
+            if name in known:   # fit's codes: positions in categories already
+                where = known[name]
+            else:
+                codes, uniques = pd.factorize(X[name])
+                at = {v: i for i, v in enumerate(categories)}
+                where = np.asarray([at[v] for v in uniques], dtype=np.int64)[codes]
+            out[name] = pd.Categorical.from_codes(where,
+                                                  categories=pd.Index(categories, dtype=object))
+        return out
+
+    def training_frame(self, table: object, rows: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+        assert isinstance(table, pd.DataFrame)
+        return table.take(np.flatnonzero(rows)).reset_index(drop=True)
 
     def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
         cells = tree.cells[fi]
@@ -326,6 +376,24 @@ class _ReorderView(_RawView):
             out[name] = X[name].map(code).astype(np.float64)
         return out
 
+    def prepare(self, X: pd.DataFrame) -> _Positions:
+        """The other columns, and per reordered column the position of each row's value in
+        :attr:`values` (the table's values), read once."""
+        names = list(self.values)
+        positions = np.empty((len(X), len(names)), dtype=np.int64)
+        for c, name in enumerate(names):
+            codes, uniques = pd.factorize(X[name])
+            at = {v: i for i, v in enumerate(self.values[name])}
+            positions[:, c] = np.asarray([at[v] for v in uniques], dtype=np.int64)[codes]
+        return _Positions(X.drop(columns=names), names, positions, list(X.columns))
+
+    def training_frame(self, table: object, rows: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+        assert isinstance(table, _Positions)
+        orders, frame = table.round(rows, y, self.values)
+        self.order = {name: [self.values[name][i] for i in ordered]
+                      for name, ordered in orders.items()}
+        return frame
+
     def literal(self, tree: DecisionTree, fi: int, mask: int) -> tuple[Condition, str]:
         name = tree.features[fi].name
         if name not in self.order:
@@ -353,7 +421,14 @@ class _PreprocessorView(_View):
         self.order: dict[str, list] = {}
 
     def fit(self, X: pd.DataFrame, y: np.ndarray) -> _View:
-        self.pre.fit(X, y)
+        """Fit the preprocessor; with ``fit_transform`` (xdt's reads each column once for
+        both), keep its transform of ``X`` for :meth:`prepare`."""
+        fit_transform = getattr(self.pre, "fit_transform", None)
+        if fit_transform is None:
+            self.pre.fit(X, y)
+            self._fitted = None
+        else:
+            self._fitted = (X, fit_transform(X, y))
         self._nominal = [c for c, t in getattr(self.pre, "columns_", {}).items()
                          if getattr(t, "kind", None) == "nominal"] if self.reorder else []
         return self
@@ -382,6 +457,40 @@ class _PreprocessorView(_View):
             rank = {c: float(i) for i, c in enumerate(order)}
             out[name] = out[name].astype(object).map(rank).astype(np.float64)
         return out
+
+    def prepare(self, X: pd.DataFrame) -> _Positions:
+        """The preprocessor's transform of the whole table, once (it is row by row, so a
+        round takes its rows); with reordering, per nominal column the position of each
+        row's code in ``transformed_values`` (-1 for a value that is not one of them)."""
+        fitted, self._fitted = getattr(self, "_fitted", None), None
+        out = fitted[1] if fitted is not None and fitted[0] is X else self.pre.transform(X)
+        if not isinstance(out, pd.DataFrame):
+            raise DataError(f"the preprocessor {type(self.pre).__name__} must return a "
+                            "DataFrame from transform")
+        positions = np.empty((len(out), len(self._nominal)), dtype=np.int64)
+        for c, name in enumerate(self._nominal):
+            codes = list(self.pre.transformed_values(name))
+            col = out[name]
+            if isinstance(col.dtype, pd.CategoricalDtype) \
+                    and list(col.cat.categories) == codes:
+                positions[:, c] = col.cat.codes.to_numpy()
+                continue
+            found, uniques = pd.factorize(col.astype(object))
+            at = {v: i for i, v in enumerate(codes)}
+            table = np.asarray([at.get(u, -1) for u in uniques] + [-1], dtype=np.int64)
+            positions[:, c] = table[found]
+        return _Positions(out.drop(columns=self._nominal), list(self._nominal), positions,
+                          list(out.columns))
+
+    def training_frame(self, table: object, rows: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+        assert isinstance(table, _Positions)
+        if not self.reorder:
+            return table.rest.take(np.flatnonzero(rows)).reset_index(drop=True)
+        codes = {name: list(self.pre.transformed_values(name)) for name in self._nominal}
+        orders, frame = table.round(rows, y, codes)
+        self.order = {name: [codes[name][i] for i in ordered]
+                      for name, ordered in orders.items()}
+        return frame
 
     def codes(self, tree: DecisionTree, fi: int, mask: int) -> tuple[str, list]:
         """The column and the transformed values a literal ``(fi, mask)`` of ``tree`` allows."""
@@ -416,34 +525,197 @@ class _PreprocessorView(_View):
         return out
 
 
+@dataclass
+class _Positions:
+    """A table read once for the retraining rounds of symbolic reordering: the columns that
+    are not reordered (``rest``), and per reordered column (``names``) the position of each
+    row's value in the column's list of values (``positions``, int64 (n, len(names)); -1:
+    none of them).
+
+    :meth:`round` gives the views' ``refit_round`` order of one round's rows, from counts
+    (one compiled pass over the rows, :func:`xdt.cluster_kernels.count_values`) instead of a
+    ``groupby`` per column, and those rows with each reordered column as the rank of its
+    value in that order (float64; NaN for -1), the columns in the table's order: the frame
+    their ``transform`` gives.
+    """
+
+    rest: pd.DataFrame
+    names: list[str]
+    positions: np.ndarray
+    columns: list[str]
+
+    def round(self, rows: np.ndarray, y: np.ndarray, values: Mapping[str, Sequence]
+              ) -> tuple[dict[str, list[int]], pd.DataFrame]:
+        """For the rows ``rows`` (bool, shape (n,)) and their target ``y`` (0/1, shape (m,)):
+        per reordered column (``values``: column -> its list of values, for every name of
+        :attr:`names`) the positions of its values in the order of their rate of ``y``
+        ascending, then larger count first, then by text (``str``), values absent from the
+        rows first; and the rows (index 0..m-1) with those columns as ranks."""
+        from xdt.cluster_kernels import count_values, ranked
+
+        idx = np.flatnonzero(rows)
+        taken = self.rest.take(idx).reset_index(drop=True)
+        width = max((len(values[name]) for name in self.names), default=0)
+        size, hits = count_values(self.positions, idx, np.asarray(y, dtype=np.int64), width)
+        orders: dict[str, list[int]] = {}
+        rank = np.full((len(self.names), max(width, 1)), np.nan)
+        for c, name in enumerate(self.names):
+            vals = values[name]
+            k = len(vals)
+            key = [(float(hits[c, i] / size[c, i]), -int(size[c, i])) if size[c, i]
+                   else (-1.0, 0) for i in range(k)]
+            orders[name] = sorted(range(k), key=lambda i: (*key[i], str(vals[i])))
+            rank[c, np.asarray(orders[name], dtype=np.int64)] = np.arange(k, dtype=np.float64)
+        out = ranked(self.positions, idx, rank)
+        at = {name: c for c, name in enumerate(self.names)}
+        data = {c: out[at[c]] if c in at else taken[c] for c in self.columns}
+        return orders, pd.DataFrame(data, index=taken.index, copy=False)
+
+
 # ---------------------------------------------------------------------- tree nodes
 @dataclass
 class _Node:
+    """One node of a tree: its preorder number, its parent's (-1 for the root), its path's
+    literals, and the training rows that reach it (``size`` of them, ``n_target`` of the
+    target class): those whose deepest node (``deepest``, int64 per row, shared by the
+    tree's nodes) is in its subtree, the numbers ``number .. end``."""
+
     number: int
     parent: int
     literals: tuple[Literal, ...]
-    rows: np.ndarray  # bool over the training rows
+    size: int
+    n_target: int
+    end: int
+    deepest: np.ndarray = field(repr=False)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Which training rows reach the node: bool, shape (n,)."""
+        return (self.deepest >= self.number) & (self.deepest <= self.end)
 
 
-def tree_nodes(tree: DecisionTree, cells: np.ndarray) -> list[_Node]:
-    """Every node of ``tree`` in preorder, with its path's literals and the rows of
-    ``cells`` (shape (n, F), from ``tree.encode``) that reach it."""
-    n = len(cells)
-    out: list[_Node] = []
-    stack = [(tree.root, -1, (), np.ones(n, dtype=bool))]
+def tree_nodes(tree: DecisionTree, X: pd.DataFrame | np.ndarray,
+               target: np.ndarray | None = None) -> list[_Node]:
+    """Every node of ``tree`` in preorder, with its path's literals, the rows of ``X`` that
+    reach it, their number and (given ``target``, bool of shape (n,)) how many of them are
+    target rows.
+
+    ``X`` is the learner's training frame or the cells of its rows (int64 (n, F), from
+    ``tree.encode``). Only the features the tree tests are read: a threshold test
+    ``x <= t`` on a numeric column compares the numbers themselves (the cell of ``x`` is at
+    most ``t``'s exactly when ``x <= t``: :class:`~xdt.ir.IntervalCells` puts ``t`` at the
+    top of its cell), any other test goes through ``tree.cells[f].encode`` (which raises on
+    values the tree cannot route: missing, unknown, not finite). Then one compiled pass
+    (:func:`xdt.cluster_kernels.route`) sends every row down the tree.
+    """
+    from xdt.cluster_kernels import route
+
+    n = len(X)
+    # preorder, children in edge order
+    visited: list[tuple[object, int, tuple[Literal, ...], list]] = []
+    children: list[list[int]] = []
+    stack = [(tree.root, -1, ())]
     while stack:
-        node, parent, lits, rows = stack.pop()
-        me = len(out)
-        out.append(_Node(me, parent, lits, rows))
-        if isinstance(node, Leaf):
+        node, parent, lits = stack.pop()
+        me = len(visited)
+        edges = [] if isinstance(node, Leaf) else tree.edges(node)
+        visited.append((node, parent, lits, edges))
+        children.append([])
+        if parent >= 0:
+            children[parent].append(me)
+        if edges:
+            fi = tree.features.index(node.feature)
+            for emask, child in reversed(edges):
+                stack.append((child, me, lits + (Literal(fi, emask),)))
+    n_nodes = len(visited)
+    end = list(range(n_nodes))
+    for u in range(n_nodes - 1, -1, -1):
+        if children[u]:
+            end[u] = end[children[u][-1]]
+
+    values: dict[int, np.ndarray] = {}     # feature -> float64 numbers (threshold tests)
+    cells: dict[int, np.ndarray] = {}      # feature -> int64 cells (other tests)
+
+    def numbers(fi: int) -> np.ndarray | None:
+        if fi not in values:
+            got = None
+            if isinstance(X, pd.DataFrame):
+                raw = X[tree.features[fi].name].to_numpy()
+                if raw.dtype.kind in "iuf":
+                    v = raw.astype(np.float64)
+                    if bool((np.abs(v) <= tree.cells[fi].limit).all()):   # finite, in range
+                        got = v
+            values[fi] = got
+        return values[fi]
+
+    def cells_of_feature(fi: int) -> np.ndarray:
+        if fi not in cells:
+            if isinstance(X, np.ndarray):
+                cells[fi] = np.asarray(X[:, fi], dtype=np.int64)
+            else:
+                cells[fi] = _encode(tree.cells[fi], X[tree.features[fi].name])
+        return cells[fi]
+
+    kind = np.zeros(n_nodes, dtype=np.int64)
+    column = np.zeros(n_nodes, dtype=np.int64)
+    threshold = np.zeros(n_nodes, dtype=np.float64)
+    left = np.zeros(n_nodes, dtype=np.int64)
+    right = np.zeros(n_nodes, dtype=np.int64)
+    offset = np.zeros(n_nodes, dtype=np.int64)
+    table: list[int] = []
+    value_slot: dict[int, int] = {}
+    cell_slot: dict[int, int] = {}
+    for u, (node, _, _, edges) in enumerate(visited):
+        if not edges:
             continue
         fi = tree.features.index(node.feature)
-        n_cells = tree.cells[fi].n_cells
-        col = cells[:, fi]
-        for emask, child in reversed(tree.edges(node)):
-            allowed = np.array([(emask >> c) & 1 for c in range(n_cells)], dtype=bool)
-            stack.append((child, me, lits + (Literal(fi, emask),), rows & allowed[col]))
-    return out
+        fcells = tree.cells[fi]
+        if isinstance(node, ThresholdSplit) and isinstance(fcells, IntervalCells):
+            t = float(node.threshold)
+            j = int(np.searchsorted(fcells.thresholds, t))
+            if j < len(fcells.thresholds) and fcells.thresholds[j] == t \
+                    and numbers(fi) is not None:
+                kind[u], threshold[u] = 1, t
+                column[u] = value_slot.setdefault(fi, len(value_slot))
+                left[u], right[u] = children[u][0], children[u][1]
+                continue
+        kind[u] = 2
+        column[u] = cell_slot.setdefault(fi, len(cell_slot))
+        offset[u] = len(table)
+        segment = [-1] * fcells.n_cells
+        for (emask, _), child in zip(edges, children[u], strict=True):
+            for c in cells_of(emask):
+                segment[c] = child
+        table += segment
+    value_rows = np.empty((len(value_slot), n), dtype=np.float64)
+    for fi, k in value_slot.items():
+        value_rows[k] = values[fi]
+    cell_rows = np.empty((len(cell_slot), n), dtype=np.int64)
+    for fi, k in cell_slot.items():
+        cell_rows[k] = cells_of_feature(fi)
+    hits = (np.zeros(n, dtype=np.int64) if target is None
+            else np.asarray(target, dtype=np.int64))
+    parents = np.asarray([parent for _, parent, _, _ in visited], dtype=np.int64)
+    size, n_target, deepest = route(kind, column, threshold, left, right, offset,
+                                    np.asarray(table, dtype=np.int64), parents, value_rows,
+                                    cell_rows, hits)
+    return [_Node(u, parent, lits, int(size[u]), int(n_target[u]), end[u], deepest)
+            for u, (_, parent, lits, _) in enumerate(visited)]
+
+
+def _encode(cells, col: pd.Series) -> np.ndarray:
+    """``cells.encode(col)``; for a pandas categorical column without missing values, from
+    its codes: the cell of each category that occurs (``cells.cell_of``, as ``encode`` does
+    for each distinct value)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy().astype(np.int64)
+        if len(codes) and codes.min() >= 0:
+            categories = col.cat.categories
+            table = np.full(len(categories), -1, dtype=np.int64)
+            for k in np.flatnonzero(np.bincount(codes, minlength=len(categories))):
+                table[k] = cells.cell_of(categories[k])
+            return table[codes]
+    return cells.encode(col)
 
 
 def _merged_term(literals: tuple[Literal, ...]) -> Term:
@@ -576,7 +848,10 @@ class SupervisedClusters(BaseEstimator):
             frame = pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
             if arr.dtype == object:
                 frame = frame.infer_objects()
-        labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object)
+        raw = y.to_numpy() if isinstance(y, pd.Series) else y
+        # numbers and booleans stay a numeric array (read as Python values where compared)
+        labels = raw if isinstance(raw, np.ndarray) and raw.dtype.kind in "biuf" \
+            else np.asarray(raw, dtype=object)
         if labels.ndim != 1 or len(labels) != len(frame):
             raise DataError(f"y must have one label per row of X ({len(frame)}), got shape "
                             f"{labels.shape}")
@@ -584,7 +859,8 @@ class SupervisedClusters(BaseEstimator):
             raise DataError("the data is empty: X has no rows")
         if frame.shape[1] == 0:
             raise DataError("X has no columns to build rules on")
-        seen = list(pd.unique(pd.Series(labels)))
+        seen = (pd.unique(labels).tolist() if labels.dtype != object
+                else list(pd.unique(pd.Series(labels))))
         target = self.target_class
         if not any(_same(v, target) for v in seen):
             by_text = [v for v in seen if str(v) == str(target)]
@@ -593,8 +869,7 @@ class SupervisedClusters(BaseEstimator):
                 raise DataError(f"target class {target!r} is not a value of y; its values "
                                 f"are: {shown}")
             target = by_text[0]
-        is_target = np.array([_same(v, target) for v in labels], dtype=bool)
-        return frame, is_target, target
+        return frame, _rows_of(labels, target), target
 
     def _view(self, columns: list[str], target: object) -> _View:
         pre = self.preprocessor
@@ -681,13 +956,16 @@ class SupervisedClusters(BaseEstimator):
                 is_target: np.ndarray, round_: int) -> None:
         """Add every node of one tree, with its F-beta on the tree's data, to ``ranking_``."""
         total = max(int(is_target.sum()), 1)
+        texts: dict[tuple[int, int], str] = {}       # children repeat their parents' tests
         for node in nodes:
-            size = int(node.rows.sum())
-            tp = int((node.rows & is_target).sum())
+            size, tp = node.size, node.n_target
             p = tp / size if size else 0.0
             term = _merged_term(node.literals)
-            rule = join_conditions([view.literal(tree, lit.feature, lit.cells)[1]
-                                    for lit in term.literals])
+            for lit in term.literals:
+                if (lit.feature, lit.cells) not in texts:
+                    texts[lit.feature, lit.cells] = view.literal(tree, lit.feature,
+                                                                 lit.cells)[1]
+            rule = join_conditions([texts[lit.feature, lit.cells] for lit in term.literals])
             self._ranking_rows.append({
                 "round": round_, "node": node.number, "depth": len(node.literals),
                 "rule": rule, "size": size, "n_target": tp, "precision": p,
@@ -699,20 +977,25 @@ class SupervisedClusters(BaseEstimator):
             if row["round"] == round_ and row["node"] == node.number:
                 row["chosen"] = True
 
-    def _train(self, frame: pd.DataFrame, is_target: np.ndarray, rows: np.ndarray,
-               round_: int) -> tuple[_View, DecisionTree, list[_Node]]:
+    def _prepare(self, frame: pd.DataFrame, is_target: np.ndarray) -> object:
+        """Fit the one view of every round on the whole table and read the table through it
+        once; returns what :meth:`_View.training_frame` takes (kept only while fitting)."""
         # one view for every round, fitted on the whole table: its domains, bins, groups,
         # orders and dropped columns are the table's, so a rule's text ("x != v",
         # "x not in {...}") means the same rows on the whole table as its conditions
         # (symbolic reordering alone follows the rows of each round, on the table's values)
-        if round_ == 0 or not hasattr(self, "_shared_view"):
-            self._shared_view = self._view(self.columns_, self.target_class_)
-            self._shared_view.fit(frame.reset_index(drop=True), is_target.astype(np.int64))
+        self._shared_view = self._view(self.columns_, self.target_class_)
+        table = frame.reset_index(drop=True)
+        self._shared_view.fit(table, is_target.astype(np.int64))
+        return self._shared_view.prepare(table)
+
+    def _train(self, table: object, is_target: np.ndarray, rows: np.ndarray,
+               round_: int) -> tuple[_View, DecisionTree, list[_Node]]:
+        """Train round ``round_``'s tree on the rows ``rows`` (bool, shape (n,)) of the table
+        (``table``: from :meth:`_prepare`); its view, tree and ranked-to-be nodes."""
         view = copy.copy(self._shared_view)
-        sub = frame.loc[rows].reset_index(drop=True)
         yb = is_target[rows].astype(np.int64)
-        view.refit_round(sub, yb)
-        Xt = view.transform(sub)
+        Xt = view.training_frame(table, rows, yb)
         est = self._learner()
         est.fit(Xt, yb)
         tree = getattr(est, "tree_", None)
@@ -720,7 +1003,7 @@ class SupervisedClusters(BaseEstimator):
             raise DataError(f"the learner {type(est).__name__} left no xdt DecisionTree in "
                             "tree_; use an xdt learner (CARTClassifier, SERDTClassifier)")
         self.trees_.append(tree)
-        nodes = tree_nodes(tree, tree.encode(Xt))
+        nodes = tree_nodes(tree, Xt, yb.astype(bool))
         return view, tree, nodes
 
     def _ranked(self, nodes: list[_Node], is_target: np.ndarray) -> list[tuple[float, _Node]]:
@@ -729,15 +1012,13 @@ class SupervisedClusters(BaseEstimator):
         for node in nodes:
             if node.parent < 0 and not self.include_root:
                 continue
-            size = int(node.rows.sum())
-            tp = int((node.rows & is_target).sum())
+            size, tp = node.size, node.n_target
             if tp == 0 or size < self.min_size:
                 continue
             score = f_beta(tp / size, tp / total, float(self.beta))
             scored.append((score, node))
         # best F-beta first; ties: shorter rule, then larger node, then preorder
-        scored.sort(key=lambda s: (-s[0], len(s[1].literals), -int(s[1].rows.sum()),
-                                   s[1].number))
+        scored.sort(key=lambda s: (-s[0], len(s[1].literals), -s[1].size, s[1].number))
         return scored
 
     def _cluster(self, frame: pd.DataFrame, is_target: np.ndarray, view: _View,
@@ -750,8 +1031,7 @@ class SupervisedClusters(BaseEstimator):
             if cond is not None:  # None: every non-missing value (the preprocessor's)
                 conds.append(cond)
             texts.append(text)
-        size_n = int(node.rows.sum())
-        tp_n = int((node.rows & node_target).sum())
+        size_n, tp_n = node.size, node.n_target
         pn, rn = tp_n / size_n, tp_n / max(int(node_target.sum()), 1)
         beta = float(self.beta)
         cluster = Cluster(
@@ -773,7 +1053,7 @@ class SupervisedClusters(BaseEstimator):
 
     def _fit_single(self, frame: pd.DataFrame, is_target: np.ndarray) -> None:
         rows = np.ones(len(frame), dtype=bool)
-        view, tree, nodes = self._train(frame, is_target, rows, 0)
+        view, tree, nodes = self._train(self._prepare(frame, is_target), is_target, rows, 0)
         self._record(view, tree, nodes, is_target, 0)
         parent = {n.number: n.parent for n in nodes}
         blocked: set[int] = set()
@@ -799,10 +1079,11 @@ class SupervisedClusters(BaseEstimator):
 
     def _fit_retrain(self, frame: pd.DataFrame, is_target: np.ndarray) -> None:
         remaining = np.ones(len(frame), dtype=bool)
+        table = self._prepare(frame, is_target)
         for round_ in range(int(self.n_clusters)):
             if not (remaining & is_target).any():
                 break  # no target row left
-            view, tree, nodes = self._train(frame, is_target, remaining, round_)
+            view, tree, nodes = self._train(table, is_target, remaining, round_)
             left_target = is_target[remaining]
             self._record(view, tree, nodes, left_target, round_)
             ranked = self._ranked(nodes, left_target)
@@ -938,6 +1219,27 @@ def _same(a: object, b: object) -> bool:
         return bool(a == b) and not (isinstance(a, bool) ^ isinstance(b, bool))
     except (TypeError, ValueError):
         return False
+
+
+def _rows_of(labels: np.ndarray, target: object) -> np.ndarray:
+    """``[_same(v, target) for v in labels]`` (bool, shape (n,)) for labels (an object array,
+    or a numeric one, whose labels are read as Python numbers), with ``_same`` called once
+    per distinct label: labels of one type are factorized (pandas takes equal values of
+    different types, ``1`` and ``True``, as one, so labels of several types are compared
+    one by one); missing labels one by one."""
+    if labels.dtype != object:
+        codes, uniques = pd.factorize(labels, use_na_sentinel=True)
+        hit = [_same(u, target) for u in uniques.tolist()] + [_same(math.nan, target)]
+        return np.asarray(hit, dtype=bool)[codes]
+    kinds = set(map(type, labels))
+    if len(kinds) > 1:
+        return np.fromiter((_same(v, target) for v in labels), dtype=bool, count=len(labels))
+    codes, uniques = pd.factorize(labels, use_na_sentinel=True)
+    hit = np.asarray([_same(u, target) for u in uniques] + [False], dtype=bool)
+    out = hit[codes]
+    missing = np.flatnonzero(codes < 0)
+    out[missing] = [_same(labels[i], target) for i in missing]
+    return out
 
 
 def _default_reordering(preprocessor_class):

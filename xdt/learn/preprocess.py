@@ -84,6 +84,7 @@ import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -307,6 +308,102 @@ def _plain(v):
     return v
 
 
+@dataclass(frozen=True)
+class _Values:
+    """A categorical column's cells as plain Python values, :data:`MISSING` for missing
+    ones, hashed once (:func:`_factorize`): the value of row ``i`` is
+    ``uniques[codes[i]]``.
+
+    ``codes``: int64, shape (n,). ``uniques``: list; its first ``n_present`` entries are the
+    distinct present values in order of first appearance, then one entry :data:`MISSING`
+    when there are missing cells (beside a present value ``"(missing)"``, if any).
+    ``by_value``: ``False`` for the value-by-value reading (one entry per row).
+    """
+
+    codes: np.ndarray
+    uniques: list
+    n_present: int
+    by_value: bool = False
+
+    @cached_property
+    def counts(self) -> dict:
+        """Rows per value (:data:`MISSING` included), equal values of one key (as in
+        ``pandas.Series.value_counts``), in order of first appearance."""
+        out: dict = {}
+        for v, k in zip(self.uniques, np.bincount(self.codes, minlength=len(self.uniques))
+                        .tolist(), strict=True):
+            out[v] = out.get(v, 0) + k
+        return out
+
+    def value_counts(self) -> tuple[list, np.ndarray] | None:
+        """``col.dropna().value_counts()`` as its index (a list) and counts (int64): present
+        values, most frequent first, ties in order of first appearance; ``None`` for the
+        value-by-value reading."""
+        if self.by_value:
+            return None
+        counts = np.bincount(self.codes, minlength=len(self.uniques))[:self.n_present]
+        order = np.argsort(-counts, kind="stable")
+        return [self.uniques[i] for i in order.tolist()], counts[order]
+
+
+_NA_TYPES = (type(None), type(pd.NA), type(pd.NaT))
+
+
+def _factorize(col: pd.Series) -> _Values:
+    """The column as plain Python values (:data:`MISSING` for missing cells), each distinct
+    value hashed once (``pandas.factorize``; see :class:`_Values`).
+
+    pandas' hash tables take equal values of different types as one (``1``, ``1.0``,
+    ``True``); an object column holding values of more than one type is therefore read
+    value by value (``uniques`` then has one entry per row), so each row keeps its own value.
+    """
+    n = len(col)
+    if col.dtype == object:
+        raw = col.to_numpy()
+        missing = pd.isna(raw)
+        if len({type(v) for v in raw[~missing]} - set(_NA_TYPES)) > 1:
+            values = [MISSING if m else _plain(v) for v, m in zip(raw, missing, strict=True)]
+            return _Values(np.arange(n, dtype=np.int64), values, n, by_value=True)
+    codes, found = pd.factorize(col, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    uniques = [_plain(v) for v in np.asarray(found, dtype=object)]
+    present = len(uniques)
+    if (codes < 0).any():
+        uniques.append(MISSING)
+        codes = np.where(codes < 0, present, codes)
+    return _Values(codes, uniques, present)
+
+
+def _bins(cuts: np.ndarray, values: np.ndarray, raw: np.ndarray | None = None) -> np.ndarray:
+    """``numpy.searchsorted(cuts, values, side="left")`` as int64 (the bin of each value).
+
+    ``raw``: the column's own array; when it holds integers (``values`` their float64 numbers)
+    spanning at most as many integers as there are rows, the bins come from a table of the
+    bin of every integer of the span (one search per integer, then a gather): the same
+    searches, fewer of them, and no unpredictable branches per row.
+    """
+    if raw is not None and raw.dtype.kind in "iu" and len(raw):
+        lo, hi = raw.min(), raw.max()
+        if int(hi) - int(lo) + 1 <= len(raw):
+            span = np.arange(int(lo), int(hi) + 1, dtype=raw.dtype).astype(np.float64)
+            table = np.searchsorted(cuts, span, side="left").astype(np.int64)
+            return table[raw - lo]
+    return np.searchsorted(cuts, values, side="left").astype(np.int64)
+
+
+def _objects(values: Sequence) -> np.ndarray:
+    """``values`` as a 1-d object array, one element per value (tuples stay elements)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+def _isin(values: Sequence, allowed: Iterable) -> np.ndarray:
+    """``pandas.Series(values, dtype=object).isin(allowed)``: bool, shape (len(values),)."""
+    return pd.Series(_objects(values), dtype=object).isin(list(allowed)).to_numpy(dtype=bool)
+
+
 def _code_list(codes) -> list:
     """Transformed values as a list (a single value, or any iterable, consumed once)."""
     if isinstance(codes, str) or not isinstance(codes, Iterable):
@@ -368,18 +465,37 @@ def _parse_dates(col: pd.Series) -> pd.Series:
         return out.where(inside).astype("datetime64[ns]")
 
 
-def _looks_like_dates(col: pd.Series, threshold: float) -> bool:
+def _looks_like_dates(col: pd.Series, threshold: float,
+                      counts: tuple[list, np.ndarray] | None = None) -> bool:
     """Whether at least ``threshold`` of the non-missing cells (text) parse as dates and fewer
-    than ``threshold`` parse as numbers (distinct values parsed once, weighted by count)."""
-    counts = col.dropna().value_counts()
-    if len(counts) == 0 or not all(isinstance(v, str) for v in counts.index[:1000]):
+    than ``threshold`` parse as numbers (distinct values parsed once, weighted by count).
+
+    ``counts``: ``col.dropna().value_counts()``'s index and counts, when the caller has them.
+    The distinct values are parsed most frequent first, in prefixes of 1, 8, 64, ... values,
+    and the answer is no as soon as the values that failed weigh more than
+    ``1 - threshold``: a column of words is known after its most frequent value. (A value
+    that fails in a prefix fails in the whole list: ``pandas.to_datetime`` guesses the
+    format from the first value, which every prefix shares, and what fails the whole list
+    at once, such as mixed time zones, fails the prefixes that hold it too.)
+    """
+    if counts is None:
+        found = col.dropna().value_counts()
+        counts = (list(found.index), found.to_numpy())
+    index, sizes = counts
+    if len(index) == 0 or not all(isinstance(v, str) for v in index[:1000]):
         return False
-    counts = counts.iloc[:5000]
-    values = pd.Series(counts.index, dtype=object)
-    weight = counts.to_numpy(dtype=np.float64) / counts.sum()
+    sizes = np.asarray(sizes[:5000], dtype=np.float64)
+    values = pd.Series(_objects(index[:5000]), dtype=object)
+    weight = sizes / sizes.sum()
     numbers_ = pd.to_numeric(values, errors="coerce").notna().to_numpy()
     if weight[numbers_].sum() >= threshold:
         return False
+    stop = 1
+    while stop < len(values):
+        parsed = _parse_dates(values.iloc[:stop]).notna().to_numpy()
+        if weight[:stop][~parsed].sum() > 1 - threshold + 1e-9:
+            return False
+        stop *= 8
     return bool(weight[_parse_dates(values).notna().to_numpy()].sum() >= threshold)
 
 
@@ -416,7 +532,7 @@ def _named_like_an_id(name: str, loosely: bool) -> bool:
     return loosely and (low.startswith("id") or low.endswith("id"))
 
 
-def id_column_reason(col: pd.Series, kind: str) -> str | None:
+def id_column_reason(col: pd.Series, kind: str, counts: Mapping | None = None) -> str | None:
     """Why ``col`` looks like an id or a name, a column no rule can generalise over; ``None``
     when it does not.
 
@@ -443,6 +559,10 @@ def id_column_reason(col: pd.Series, kind: str) -> str | None:
         How the column is read: ``"categorical"`` (text, or integer-coded categories),
         ``"numeric"``; other kinds (``"binary"``, ``"date"``) are never ids.
 
+    counts : mapping of value to int, optional
+        The rows of each distinct value of ``col`` (``col.value_counts()`` as a mapping),
+        when the caller has them.
+
     Returns
     -------
     str or None
@@ -452,17 +572,21 @@ def id_column_reason(col: pd.Series, kind: str) -> str | None:
     if n < 2 or col.isna().any():
         return None
     if kind == "categorical" and not isinstance(col.dtype, pd.CategoricalDtype):
-        counts = col.value_counts(dropna=False)
+        if counts is None:
+            counts = col.value_counts(dropna=False).to_dict()
         if len(counts) == n:
             return f"all {n} values are distinct (an id or name)"
-        own = int((counts == 1).sum())
+        own = sum(1 for k in counts.values() if k == 1)
         if 2 * own > n and own >= ID_MIN_OWN_VALUES:
             return f"{own} of the {n} rows have a value no other row has (an id or code)"
-    if kind == "numeric" and pd.api.types.is_integer_dtype(col.dtype) and col.nunique() == n:
+    name = str(col.name)
+    if kind == "numeric" and pd.api.types.is_integer_dtype(col.dtype) \
+            and (_named_like_an_id(name, loosely=True) or _named_like_an_id(name, loosely=False)) \
+            and col.nunique() == n:
         if (np.diff(np.sort(col.to_numpy())) == 1).all() \
-                and _named_like_an_id(str(col.name), loosely=True):
+                and _named_like_an_id(name, loosely=True):
             return f"{n} distinct consecutive integers (a row id)"
-        if _named_like_an_id(str(col.name), loosely=False):
+        if _named_like_an_id(name, loosely=False):
             return f"{n} distinct integers in a column named like an id (a row id)"
     return None
 
@@ -567,6 +691,12 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         InstanceShapeError
             ``X`` not 2-d, or ``y`` of the wrong length.
         """
+        self._fit(X, y, {})
+        return self
+
+    def _fit(self, X, y, values: dict[str, _Values]) -> pd.DataFrame:
+        """:meth:`fit`; leaves in ``values`` the :func:`_factorize` of the categorical columns
+        (each column's values are hashed once) and returns ``X`` as a DataFrame."""
         self._check_params()
         frame = _as_frame(X)
         names = [str(c) for c in frame.columns]
@@ -582,7 +712,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.dropped_: dict[str, str] = {}
         for name in names:
             col = frame[name]
-            kind = self._kind(name, col, forced)
+            kind = self._kind(name, col, forced, values)
+            if kind == "categorical" and name not in values:
+                values[name] = _factorize(col)
             asked = [arg for arg, value, chosen in (("ordinal", self.ordinal, ordinal),
                                                      ("reorder", self.reorder, reorder))
                      if value is not True and name in chosen]
@@ -591,7 +723,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                     f"{asked[0]} names column {name!r}, which is {kind}, not categorical; "
                     "ordinal encoding and reordering apply to categorical columns (list a "
                     "numeric column in categorical= to treat it as categorical)")
-            if self.drop_ids and not asked and (reason := id_column_reason(col, kind)):
+            counts = (values[name].counts if self.drop_ids and not asked
+                      and kind == "categorical" and not isinstance(col.dtype, pd.CategoricalDtype)
+                      else None)
+            if self.drop_ids and not asked and (reason := id_column_reason(col, kind, counts)):
                 self.dropped_[name] = reason
                 continue
             if kind == "binary":
@@ -604,13 +739,14 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                 method = grouping.get(name, "frequency" if isinstance(self.grouping, Mapping)
                                       else self.grouping)
                 t = self._fit_categorical(name, col, method, name in ordinal or name in reorder,
-                                          positive_rows if name in reorder else None)
+                                          positive_rows if name in reorder else None,
+                                          values[name])
             index = {c: i for i, c in enumerate(t.codes)}
             object.__setattr__(t, "_index", index)
             self.columns_[name] = t
         self.feature_names_in_ = np.asarray(names, dtype=object)
         self.n_features_in_ = len(names)
-        return self
+        return frame
 
     def summary(self) -> str:
         """One line per column: its treatment (:meth:`ColumnTreatment.describe`), then the
@@ -639,7 +775,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.positive_ = positive
         return np.asarray([_plain(v) == positive for v in y], dtype=bool)
 
-    def _kind(self, name: str, col: pd.Series, forced: set[str]) -> str:
+    def _kind(self, name: str, col: pd.Series, forced: set[str],
+              values: dict[str, _Values]) -> str:
+        """The column's kind; a text column's :func:`_factorize` is left in ``values``."""
         if name in forced:
             return "categorical"
         dtype = col.dtype
@@ -651,13 +789,15 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             return "categorical"
         if pd.api.types.is_numeric_dtype(dtype):
             return "numeric"
-        present = col.dropna()
-        if len(present) and all(isinstance(v, bool | np.bool_) for v in present):
-            return "binary" if len(present) == len(col) else "categorical"
-        if len(present) and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                for v in present):
-            return "numeric"
-        if _looks_like_dates(col, float(self.date_threshold)):
+        if not isinstance(dtype, pd.StringDtype):   # text is neither bools nor numbers
+            present = col.dropna()
+            if len(present) and all(isinstance(v, bool | np.bool_) for v in present):
+                return "binary" if len(present) == len(col) else "categorical"
+            if len(present) and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                    for v in present):
+                return "numeric"
+        values[name] = _factorize(col)
+        if _looks_like_dates(col, float(self.date_threshold), values[name].value_counts()):
             return "date"
         return "categorical"
 
@@ -705,16 +845,18 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return values
 
     def _fit_categorical(self, name: str, col: pd.Series, method: str, ordinal: bool,
-                         positive_rows: np.ndarray | None) -> ColumnTreatment:
-        values = self._labels(col)
-        counts = values.value_counts(sort=False)
+                         positive_rows: np.ndarray | None,
+                         values: _Values | None = None) -> ColumnTreatment:
+        values = _factorize(col) if values is None else values
+        codes_in, uniques = values.codes, values.uniques
+        counts = dict(values.counts)
         if isinstance(col.dtype, pd.CategoricalDtype):
-            natural = [_plain(v) for v in col.dtype.categories if _plain(v) in counts.index]
-            if MISSING in counts.index:
+            natural = [_plain(v) for v in col.dtype.categories if _plain(v) in counts]
+            if MISSING in counts:
                 natural.append(MISSING)
         else:
-            natural = sorted((v for v in counts.index if v != MISSING), key=_sort_key)
-            if MISSING in counts.index:
+            natural = sorted((v for v in counts if v != MISSING), key=_sort_key)
+            if MISSING in counts:
                 natural.append(MISSING)
         grouping = None
         if len(natural) > int(self.max_categories):
@@ -725,8 +867,12 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             groups = [[v] for v in natural]
         reordered = positive_rows is not None
         if reordered:
-            keyed = [(float(positive_rows[values.isin(g).to_numpy()].mean()), i)
-                     for i, g in enumerate(groups)]
+            size = np.bincount(codes_in, minlength=len(uniques))
+            tp = np.bincount(codes_in, weights=positive_rows, minlength=len(uniques))
+            keyed = []
+            for i, g in enumerate(groups):
+                inside = _isin(uniques, g)
+                keyed.append((float(tp[inside].sum() / size[inside].sum()), i))
             groups = [groups[i] for _, i in sorted(keyed)]
         groups_t = tuple(tuple(g) for g in groups)
         order = tuple(v for g in groups_t for v in g)
@@ -745,11 +891,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     @staticmethod
     def _labels(col: pd.Series) -> pd.Series:
         """The column as plain Python values, :data:`MISSING` for missing cells."""
-        obj = col.astype(object)
-        missing = obj.isna().to_numpy()
-        out = [MISSING if m else _plain(v) for v, m in zip(obj.to_numpy(), missing,
-                                                            strict=True)]
-        return pd.Series(out, index=col.index, dtype=object)
+        values = _factorize(col)
+        return pd.Series(_objects(values.uniques)[values.codes], index=col.index, dtype=object)
 
     # ------------------------------------------------------------------ transform
     def _check_fitted(self) -> None:
@@ -782,10 +925,18 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         return pd.DataFrame(out, index=frame.index)
 
     def fit_transform(self, X, y=None, **fit_params) -> pd.DataFrame:
-        """``fit(X, y)`` then ``transform(X)``."""
-        return self.fit(X, y).transform(X)
+        """``fit(X, y)`` then ``transform(X)`` (each categorical column's values hashed once
+        for both)."""
+        values: dict[str, _Values] = {}
+        frame = self._fit(X, y, values)
+        out = {name: self._transform_column(t, frame[name], values.get(name))
+               for name, t in self.columns_.items()}
+        return pd.DataFrame(out, index=frame.index)
 
-    def _transform_column(self, t: ColumnTreatment, col: pd.Series) -> pd.Series:
+    def _transform_column(self, t: ColumnTreatment, col: pd.Series,
+                          factorized: _Values | None = None) -> pd.Series:
+        """One column transformed; ``factorized``: the column's :func:`_factorize`, when
+        known."""
         if t.kind == "binary":
             if col.isna().any():
                 raise UnknownCategoryError(f"column {t.name!r} is binary at fit but has "
@@ -801,7 +952,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                 values = stamps.to_numpy().astype(np.int64)
             cuts = (np.asarray(t.cuts, dtype=np.float64) if t.kind == "numeric"
                     else np.asarray([c.value for c in t.cuts], dtype=np.int64))
-            codes = np.searchsorted(cuts, values, side="left").astype(np.int64)
+            codes = _bins(cuts, values, col.to_numpy() if t.kind == "numeric" else None)
             if missing.any():
                 if t.missing_code is None:
                     raise UnknownCategoryError(
@@ -812,17 +963,20 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                 if (~missing).any():
                     raise UnknownCategoryError(f"column {t.name!r} was all missing at fit")
             return pd.Series(codes, index=col.index, dtype=np.int64)
-        labels = self._labels(col)
-        lookup = {v: t.codes[i] for i, g in enumerate(t.groups) for v in g}
-        unseen = sorted({v for v in labels if v not in lookup}, key=_sort_key)
+        factorized = _factorize(col) if factorized is None else factorized
+        codes, uniques = factorized.codes, factorized.uniques
+        lookup = {v: i for i, g in enumerate(t.groups) for v in g}   # value -> position
+        unseen = sorted({v for v in uniques if v not in lookup}, key=_sort_key)
         if unseen:
             raise UnknownCategoryError(
                 f"column {t.name!r} has value(s) not seen at fit: {unseen[:5]}; refit, or "
                 "map them to known values")
-        mapped = [lookup[v] for v in labels]
+        position = np.asarray([lookup[v] for v in uniques], dtype=np.int64)[codes]
         if t.kind == "ordinal":
-            return pd.Series(mapped, index=col.index, dtype=np.int64)
-        return pd.Series(pd.Categorical(mapped, categories=list(t.codes)), index=col.index)
+            ordinal = np.asarray(t.codes, dtype=np.int64)[position]
+            return pd.Series(ordinal, index=col.index, dtype=np.int64)
+        return pd.Series(pd.Categorical.from_codes(position, categories=list(t.codes)),
+                         index=col.index)
 
     # ------------------------------------------------------------------ inversion
     def _treatment(self, column: str) -> ColumnTreatment:
@@ -962,26 +1116,29 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         col = _as_frame(X)[column]
         conds = self.conditions(column, codes)
         if t.is_binned:
-            if t.kind == "numeric":
-                values = pd.Series(self._numbers(column, col), index=col.index)
+            if t.kind == "numeric":   # numbers: numpy's comparisons (NaN: false), as pandas'
+                values = self._numbers(column, col)
+                missing = np.isnan(values)
             else:
                 values = _parse_dates(col)
-            missing = values.isna().to_numpy()
+                missing = values.isna().to_numpy()
             out = np.zeros(len(col), dtype=bool)
             for c in conds:
                 ok = np.ones(len(col), dtype=bool)
                 if c.above is not None:
-                    ok &= (values > c.above).to_numpy()
+                    ok &= np.asarray(values > c.above, dtype=bool)
                 if c.upto is not None:
-                    ok &= (values <= c.upto).to_numpy()
+                    ok &= np.asarray(values <= c.upto, dtype=bool)
                 out |= ok & ~missing
             if self.allows_missing(column, codes):
                 out |= missing
             return out
         if t.kind == "binary":
             return col.isin(conds[0].values).to_numpy() if conds else np.zeros(len(col), bool)
-        labels = self._labels(col)
-        return labels.isin(conds[0].values).to_numpy() if conds else np.zeros(len(col), bool)
+        if not conds:
+            return np.zeros(len(col), bool)
+        values = _factorize(col)
+        return _isin(values.uniques, conds[0].values)[values.codes]
 
     def describe(self, column: str, codes: Iterable) -> str:
         """The transformed values ``codes`` of ``column`` as text in original values.
