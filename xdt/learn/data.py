@@ -113,7 +113,10 @@ def _columns(X) -> tuple[list[str], list[np.ndarray], list[object], np.ndarray |
             whole = X.to_numpy()        # one numpy dtype: one array, no Series per column
             values = [whole[:, j] for j in range(X.shape[1])]
         else:
-            values = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+            # a category column is read as its codes (no Python object per cell); the
+            # caller knows them by their CategoricalDtype
+            values = [X.iloc[:, j].cat.codes.to_numpy() if _codes_readable(dtypes[j])
+                      else X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
         return names, values, dtypes, (np.asarray(names, dtype=object) if strings else None)
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise DataError("sparse matrices are not supported; pass a dense array (X.toarray())")
@@ -133,6 +136,18 @@ def _columns(X) -> tuple[list[str], list[np.ndarray], list[object], np.ndarray |
                         "numbers or categories")
     names = [f"x{j}" for j in range(arr.shape[1])]
     return names, [arr[:, j] for j in range(arr.shape[1])], [None] * arr.shape[1], None
+
+
+def _codes_readable(dtype) -> bool:
+    """Whether a pandas category column can be read as its codes: its categories, as plain
+    values (:func:`_plain`), are distinct finite strings or numbers, so its domain is its
+    categories in their order and a cell's code is its value's position."""
+    if not isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return False
+    plain = [_plain(v) for v in dtype.categories]
+    return len(set(plain)) == len(plain) and all(
+        isinstance(v, str) or (isinstance(v, int | float) and not isinstance(v, bool)
+                               and math.isfinite(v)) for v in plain)
 
 
 def _n_rows(X) -> int:
@@ -207,6 +222,13 @@ def read_training_data(X, categorical_features: Iterable | None = None) -> Train
     code_cols: list[np.ndarray] = []
     code_pos: list[int] = []
     for j, (name, col, dtype) in enumerate(zip(names, values, dtypes, strict=True)):
+        if _codes_readable(dtype):      # the codes of a category column (see _columns)
+            _reject_missing(name, col < 0)
+            features.append(Feature(name, "categorical",
+                                    tuple(_plain(v) for v in dtype.categories)))
+            code_cols.append(col.astype(np.int64))
+            code_pos.append(j)
+            continue
         if col.dtype.kind in "fcO":     # other kinds cannot hold a missing value
             _reject_missing(name, _missing_mask(col))
         if col.dtype == bool or (dtype is not None and pd.api.types.is_bool_dtype(dtype)):
