@@ -179,6 +179,11 @@ def fmt(v: float, digits: int = 3) -> str:
     return f"{v:.{digits}g}" if abs(v) < 10 ** digits else f"{v:.0f}"
 
 
+def ratio_of(a: float, b: float) -> float:
+    """``a / b``, NaN where ``b`` is 0 (a peak too small for the page-level measure)."""
+    return a / b if b else math.nan
+
+
 def goal(ratio: float, limit: float) -> str:
     if math.isnan(ratio):
         return "-"
@@ -209,7 +214,8 @@ def memory_table(results: list[dict]) -> pd.DataFrame:
             continue
         row = {"data": r["kind"], "rows": r["rows"], "depth": r["depth"]}
         row |= {f"{lr} MB": fmt(m[lr] / 2**20) for lr in LEARNERS}
-        row |= {f"{lr}/sklearn (<= {MEMORY_GOAL:g})": goal(m[lr] / m["sklearn"], MEMORY_GOAL)
+        row |= {f"{lr}/sklearn (<= {MEMORY_GOAL:g})":
+                goal(ratio_of(m[lr], m["sklearn"]), MEMORY_GOAL)
                 for lr in ("CART", "SER-DT")}
         rows.append(row)
     return pd.DataFrame(rows)
@@ -226,9 +232,13 @@ def goal_summary(results: list[dict]) -> None:
         print(f"goal {lr} <= {lim:g}x scikit-learn's CPU time: met in {met} of {len(ratios)} "
               f"cells (worst {worst:.2f}x: {at['kind']}, {at['rows']} rows, depth "
               f"{at['depth']})")
-    peaks = [(r["peak"][lr] / r["peak"]["sklearn"], lr, r) for r in results if r.get("peak")
-             for lr in ("CART", "SER-DT")]
-    if peaks:
+    peaks = [(ratio_of(r["peak"][lr], r["peak"]["sklearn"]), lr, r) for r in results
+             if r.get("peak") for lr in ("CART", "SER-DT")]
+    peaks = [p for p in peaks if not math.isnan(p[0])]
+    if not peaks:
+        print(f"goal peak memory <= {MEMORY_GOAL:g}x scikit-learn's: not measured (see "
+              "--memory-rows)")
+    else:
         met = sum(q <= MEMORY_GOAL for q, _, _ in peaks)
         worst, lr, at = max(peaks, key=lambda p: p[0])
         print(f"goal peak memory <= {MEMORY_GOAL:g}x scikit-learn's: met in {met} of "
