@@ -32,8 +32,8 @@ from xdt.learn.data import (
     read_sample_weight,
     read_training_data,
 )
-from xdt.learn.grow import Compiled, Grown, SplitRule, grow, merge_leaves, to_ir
-from xdt.learn.growth import grow_compiled
+from xdt.learn.grow import Compiled, SplitRule, grow, merge_leaves, to_ir
+from xdt.learn.growth import grow_compiled, merge_table, table_to_ir
 from xdt.learn.splitter import Splitter
 
 
@@ -133,8 +133,7 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         weight = weight / scale
         rule = self._rule()
         with _no_gc():  # the tree's many small acyclic objects would trigger full collections
-            grown = self._grow(data, codes, weight, len(classes), rule)
-            compiled = self._to_ir(grown, data, classes, y)
+            compiled = self._grow(data, codes, weight, classes, y, rule)
         self.tree_: DecisionTree = compiled.tree
         self.classes_ = classes
         self.n_features_in_ = len(data.features)
@@ -152,30 +151,30 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
     #: of the compiled kernel (the reference the tests compare the kernel with).
     _reference = False
 
-    def _grow(self, data, codes: np.ndarray, weight: np.ndarray, n_classes: int,
-              rule: SplitRule) -> Grown:
-        """The grown tree: by the compiled kernel (:func:`xdt.learn.growth.grow_compiled`)
-        with the learner's :meth:`_kernel_rule`, or by the numpy splitter and ``rule``."""
+    def _grow(self, data, codes: np.ndarray, weight: np.ndarray, classes: np.ndarray, y,
+              rule: SplitRule) -> Compiled:
+        """The grown tree, merged (``n_merged_``) and as the IR: by the compiled kernel
+        (:func:`xdt.learn.growth.grow_compiled`) with the learner's :meth:`_kernel_rule`, or
+        by the numpy splitter and ``rule``."""
         msl = int(self.min_samples_leaf)
-        if self._reference:
-            splitter = Splitter(data, codes, weight, n_classes, self.criterion, msl,
-                                with_wpm=self._needs_wpm,
-                                wpm_weight=self._wpm_weights(weight))
-            return grow(splitter, rule, self.max_depth)
-        return grow_compiled(data, codes, weight, n_classes, self.criterion, msl,
-                             self.max_depth, wpm_weight=self._wpm_weights(weight),
-                             **self._kernel_rule(rule))
-
-    def _to_ir(self, grown: Grown, data, classes: np.ndarray, y) -> Compiled:
-        """Merge same-class sibling leaves (``n_merged_``) and convert to the IR."""
-        self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
         ir_classes = [label_for_ir(c) for c in classes]
         if len(set(ir_classes)) != len(ir_classes):
             raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
                             "use distinct strings or integers")
         # a named pandas Series names the predicted attribute in the IR's rules
         target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
-        return to_ir(grown, data.features, ir_classes, target=target)
+        if self._reference:
+            splitter = Splitter(data, codes, weight, len(classes), self.criterion, msl,
+                                with_wpm=self._needs_wpm,
+                                wpm_weight=self._wpm_weights(weight))
+            grown = grow(splitter, rule, self.max_depth)
+            self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
+            return to_ir(grown, data.features, ir_classes, target=target)
+        table = grow_compiled(data, codes, weight, len(classes), self.criterion, msl,
+                              self.max_depth, wpm_weight=self._wpm_weights(weight),
+                              **self._kernel_rule(rule))
+        self.n_merged_ = merge_table(table) if self.merge_leaves else 0
+        return table_to_ir(table, data.features, ir_classes, target=target)
 
     def _kernel_rule(self, rule: SplitRule) -> dict:
         """The options of :func:`~xdt.learn.growth.grow_compiled` that give ``rule``."""

@@ -1,6 +1,7 @@
 """Compiled growth of CART and SER-DT trees: the training columns laid out once per fit, the
-growth kernel (:func:`xdt.learn.kernels.grow`) driven to the end, and the result as the
-:class:`~xdt.learn.grow.Grown` nodes that merging and the IR conversion read.
+growth kernel (:func:`xdt.learn.kernels.grow`) driven to the end, and the result as node
+arrays (:class:`GrownTable`) that are merged and turned into the IR without a Python object
+per node beside the IR's own.
 
 The kernel picks the same tests as the numpy :class:`~xdt.learn.splitter.Splitter` with
 the rules of :mod:`xdt.learn.cart` and :mod:`xdt.learn.serdt`; SER-DT's three-way split
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.learn import kernels as K
 from xdt.learn.data import TrainingData
-from xdt.learn.grow import Grown
-from xdt.learn.splitter import Node, Split, Splitter, midpoint
+from xdt.learn.grow import Compiled
+from xdt.learn.splitter import Node as Rows
+from xdt.learn.splitter import Split, Splitter, midpoint
 
 #: Ordinal columns with at most this many distinct values are *binned*: scored from one
 #: count pass per node instead of a sorted order (no partition work either).
@@ -129,8 +132,8 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
                   criterion: str, min_samples_leaf: int, max_depth: int | None,
                   serdt: bool = False, factor_expl: float = 1.0,
                   wpm_weight: np.ndarray | None = None, slack: float = 0.0,
-                  fallback=None) -> Grown:
-    """Grow a CART (``serdt=False``) or SER-DT tree; the :class:`Grown` root.
+                  fallback=None) -> GrownTable:
+    """Grow a CART (``serdt=False``) or SER-DT tree, as a :class:`GrownTable`.
 
     Parameters
     ----------
@@ -163,7 +166,7 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     ww = weight if wpm_weight is None else np.ascontiguousarray(wpm_weight, dtype=np.float64)
     # every weight 1 (no sample weights): counts are weights, sums are exact integers
     unit = bool(np.all(weight == 1.0) and (ww is weight or np.array_equal(ww, weight)))
-    nodes = np.full((256, K.N_INT), -1, dtype=np.int64)
+    nodes = np.full((256, K.N_INT), -1, dtype=np.int32)
     nodes_f = np.zeros((256, K.N_FLOAT))
     node_cw = np.zeros((256, n_classes))
     nodes[0, K.N_START], nodes[0, K.N_END], nodes[0, K.N_DEPTH] = 0, n, 0
@@ -191,9 +194,10 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
                 stack = np.concatenate([stack, np.zeros_like(stack)])
             if counters[K.C_NODES] + 2 <= len(nodes):
                 continue
-            nodes = np.concatenate([nodes, np.full_like(nodes, -1)])
-            nodes_f = np.concatenate([nodes_f, np.zeros_like(nodes_f)])
-            node_cw = np.concatenate([node_cw, np.zeros_like(node_cw)])
+            # in place (realloc): no second copy of the tables while they grow
+            grown = len(nodes) + len(nodes) // 2
+            for table in (nodes, nodes_f, node_cw):
+                table.resize((grown, table.shape[1]), refcheck=False)
             continue
         # a SER-DT node without a balanced test: Algorithm 1's three-way split
         if view is None:
@@ -201,11 +205,12 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
         node_id = int(counters[K.C_WAITING])
         plan = fallback(view, _node_rows(view, nodes, node_cw, samples, node_id))
         _force(nodes, nodes_f, node_id, plan, data)
-    return _as_grown(nodes[:counters[K.C_NODES]], nodes_f, node_cw, cols, data)
+    n_nodes = int(counters[K.C_NODES])
+    return _as_table(nodes[:n_nodes], nodes_f[:n_nodes], node_cw[:n_nodes], cols)
 
 
 def _node_rows(view: _RowsView, nodes: np.ndarray, node_cw: np.ndarray,
-               samples: np.ndarray, i: int) -> Node:
+               samples: np.ndarray, i: int) -> Rows:
     """The numpy splitter's :class:`Node` of kernel node ``i``."""
     s, e = int(nodes[i, K.N_START]), int(nodes[i, K.N_END])
     rows = samples[s:e].astype(np.intp)   # increasing row numbers: partitions are stable
@@ -219,7 +224,7 @@ def _node_rows(view: _RowsView, nodes: np.ndarray, node_cw: np.ndarray,
         a = int(nodes[a, K.N_PARENT])
     class_count = np.bincount(view.y[rows], minlength=view.k).astype(np.float64)
     class_weight = np.bincount(view.y[rows], view.weight[rows], minlength=view.k)
-    return Node(rows, order, class_weight, class_count, int(nodes[i, K.N_DEPTH]),
+    return Rows(rows, order, class_weight, class_count, int(nodes[i, K.N_DEPTH]),
                 frozenset(path), float(view.wpm_weight[rows].sum()))
 
 
@@ -242,29 +247,91 @@ def _write_split(split: Split, nodes, nodes_f, i, feature_col, category_col, t_c
     nodes_f[i, t_col] = 0.0 if split.threshold is None else split.threshold
 
 
-def _as_grown(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray, cols: Columns,
-              data: TrainingData) -> Grown:
-    """The kernel's node tables as :class:`Grown` nodes (the root)."""
-    feature = nodes[:, K.N_FEATURE].tolist()
-    category = nodes[:, K.N_CATEGORY].tolist()
-    left = nodes[:, K.N_LEFT].tolist()
-    right = nodes[:, K.N_RIGHT].tolist()
-    rows = nodes[:, K.N_ROWS].tolist()
-    depth = nodes[:, K.N_DEPTH].tolist()
-    lo = nodes_f[:len(nodes), K.F_LO].tolist()
-    hi = nodes_f[:len(nodes), K.F_HI].tolist()
-    cw = node_cw[:len(nodes)]
-    majority = cw.argmax(axis=1).tolist()
-    grown = [Grown(w, r, d, majority=c)
-             for w, r, d, c in zip(cw.copy(), rows, depth, majority, strict=True)]
-    kinds = cols.feat[:, 0]
-    for i, g in enumerate(grown):
+@dataclass
+class GrownTable:
+    """A grown tree as arrays, one entry per node (node 0 the root; children are numbered
+    after their parent): ``feature`` int32 (N,), the tested feature's position or -1 at a
+    leaf; ``category`` int32 (N,), the value of a categorical test ``x = v`` (-1 for a
+    threshold); ``threshold`` float64 (N,); ``left``, ``right`` int32 (N,), the children
+    (``x <= t`` / ``x = v`` left); ``class_weight`` float64 (N, k); ``rows`` int32 (N,)."""
+
+    feature: np.ndarray
+    category: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    class_weight: np.ndarray
+    rows: np.ndarray
+
+
+def _as_table(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray,
+              cols: Columns) -> GrownTable:
+    """The kernel's node tables as a :class:`GrownTable`, thresholds written as
+    :func:`~xdt.learn.splitter.midpoint` writes them."""
+    feature = nodes[:, K.N_FEATURE].copy()
+    threshold = np.zeros(len(nodes))
+    inner = np.flatnonzero((feature >= 0) & (cols.feat[np.maximum(feature, 0), 0]
+                                             != K.CATEGORICAL))
+    lo = nodes_f[inner, K.F_LO].tolist()
+    hi = nodes_f[inner, K.F_HI].tolist()
+    threshold[inner] = [midpoint(a, b) for a, b in zip(lo, hi, strict=True)]
+    return GrownTable(feature, nodes[:, K.N_CATEGORY].copy(), threshold,
+                      nodes[:, K.N_LEFT].copy(), nodes[:, K.N_RIGHT].copy(), node_cw.copy(),
+                      nodes[:, K.N_ROWS].copy())
+
+
+def merge_table(table: GrownTable) -> int:
+    """:func:`xdt.learn.grow.merge_leaves` on a :class:`GrownTable` (in place): sibling
+    leaves of one majority class become their parent, bottom-up; returns the merges."""
+    label = table.class_weight.argmax(axis=1).astype(np.int32)
+    return int(K.merge_leaves(table.feature, table.left, table.right, label))
+
+
+def table_to_ir(table: GrownTable, features: list, classes: list,
+                target: str | None = None) -> Compiled:
+    """:func:`xdt.learn.grow.to_ir` on a :class:`GrownTable`: the same IR tree, leaf class
+    weights and row counts (in ``tree.paths`` order), without a Python object per node
+    beside the IR's own."""
+    feature = table.feature.tolist()
+    category = table.category.tolist()
+    threshold = table.threshold.tolist()
+    left = table.left.tolist()
+    right = table.right.tolist()
+    label = table.class_weight.argmax(axis=1).tolist()
+    kinds = [f.kind for f in features]
+    # the reachable nodes in preorder, children in the IR's branch order (a binary feature
+    # lists value 0 first: its test x = 1 has its right child first)
+    order: list[int] = []
+    leaves: list[int] = []
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
         f = feature[i]
         if f < 0:
+            leaves.append(i)
             continue
-        if kinds[f] == K.CATEGORICAL:
-            g.split = Split(f, category=category[i])
+        if category[i] == 1 and kinds[f] == "binary":
+            stack.extend((left[i], right[i]))
         else:
-            g.split = Split(f, threshold=midpoint(lo[i], hi[i]))
-        g.children = [grown[left[i]], grown[right[i]]]
-    return grown[0]
+            stack.extend((right[i], left[i]))
+    built: dict[int, Node] = {}
+    for i in reversed(order):
+        f = feature[i]
+        if f < 0:
+            built[i] = Leaf(classes[label[i]])
+            continue
+        feat = features[f]
+        a, b = built.pop(left[i]), built.pop(right[i])
+        if category[i] < 0:
+            built[i] = ThresholdSplit(feat.name, threshold[i], a, b)
+            continue
+        value = feat.domain[category[i]]
+        rest = tuple(v for v in feat.domain if v != value)
+        branches = (Branch((value,), a), Branch(rest, b))
+        built[i] = CategoricalSplit(feat.name, branches[::-1] if kinds[f] == "binary"
+                                    and category[i] == 1 else branches)
+    tree = DecisionTree(features, classes, built[0], target=target)
+    at = np.asarray(leaves, dtype=np.int64)
+    return Compiled(tree, table.class_weight[at].reshape(len(at), -1),
+                    table.rows[at].astype(np.int64))

@@ -469,8 +469,8 @@ def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entro
             return FULL
         counters[C_STACK] -= 1
         node = stack[counters[C_STACK]]
-        s = nodes[node, N_START]
-        e = nodes[node, N_END]
+        s = np.int64(nodes[node, N_START])
+        e = np.int64(nodes[node, N_END])
         m = e - s
         depth = nodes[node, N_DEPTH]
         cw[:] = 0.0
@@ -547,7 +547,8 @@ def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entro
         counters[C_NODES] += 2
         nodes[node, N_LEFT] = a
         nodes[node, N_RIGHT] = b
-        for child, cs, ce in ((a, s, s + n_left), (b, s + n_left, e)):
+        for child, cs, ce in ((a, np.int64(s), np.int64(s + n_left)),
+                              (b, np.int64(s + n_left), np.int64(e))):
             nodes[child, N_START] = cs
             nodes[child, N_END] = ce
             nodes[child, N_DEPTH] = depth + 1
@@ -607,3 +608,21 @@ def fill_bins(X, tr, columns, values, counts, codes):
         row = values[j, :counts[j]]
         for i in range(codes.shape[0]):
             codes[i, jb] = np.searchsorted(row, _at(X, tr, i, j))
+
+
+@_jit
+def merge_leaves(feature, left, right, label):
+    """Souza et al.'s post-processing (NeurIPS 2022, Section 6) on node tables whose children
+    are numbered after their parent: from the last node back, a node whose two children are
+    leaves of one ``label`` becomes a leaf (``feature`` -1), so merges cascade up; returns
+    their number."""
+    merged = 0
+    for i in range(feature.shape[0] - 1, -1, -1):
+        if feature[i] < 0:
+            continue
+        a = left[i]
+        b = right[i]
+        if feature[a] < 0 and feature[b] < 0 and label[a] == label[b]:
+            feature[i] = -1
+            merged += 1
+    return merged
