@@ -291,7 +291,8 @@ class DecisionTree:
         node_class: list[int] = []
         node_path: list[int] = []
         node_cut: list[int] = []
-        children: list[list[int]] = []  # per node: child per cell / (left, right)
+        offsets: list[int] = []         # per node: where its child table starts in flat
+        flat: list[int] = []            # the child tables: child per cell / (left, right)
         n_paths = 0
         # stack of (node, parent number, cell mask of the edge from the parent (categorical
         # parents), edge number, depth)
@@ -301,20 +302,20 @@ class DecisionTree:
             node, parent, mask, edge, level = stack.pop()
             me = len(node_feature)
             if parent >= 0:
+                base = offsets[parent]
                 if node_cut[parent] >= 0:
-                    children[parent][edge] = me
+                    flat[base + edge] = me
                 else:
-                    table = children[parent]
                     while mask:
                         low = mask & -mask
-                        table[low.bit_length() - 1] = me
+                        flat[base + low.bit_length() - 1] = me
                         mask ^= low
             if isinstance(node, Leaf):
                 node_feature.append(-1)
                 node_class.append(self._class_index[node.label])
                 node_path.append(n_paths)
                 node_cut.append(-1)
-                children.append([])
+                offsets.append(len(flat))
                 n_paths += 1
                 depth = max(depth, level)
                 continue
@@ -325,26 +326,23 @@ class DecisionTree:
             node_path.append(-1)
             if isinstance(node, ThresholdSplit):
                 node_cut.append(bisect.bisect_left(cells._sorted, float(node.threshold)))
-                children.append([-1, -1])
+                offsets.append(len(flat))
+                flat.extend((-1, -1))
                 stack.append((node.right, me, 0, 1, level + 1))
                 stack.append((node.left, me, 0, 0, level + 1))
                 continue
             node_cut.append(-1)
-            children.append([-1] * cells.n_cells)
+            offsets.append(len(flat))
+            flat.extend([-1] * cells.n_cells)
             edges = self._edges(node, fi, cells)
             for k in range(len(edges) - 1, -1, -1):
                 edge_mask, child = edges[k]
                 stack.append((child, me, edge_mask, k, level + 1))
-        offsets = np.zeros(len(node_feature), dtype=np.int64)
-        flat: list[int] = []
-        for n, table in enumerate(children):
-            offsets[n] = len(flat)
-            flat.extend(table)
         self._node_feature = np.asarray(node_feature, dtype=np.int64)
         self._node_class = np.asarray(node_class, dtype=np.int64)
         self._node_path = np.asarray(node_path, dtype=np.int64)
         self._node_cut = np.asarray(node_cut, dtype=np.int64)
-        self._child_offset = offsets
+        self._child_offset = np.asarray(offsets, dtype=np.int64)
         self._child_flat = np.asarray(flat, dtype=np.int64)
         leaves = self._node_path >= 0
         self._path_classes = self._node_class[leaves]
