@@ -186,3 +186,20 @@ def test_threshold_nodes_keep_two_children_however_many_cells():
     assert walked == expected
     assert tree.predict(xs).tolist() == expected               # numpy walk
     assert [int(tree.predict(xs[i:i + 1])[0]) for i in range(len(xs))] == expected
+
+
+@pytest.mark.parametrize("learner", sorted(PAIRS))
+def test_huge_weights_and_limits_fit_the_unit_weight_tree(learner):
+    # weights of 1e306 sum past float64's range; limits past 2^63 are no limits
+    X = np.arange(400.0)[:, None]
+    y = (X[:, 0] > 200).astype(int)
+    fast_cls, _ = PAIRS[learner]
+    plain = fast_cls().fit(X, y)
+    heavy = fast_cls().fit(X, y, sample_weight=np.full(400, 1e306))
+    assert heavy.tree_.root == plain.tree_.root == ThresholdSplit("x0", 200.5, Leaf(0), Leaf(1))
+    np.testing.assert_array_equal(heavy.predict_proba(X[[0, 399]]), [[1.0, 0.0], [0.0, 1.0]])
+    assert fast_cls(max_depth=2**70).fit(X, y).tree_.root == plain.tree_.root
+    assert fast_cls(min_samples_leaf=2**63).fit(X, y).tree_.root == Leaf(0)
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    assert fast_cls().fit(frozen, y).tree_.root == plain.tree_.root

@@ -129,7 +129,8 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             codes, weight = codes[keep], weight[keep]
         # impurities are scale-free: divide by the mean weight so that sums of squares can
         # neither underflow nor overflow, and report leaf weights in the user's units
-        scale = float(weight.mean())
+        top = float(weight.max())      # the mean of weights over 1e306 would overflow
+        scale = float((weight / top).mean()) * top
         weight = weight / scale
         rule = self._rule()
         with _no_gc():  # the tree's many small acyclic objects would trigger full collections
@@ -141,7 +142,10 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = data.feature_names_in
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.leaf_class_weights_ = compiled.leaf_class_weight * scale
+        inner = compiled.leaf_class_weight
+        self._leaf_distribution = inner / inner.sum(axis=1, keepdims=True)
+        with np.errstate(over="ignore"):  # weights summing past float64's range: inf
+            self.leaf_class_weights_ = inner * scale
         self.leaf_weights_ = self.leaf_class_weights_.sum(axis=1)
         self.leaf_samples_ = compiled.leaf_rows
         self._after_fit(rule)
@@ -238,7 +242,9 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         numpy.ndarray of shape (n, n_classes), float64, columns in ``classes_`` order.
         """
         leaf = self.apply(X)
-        dist = self.leaf_class_weights_ / self.leaf_weights_[:, None]
+        dist = getattr(self, "_leaf_distribution", None)  # from the scaled weights
+        if dist is None:
+            dist = self.leaf_class_weights_ / self.leaf_weights_[:, None]
         return dist[leaf]
 
     def predict_log_proba(self, X) -> np.ndarray:

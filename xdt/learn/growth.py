@@ -60,7 +60,8 @@ def prepare(data: TrainingData) -> Columns:
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     tr = not X.flags.c_contiguous
-    XK = X.T if tr else X            # C-ordered either way (see kernels._at)
+    XK = (X.T if tr else X).view()   # C-ordered either way (see kernels._at), and read-only:
+    XK.flags.writeable = False       # one compiled version, whether the caller's is or not
     n = data.n_rows
     n_features = len(data.features)
     feat = np.zeros((n_features, 5), dtype=np.int64)
@@ -180,7 +181,9 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     hist_w = np.zeros(cols.n_bins * n_classes)
     hist_c = np.zeros(cols.n_bins * n_classes)
     hist_ww = np.zeros(max(cols.n_bins, 1))
-    depth = -1 if max_depth is None else int(max_depth)
+    # a limit beyond the rows is no limit (and numba's integers are 64-bit)
+    depth = -1 if max_depth is None or max_depth >= n else int(max_depth)
+    min_samples_leaf = min(int(min_samples_leaf), n + 1)
     view = None
     while True:
         status = K.grow(cols.X, cols.tr, cols.orders, cols.codes, y, weight, ww, cols.feat,

@@ -11,6 +11,10 @@ Souza, Cicalese, Laber & Molinaro, NeurIPS 2022, Algorithm 1 with Section 6's ru
 balanced tests that lower the impurity, the impurity multiplied by ``factor_expl`` for a
 feature already on the path) and the same tie-breaks (scores within ``TIE``: lower
 impurity, then lower feature position, then smaller threshold or earlier domain value).
+The kernel compares each candidate with the best one so far, where the numpy splitter
+takes every candidate within ``TIE`` of the lowest score at once: the two can differ only
+when several candidates' scores step down by less than ``TIE`` (1e-12) each but by more in
+all, which takes crafted weights (exact ties, the common case, agree).
 
 What changes is the shape of the work, after the classic presorted layout of SLIQ (Mehta,
 Agrawal & Rissanen, EDBT 1996): the node's rows are a segment ``[start, end)`` of one
