@@ -41,22 +41,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from xdt._numba import ONE as _ONE
+from xdt._numba import ZERO as _ZERO
+from xdt._numba import lowest_bit as _lowest_bit
 from xdt._numba import njit
-
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return (x * _H01) >> np.uint64(56)
+from xdt._numba import popcount as _popcount
 
 
 @njit(cache=True)
@@ -137,12 +126,6 @@ def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, aw
         rows[k] = p
         k += 1
     return k
-
-
-@njit(cache=True, inline="always")
-def _lowest_bit(x):
-    """Position of the lowest set bit of a non-zero uint64."""
-    return np.int64(_popcount((x & (~x + _ONE)) - _ONE))
 
 
 @njit(cache=True)

@@ -45,8 +45,6 @@ class Grown:
     depth: int
     split: Split | None = None
     children: list[Grown] = field(default_factory=list)
-    #: The majority class when known beforehand (-1: computed from ``class_weight``).
-    majority: int = -1
 
     @property
     def is_leaf(self) -> bool:
@@ -56,7 +54,7 @@ class Grown:
     @property
     def label(self) -> int:
         """The majority class (by weight); the first one on ties, as scikit-learn."""
-        return self.majority if self.majority >= 0 else int(np.argmax(self.class_weight))
+        return int(np.argmax(self.class_weight))
 
 
 def _pure(node: Rows) -> bool:

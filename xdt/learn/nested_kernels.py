@@ -35,31 +35,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from xdt._numba import ONE as _ONE
+from xdt._numba import ZERO as _ZERO
+from xdt._numba import lowest_bit as _lowest_bit
 from xdt._numba import njit
+from xdt._numba import popcount as _popcount
 
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FNV = np.uint64(0x100000001B3)
 _SEED = np.uint64(0xCBF29CE484222325)
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return (x * _H01) >> np.uint64(56)
-
-
-@njit(cache=True, inline="always")
-def _lowest_bit(x):
-    """Position of the lowest set bit of a non-zero uint64."""
-    return np.int64(_popcount((x & (~x + _ONE)) - _ONE))
 
 
 @njit(cache=True)
@@ -111,6 +95,31 @@ def _gains(T, signed, cover, n_cover, gain):
             gain[lit] += s * T[r, lit]
 
 
+@njit(cache=True, inline="always")
+def _extend_prefix(T, lit, cover, n_cover, feature, cells, acc, in_prefix, prefix_features,
+                   n_pf):
+    """Add literal ``lit`` to a row's prefix: keep the covered rows (``cover[:n_cover]``)
+    where it holds, and intersect its cells into its feature's accumulated cell set
+    (``acc``); returns the new number of covered rows and of prefix features."""
+    m = 0
+    for a in range(n_cover):
+        r = cover[a]
+        if T[r, lit] != 0:
+            cover[m] = r
+            m += 1
+    f = feature[lit]
+    if in_prefix[f]:
+        for w in range(cells.shape[1]):
+            acc[f, w] &= cells[lit, w]
+    else:
+        in_prefix[f] = True
+        prefix_features[n_pf] = f
+        n_pf += 1
+        for w in range(cells.shape[1]):
+            acc[f, w] = cells[lit, w]
+    return m, n_pf
+
+
 @njit(cache=True)
 def fill_matrix(T, signed, k, feature, cells, n_features, n_bool, L, start, stop_on_ties,
                 ties):
@@ -150,24 +159,8 @@ def fill_matrix(T, signed, k, feature, cells, n_features, n_bool, L, start, stop
                 cover[r] = r
             n_cover = n
             for b in range(j):
-                lit = L[i, b]
-                m = 0
-                for a in range(n_cover):
-                    r = cover[a]
-                    if T[r, lit] != 0:
-                        cover[m] = r
-                        m += 1
-                n_cover = m
-                f = feature[lit]
-                if in_prefix[f]:
-                    for w in range(cw):
-                        acc[f, w] &= cells[lit, w]
-                else:
-                    in_prefix[f] = True
-                    prefix_features[n_pf] = f
-                    n_pf += 1
-                    for w in range(cw):
-                        acc[f, w] = cells[lit, w]
+                n_cover, n_pf = _extend_prefix(T, L[i, b], cover, n_cover, feature, cells,
+                                               acc, in_prefix, prefix_features, n_pf)
             first = False
         # literals consistent with the prefix and not implied by it
         any_ok = False
@@ -226,23 +219,8 @@ def fill_matrix(T, signed, k, feature, cells, n_features, n_bool, L, start, stop
             return cell, n_best
         lit = ties[0]
         L[i, j] = lit
-        m = 0
-        for a in range(n_cover):
-            r = cover[a]
-            if T[r, lit] != 0:
-                cover[m] = r
-                m += 1
-        n_cover = m
-        f = feature[lit]
-        if in_prefix[f]:
-            for w in range(cw):
-                acc[f, w] &= cells[lit, w]
-        else:
-            in_prefix[f] = True
-            prefix_features[n_pf] = f
-            n_pf += 1
-            for w in range(cw):
-                acc[f, w] = cells[lit, w]
+        n_cover, n_pf = _extend_prefix(T, lit, cover, n_cover, feature, cells, acc,
+                                       in_prefix, prefix_features, n_pf)
         cell += 1
     return k * k, 0
 
