@@ -39,9 +39,10 @@ import statistics
 import time
 from functools import cache
 
+import cluster_speed
 import numpy as np
 import pandas as pd
-from _data import DATASETS, show
+from _data import show
 from sklearn.tree import DecisionTreeClassifier
 
 from xdt.cluster import SupervisedClusters
@@ -81,15 +82,7 @@ class TimedCART(CARTClassifier):
 def planted(rows: int | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """Adult's feature columns and the planted labels (``cluster_speed.planted``); with
     ``rows``, resampled with replacement to that many rows (``default_rng(0)``)."""
-    X = (pd.read_csv(DATASETS / "adult.csv.gz").dropna().reset_index(drop=True)
-         .drop(columns="income"))
-    y = ((X.education.isin(["Bachelors", "Masters", "Doctorate"]) & (X.age > 40))
-         | (X.occupation.isin(["Craft-repair", "Transport-moving", "Handlers-cleaners"])
-            & (X["hours-per-week"] > 45))
-         | (X["marital-status"].isin(["Divorced", "Separated", "Widowed"])
-            & (X.sex == "Female") & (X.age <= 35))).to_numpy()
-    flip = np.random.default_rng(0).random(len(y)) < 0.02
-    y = np.where(flip, ~y, y).astype(int)
+    X, y, _ = cluster_speed.planted()
     if rows is not None:
         idx = np.random.default_rng(0).choice(len(X), size=rows, replace=True)
         X, y = X.iloc[idx].reset_index(drop=True), y[idx]
