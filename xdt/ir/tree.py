@@ -45,9 +45,15 @@ from xdt.ir.values import INPUT_DTYPES
 
 @dataclass(frozen=True)
 class Leaf:
-    """A leaf predicting ``label`` (one of the tree's classes)."""
+    """A leaf predicting ``label`` (one of the tree's classes).
+
+    ``value`` is what the leaf adds to the scores of a tree ensemble
+    (:class:`~xdt.ir.ensemble.TreeEnsemble`): one number per score, e.g. the class
+    probabilities of a random forest's tree or the margin of a boosted tree. A lone decision
+    tree ignores it."""
 
     label: object
+    value: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
