@@ -360,8 +360,8 @@ class Explainer:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
         if self._encoding is not None:
-            oracle = SatOracle(self._encoding, cells, allowed, universe, prediction,
-                               solver=self.solver)
+            oracle = self._encoding.oracle(cells, allowed, universe, prediction,
+                                           solver=self.solver)
         else:
             oracle = PathOracle(self.model, cells, allowed, universe, prediction,
                                 restricted=bool(path_restricted))

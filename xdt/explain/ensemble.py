@@ -1,0 +1,368 @@
+"""The SAT engine for tree ensembles: entailment decided exactly as the library decides.
+
+A :class:`~xdt.ir.ensemble.TreeEnsemble` predicts by summing, in floating point and in tree
+order, values its trees' leaves hold, then comparing the sums
+(:meth:`~xdt.ir.ensemble.TreeEnsemble.predict_cells`). The engine answers "does fixing
+these features entail the prediction ``c``?" for exactly that arithmetic, ties included.
+
+Encoding (on top of :class:`~xdt.explain.sat.ModelEncoding`'s cell variables and domain
+clauses, so instances are posed as the same assumptions as for a tree):
+
+* **Leaves.** A variable ``y[t,i]`` per consistent path ``i`` of tree ``t`` (its masks in the
+  ensemble's cells, :meth:`~xdt.ir.ensemble.TreeEnsemble.tree_terms`), with
+  ``y[t,i] -> l`` for every literal ``l`` of the path and one clause ``OR_i y[t,i]`` per
+  tree. A tree's paths partition the cell space, so in every model exactly one ``y[t,i]``
+  per tree is true: the leaf the point reaches (Izza & Marques-Silva, "On Explaining Random
+  Forests with SAT", IJCAI 2021, Section 4).
+* **Order variables.** Per tree ``t`` and score ``s``, the distinct values
+  ``w_0 < ... < w_{m-1}`` of its consistent leaves on ``s``; ``o[t,s,j]`` (``j >= 1``)
+  means "the leaf's value on ``s`` is ``>= w_j``", with ``o[t,s,j] -> o[t,s,j-1]``,
+  ``y[t,i] -> o[t,s,r]`` and ``y[t,i] -> not o[t,s,r+1]`` for the rank ``r`` of leaf ``i``'s
+  value. So "tree ``t``'s leaf is higher on ``s`` than value ``w_r``" is one literal.
+* **"The prediction differs from c".** ``numpy.argmax`` returns the first largest score, so
+  class ``k`` is predicted instead of ``c`` when some ``k`` *beats* ``c``: ``S_k > S_c``, or
+  ``S_k == S_c`` and ``k < c``. One variable ``d_k`` per ``k != c`` and the clause
+  ``OR_k d_k``. A binary margin has one score ``S`` and a threshold: ``classes[0]`` beats
+  ``classes[1]`` when ``S <= threshold``, ``classes[1]`` beats ``classes[0]`` when
+  ``S > threshold`` (one ``d``).
+* **The arithmetic, lazily** (lazy clause generation: Ohrimenko, Stuckey & Codish,
+  "Propagation via lazy clause generation", Constraints 14, 2009). What ``d_k`` means is
+  never encoded in full; the solver is asked, the leaves of its model are read, and the
+  scores computed exactly as the IR computes them. If the class differs, the model is a
+  counterexample. If not, for each ``d_k`` the solver made true the engine adds a *lemma*
+  ``not d_k OR better_k(t_1) OR ... OR better_k(t_m)`` and asks again, where ``better_k(t)``
+  says that tree ``t``'s leaf is better for ``k`` against ``c`` than its current one (higher
+  on ``k`` or lower on ``c``: two order literals).
+
+  Why a lemma is valid for every point of the cell space: floating-point addition, the
+  division by a positive constant and the comparisons are monotone in every summand. Let
+  every tree outside ``{t_1..t_m}`` take its most ``k``-favourable values (its largest value
+  on ``k`` and its smallest on ``c``, over its consistent leaves, chosen independently) and
+  the trees ``t_j`` their current leaf's values; if even then ``k`` does not beat ``c``
+  (evaluated exactly, in tree order and precision), then at every point where no ``t_j``
+  is better for ``k``, ``S_k`` is no larger and ``S_c`` no smaller than there, and ``k``
+  does not beat ``c``. The set ``{t_j}`` is chosen small: trees by decreasing gap between
+  their current and their extreme values, the shortest prefix that still keeps ``k`` from
+  beating ``c`` (binary search; keeping all trees is the current model, which does). When
+  even all trees at their extremes do not let ``k`` beat ``c``, the lemma is the unit
+  clause ``not d_k``. Every lemma excludes the solver's current model, so the loop ends;
+  and every point of another class satisfies all lemmas (with ``d_k`` true for a ``k``
+  that beats ``c``), so UNSAT means entailment. Lemmas depend on the model and the class
+  only: they stay in the shared solver of (model, class, solver name) and make later
+  queries, of any instance, faster (Ignatiev et al., "Using MaxSAT for Efficient
+  Explanations of Tree Ensembles", AAAI 2022, encode the same sums as weighted clauses in
+  exact real arithmetic; here the library's floats decide).
+
+A vote is the special case of one-hot leaf values, counted exactly. Certificates for
+ensembles: a counterexample is a point re-checked with the IR's ``predict`` (and the
+library's, :attr:`~xdt.ir.ensemble.TreeEnsemble.reference`, when set); an AXp's entailment
+rests on the solver's UNSAT answers under the lazily grown clauses, for which there is no
+independent proof object — :func:`xdt.explain.certificates.check_certificate` re-checks it
+by enumerating the box when it is small and by sampling otherwise
+(:func:`xdt.explain.verify.sample_box_counterexample`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xdt.errors import UnsupportedModelError
+from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
+from xdt.ir.ensemble import TreeEnsemble
+
+
+class LazySolver(SharedSolver):
+    """A :class:`~xdt.explain.sat.SharedSolver` that grows its clauses with lemmas between
+    calls (kept in :attr:`clauses`, so a released solver starts again with them)."""
+
+    __slots__ = ("lemmas", "rounds")
+
+    def __init__(self, name: str, clauses: list[list[int]]):
+        super().__init__(name, clauses)
+        self.lemmas = 0  # lemmas added so far
+        self.rounds = 0  # solver calls made so far
+
+    def solve_lazily(self, assumptions: list[int],
+                     refine: Callable[[list[int]], list[list[int]] | None]) -> list[int] | None:
+        """A model satisfying the clauses under ``assumptions`` that ``refine`` accepts
+        (returns ``None`` for), or ``None`` when there is none. ``refine(model)`` returns the
+        lemmas that exclude a rejected model; they are added and the solver asked again."""
+        with self.lock:
+            solver = self._solver or self._start()
+            while True:
+                self.rounds += 1
+                if not solver.solve(assumptions=assumptions):
+                    return None
+                model = solver.get_model()
+                lemmas = refine(model)
+                if lemmas is None:
+                    return model
+                for clause in lemmas:
+                    solver.add_clause(clause)
+                    self.clauses.append(clause)
+                self.lemmas += len(lemmas)
+
+
+class EnsembleEncoding(ModelEncoding):
+    """The CNF of a tree ensemble's cells and leaves, and its lazily refined solvers.
+
+    Parameters
+    ----------
+    model : TreeEnsemble
+
+    Attributes
+    ----------
+    leaf_vars : numpy.ndarray of int64, shape (n_leaves,)
+        The variable ``y[t,i]`` of every consistent leaf, tree by tree (tree ``leaf_tree``,
+        path index ``leaf_path``).
+    leaf_values : numpy.ndarray, shape (n_leaves, n_scores)
+        Their values, in the ensemble's precision.
+    leaf_clauses : list of clauses
+        ``y -> literal`` of every path, ``OR_i y[t,i]`` per tree and the order clauses.
+
+    ``pool.obj(v)`` also names ``("leaf", t, i)``, ``("order", t, s, j)`` and
+    ``("beats", c, k)`` (``d_k`` of the solver of class ``c``).
+    """
+
+    def __init__(self, model: TreeEnsemble):
+        if not isinstance(model, TreeEnsemble):
+            raise UnsupportedModelError(
+                f"EnsembleEncoding encodes tree ensembles, not {type(model).__name__}")
+        super().__init__(model)
+        self.n_trees = model.n_trees
+        self.n_scores = model.n_scores
+        self.dtype = np.dtype(model.precision)
+        start = model.base if model.combine == "margin" else (0.0,) * model.n_scores
+        self.start = np.asarray(start, dtype=self.dtype)
+        self.divisor = (self.dtype.type(model.divisor)
+                        if model.combine == "proba" and model.divisor != 1.0 else None)
+        self.threshold = self.dtype.type(model.threshold)
+        clauses: list[list[int]] = []
+        ys: list[int] = []
+        trees: list[int] = []
+        paths: list[int] = []
+        rows: list[np.ndarray] = []
+        for t in range(model.n_trees):
+            own = []
+            for i, masks in model.tree_terms(t):
+                if not all(masks.values()):
+                    continue  # a dead path: no point reaches it
+                y = self.pool.id(("leaf", t, i))
+                own.append(y)
+                for f, mask in masks.items():
+                    clauses.extend([-y] + clause for clause in self.inside(f, mask))
+                ys.append(y)
+                trees.append(t)
+                paths.append(i)
+                rows.append(model.values[t][i])
+            clauses.append(own)
+        self.leaf_vars = np.asarray(ys, dtype=np.int64)
+        self.leaf_tree = np.asarray(trees, dtype=np.int64)
+        self.leaf_path = np.asarray(paths, dtype=np.int64)
+        self.leaf_values = np.asarray(rows, dtype=self.dtype).reshape(-1, self.n_scores)
+        # order variables, per (tree, score): rank of each leaf, the variable of each rank
+        n = len(ys)
+        self.rank = np.zeros((n, self.n_scores), dtype=np.int64)
+        self.order_var = np.zeros((n, self.n_scores, 2), dtype=np.int64)  # o[r], o[r+1]
+        self.high = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
+        self.low = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
+        bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
+        for t in range(self.n_trees):
+            lo, hi = int(bounds[t]), int(bounds[t + 1])
+            for s in range(self.n_scores):
+                vals = self.leaf_values[lo:hi, s]
+                levels, rank = np.unique(vals, return_inverse=True)
+                self.high[t, s] = levels[-1]
+                self.low[t, s] = levels[0]
+                if len(levels) == 1:
+                    continue
+                ovars = [0] + [self.pool.id(("order", t, s, j)) for j in range(1, len(levels))]
+                clauses.extend([-ovars[j], ovars[j - 1]] for j in range(2, len(levels)))
+                for row, r in zip(range(lo, hi), rank.tolist(), strict=True):
+                    y = ys[row]
+                    self.rank[row, s] = r
+                    if r > 0:
+                        clauses.append([-y, ovars[r]])
+                        self.order_var[row, s, 0] = ovars[r]
+                    if r + 1 < len(levels):
+                        clauses.append([-y, -ovars[r + 1]])
+                        self.order_var[row, s, 1] = ovars[r + 1]
+        self.leaf_clauses = clauses
+        self._positions = self.leaf_vars - 1
+
+    # ------------------------------------------------------------------ arithmetic
+    def scores(self, values: np.ndarray) -> np.ndarray:
+        """The scores of value rows, exactly as :meth:`TreeEnsemble.scores_of_leaves`:
+        ``values`` has shape (..., n_trees, n_scores) (one row per tree, in tree order);
+        summed from the start (the base margin, or zeros) tree after tree in the
+        ensemble's precision (``numpy.add.accumulate`` is sequential), then divided."""
+        lead = values.shape[:-2]
+        start = np.broadcast_to(self.start, lead + (1, self.n_scores))
+        total = np.add.accumulate(np.concatenate([start, values], axis=-2), axis=-2,
+                                  dtype=self.dtype)[..., -1, :]
+        if self.divisor is not None:
+            total = total / self.divisor
+        return total
+
+    def beats(self, scores: np.ndarray, k: int, c: int) -> np.ndarray:
+        """Whether class ``k`` is predicted before class ``c`` on score rows (shape
+        (..., n_scores)): for several scores, ``S_k > S_c`` or a tie with ``k < c``
+        (``numpy.argmax`` takes the first largest); for a binary margin, ``S <= threshold``
+        (``k = 0``) or ``S > threshold`` (``k = 1``)."""
+        if self.n_scores == 1:
+            s = scores[..., 0]
+            return s > self.threshold if k == 1 else s <= self.threshold
+        a, b = scores[..., k], scores[..., c]
+        return (a > b) | ((a == b) & (k < c))
+
+    def decide(self, scores: np.ndarray) -> int:
+        """The class index of one score vector (the IR's :meth:`TreeEnsemble.decide`)."""
+        if self.n_scores == 1:
+            return int(scores[0] > self.threshold)
+        return int(np.argmax(scores))
+
+    def _sides(self, k: int, c: int) -> tuple[int | None, int | None]:
+        """``(up, down)``: the score whose rise helps ``k`` against ``c`` and the score whose
+        fall does (``None``: no such score)."""
+        if self.n_scores == 1:
+            return (0, None) if k == 1 else (None, 0)
+        return k, c
+
+    # ------------------------------------------------------------------ CNF
+    def beats_vars(self, c: int) -> dict[int, int]:
+        """The variable ``d_k`` of every class ``k`` that can be predicted instead of
+        ``c``, in the solver of class ``c``."""
+        return {k: self.pool.id(("beats", c, k))
+                for k in range(len(self.model.classes)) if k != c}
+
+    def differs(self, c: int) -> list[list[int]]:
+        """The leaf and order clauses and ``OR_k d_k``; the meaning of ``d_k`` ("``k`` beats
+        ``c``") is added lazily by the solver of class ``c`` (see the module docstring)."""
+        if c not in self._differs:
+            with self._lock:
+                if c not in self._differs:
+                    self._differs[c] = self.leaf_clauses + [list(self.beats_vars(c).values())]
+        return self._differs[c]
+
+    def solver(self, c: int, name: str = DEFAULT_SOLVER) -> LazySolver:
+        key = (c, name)
+        shared = self._solvers.get(key)
+        if shared is None:
+            with self._lock:
+                shared = self._solvers.get(key)
+                if shared is None:
+                    shared = LazySolver(name, self.domain + self.differs(c))
+                    self._solvers[key] = shared
+        return shared  # type: ignore[return-value]
+
+    def oracle(self, cells: Sequence[int], allowed: Sequence[int], universe: int,
+               prediction: int, solver: str = DEFAULT_SOLVER) -> EnsembleOracle:
+        return EnsembleOracle(self, cells, allowed, universe, prediction, solver=solver)
+
+    # ------------------------------------------------------------------ lemmas
+    def leaves_of(self, assignment: list[int]) -> np.ndarray:
+        """Positions (in :attr:`leaf_vars`) of the leaves true in a solver model, one per
+        tree in tree order."""
+        a = np.asarray(assignment, dtype=np.int64)
+        return np.flatnonzero(a[self._positions] > 0)
+
+    def refiner(self, c: int) -> Callable[[list[int]], list[list[int]] | None]:
+        """``refine(model)`` for :meth:`LazySolver.solve_lazily` on the solver of class
+        ``c``: ``None`` when the model's leaves give another class than ``c`` (a
+        counterexample), else one lemma per ``d_k`` the model makes true."""
+        d = self.beats_vars(c)
+        d_pos = {k: v - 1 for k, v in d.items()}
+
+        def refine(assignment: list[int]) -> list[list[int]] | None:
+            leaves = self.leaves_of(assignment)
+            current = self.leaf_values[leaves]
+            if self.decide(self.scores(current)) != c:
+                return None
+            return [self.lemma(leaves, current, k, c) for k, p in d_pos.items()
+                    if assignment[p] > 0]
+
+        return refine
+
+    def lemma(self, leaves: np.ndarray, current: np.ndarray, k: int, c: int) -> list[int]:
+        """The lemma ``not d_k OR OR_{t in T'} better_k(t)`` for the current leaves (where
+        ``k`` does not beat ``c``); see the module docstring."""
+        up, down = self._sides(k, c)
+        n = self.n_trees
+        gap = np.zeros(n, dtype=np.float64)
+        best = current.copy()
+        if up is not None:
+            best[:, up] = self.high[:, up]
+            gap += self.high[:, up].astype(np.float64) - current[:, up]
+        if down is not None:
+            best[:, down] = self.low[:, down]
+            gap += current[:, down].astype(np.float64) - self.low[:, down]
+        d = self.pool.id(("beats", c, k))
+        if not self.beats(self.scores(best), k, c):
+            return [-d]
+        order = np.argsort(-gap, kind="stable")
+        lo, hi = 1, n  # the shortest held prefix keeping k from beating c is in [lo, hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            trial = best.copy()
+            held = order[:mid]
+            trial[held] = current[held]
+            if self.beats(self.scores(trial), k, c):
+                lo = mid + 1
+            else:
+                hi = mid
+        held = order[:lo]
+        rows = leaves[held]
+        lits = [-d]
+        if up is not None:
+            o = self.order_var[rows, up, 1]
+            lits.extend(o[o != 0].tolist())
+        if down is not None:
+            o = self.order_var[rows, down, 0]
+            lits.extend((-o[o != 0]).tolist())
+        return lits
+
+    def describe_var(self, v: int) -> str:
+        obj = self.pool.obj(v)
+        model = self.model
+        if isinstance(obj, tuple) and obj[0] == "leaf":
+            return f"tree {obj[1]} reaches the leaf of its path {obj[2]}"
+        if isinstance(obj, tuple) and obj[0] == "order":
+            return f"tree {obj[1]}'s leaf value on score {obj[2]} is at least its level {obj[3]}"
+        if isinstance(obj, tuple) and obj[0] == "beats":
+            return (f"class {model.classes[obj[2]]!r} is predicted before "
+                    f"{model.classes[obj[1]]!r}")
+        return super().describe_var(v)
+
+
+class EnsembleOracle(SatOracle):
+    """Entailment for one instance of a tree ensemble: :class:`~xdt.explain.sat.SatOracle`'s
+    assumptions, answered by the lazily refined solver of the instance's class
+    (:meth:`EnsembleEncoding.refiner`)."""
+
+    encoding: EnsembleEncoding
+
+    def __init__(self, encoding: EnsembleEncoding, cells: Sequence[int],
+                 allowed: Sequence[int], universe: int, prediction: int,
+                 solver: str = DEFAULT_SOLVER):
+        super().__init__(encoding, cells, allowed, universe, prediction, solver=solver)
+        self._refine = encoding.refiner(prediction)
+
+    def _lazy(self, assumptions: list[int]) -> list[int] | None:
+        shared = self._open()
+        return shared.solve_lazily(assumptions, self._refine)  # type: ignore[attr-defined]
+
+    def entails(self, fixed: int) -> bool:
+        return self._lazy(self._assumptions(fixed)) is None
+
+    def counterexample(self, fixed: int) -> tuple[int, ...] | None:
+        model = self._lazy(self._assumptions(fixed))
+        return None if model is None else self.encoding.decode(model)
+
+    def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
+        assumptions: list[int] = []
+        for f, mask in held.items():
+            assumptions += self.encoding.fixing(f, mask)
+        model = self._lazy(assumptions)
+        return None if model is None else self.encoding.decode(model)
