@@ -150,3 +150,77 @@ def test_unknown_solver_on_an_ensemble():
 def test_other_solver_gives_the_same_answers():
     m = _small()
     assert xdt.Explainer(m, solver="glucose4").axp({"x": 1.0}).features == ("x",)
+
+
+# ---------------------------------------------------------------------- certificates
+@given(data=st.data())
+@SETTINGS
+def test_ensemble_certificates_check_out(data):
+    """verify=True re-checks every witness with model.predict and the AXp's box by
+    enumeration; inflated AXps are maximal (their widening witnesses check out)."""
+    model = data.draw(ensembles())
+    x = instance(data.draw, model)
+    bf = verify.brute_force(model, x)
+    ex = xdt.Explainer(model)
+    axp = ex.axp(x, verify=True)
+    assert axp.verified and frozenset(axp.features) in bf.axps
+    wide = ex.axp(x, inflate=True, verify=True)
+    assert wide.verified and wide.inflated
+    cxp = ex.cxp(x, verify=True)
+    if cxp is not None:
+        assert cxp.verified
+        assert model.predict([cxp.counterexample]).tolist() != model.predict([x]).tolist()
+    found = ex.all_axps(x, verify=True)
+    assert all(e.verified for e in found)
+
+
+def _labelled(fs, reference=None):
+    return TreeEnsemble(fs, ["no", "yes"], [
+        DecisionTree(fs, ["no", "yes"], ThresholdSplit("x", 0.5, Leaf("no", (-1.0,)),
+                                                       Leaf("yes", (1.0,)))),
+        DecisionTree(fs, ["no", "yes"], ThresholdSplit("y", 0.5, Leaf("no", (-0.5,)),
+                                                       Leaf("yes", (0.5,))))],
+        "margin", reference=reference)
+
+
+def test_certificates_are_rechecked_with_the_library_predict():
+    """A reference that agrees with the IR passes; one that disagrees on the witness
+    (predicts "yes" everywhere) makes verify=True fail, naming the library."""
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    calls = []
+
+    def agree(rows):
+        calls.append(len(rows))
+        rows = np.asarray(rows, dtype=np.float64)
+        return np.where(rows[:, 0] > 0.5, "yes", "no").astype(object)
+
+    ok = _labelled(fs, agree)
+    x = {"x": 1.0, "y": 0.0}  # 1 - 0.5 > 0: yes; the AXp is {x}
+    e = xdt.Explainer(ok).axp(x, verify=True)
+    assert e.features == ("x",) and e.verified and calls
+    bad = _labelled(fs, lambda rows: np.asarray(["yes"] * len(rows), dtype=object))
+    with pytest.raises(xdt.errors.CertificateError, match="library's own predict"):
+        xdt.Explainer(bad).axp(x, verify=True)
+
+
+@pytest.mark.parametrize("limit, how", [(None, "enumerating the box"), (1, "sampling the box")])
+def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, limit, how):
+    """A forged certificate (an AXp that is not one) is caught by the box check: by
+    enumeration, or by sampling when the box is larger than the enumeration limit."""
+    if limit is not None:
+        monkeypatch.setattr(verify, "MAX_POINTS", limit)
+    from dataclasses import replace
+
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    m = _labelled(fs)
+    ex = xdt.Explainer(m)
+    x = {"x": 1.0, "y": 1.0}  # yes; AXps: {x} (1 - 0.5 > 0)
+    e = ex.axp(x, verify=True)
+    assert e.features == ("x",)
+    cert = e.certificate
+    forged = replace(e, features=("y",), values=(1.0,), cells=(0b10,),
+                     certificate=replace(cert, held={"y": (1,)},
+                                         witnesses={"y": cert.witnesses["x"]},
+                                         proof=replace(cert.proof, features=("y",))))
+    with pytest.raises(xdt.errors.CertificateError, match=how + ".* finds a point of another"):
+        xdt.explain.certificates.check_certificate(m, forged)
