@@ -224,3 +224,36 @@ def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, limit, ho
                                          proof=replace(cert.proof, features=("y",))))
     with pytest.raises(xdt.errors.CertificateError, match=how + ".* finds a point of another"):
         xdt.explain.certificates.check_certificate(m, forged)
+
+
+# ---------------------------------------------------------------------- crosscheck
+@given(data=st.data())
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_crosscheck_of_ensembles_agrees_with_brute_force(data):
+    model = data.draw(ensembles())
+    rows = [instance(data.draw, model) for _ in range(3)]
+    report = xdt.crosscheck(model, rows)
+    assert report.checker == "brute force"
+    assert report.ok, report.summary()
+    assert report.rows == 3 and report.agreements["all_axps"] == 3
+    from xdt.crosscheck import crosscheck_ensemble
+
+    by_sampling = crosscheck_ensemble(model, rows, max_points=0)
+    assert by_sampling.checker == "sampling" and by_sampling.ok, by_sampling.summary()
+    assert by_sampling.checked["axp"] == 3
+
+
+def test_crosscheck_reports_a_wrong_engine():
+    """An engine answer that brute force refutes is reported with the row and check: the
+    model is changed behind the engine's back (its encoding was made for the old leaves)."""
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    m = _labelled(fs)
+    from xdt.crosscheck import crosscheck_ensemble
+    from xdt.explain.sat import shared_encoding
+
+    enc = shared_encoding(m)
+    enc.leaf_values = -enc.leaf_values  # the engine now sums the opposite margins
+    report = crosscheck_ensemble(m, [{"x": 1.0, "y": 1.0}])
+    assert not report.ok
+    assert {d.check for d in report.disagreements} >= {"axp"}
+    assert "row 0" in report.summary()
