@@ -62,7 +62,7 @@ def check_model(model: object, what: str) -> None:
     hint = (" (load a model file or dict with xdt.load_model first)"
             if isinstance(model, dict | str) else "")
     raise EngineNotAvailableError(
-        f"{what} explains decision trees, tree ensembles, DNFs and nested k-DNFs, not "
+        f"{what} explains decision trees, DNFs, nested k-DNFs and tree ensembles, not "
         f"{type(model).__name__}{hint}")
 
 
