@@ -17,6 +17,9 @@ TRICKY = (0.0, 0.1, 0.2, 0.3, -0.1, -0.2, -0.3, 0.6, -0.6, 1.0 / 3.0, 2.0 / 3.0,
 
 PROBA = (0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0 / 3.0, 2.0 / 3.0, 0.5, 0.25)
 
+DYADIC = (0.0, 0.5, -0.5, 0.25, -0.25, 1.0, -1.0, 0.75)
+"""Values whose float sums (a few of them) are exact: real and float arithmetic agree."""
+
 THRESHOLDS = (0.5, 1.5, 2.5)
 
 
@@ -61,15 +64,17 @@ def nodes(draw, fs: list[Feature], classes: list, depth: int, leaf_value):
 
 
 @st.composite
-def ensembles(draw, combine: str | None = None, precision: str | None = None) -> TreeEnsemble:
-    """1-6 trees of depth <= 3 over 2-4 mixed features, 2-4 classes, any combine rule."""
+def ensembles(draw, combine: str | None = None, precision: str | None = None,
+              values: tuple | None = None) -> TreeEnsemble:
+    """1-6 trees of depth <= 3 over 2-4 mixed features, 2-4 classes, any combine rule;
+    leaf values (and base margins) from ``values`` when given."""
     fs = draw(features())
     k = draw(st.integers(2, 4))
     classes = list(range(k)) if draw(st.booleans()) else ["lo", "mid", "hi", "top"][:k]
     combine = combine or draw(st.sampled_from(["vote", "proba", "margin"]))
     precision = precision or draw(st.sampled_from(["float32", "float64"]))
     n_scores = 1 if combine == "margin" and k == 2 else k
-    pool = PROBA if combine == "proba" else TRICKY
+    pool = values or (PROBA if combine == "proba" else TRICKY)
 
     def leaf_value(d, label):
         if combine == "vote":
@@ -81,12 +86,13 @@ def ensembles(draw, combine: str | None = None, precision: str | None = None) ->
              for _ in range(n_trees)]
     kwargs: dict = {"precision": precision}
     if combine == "margin":
-        kwargs["base"] = tuple(_as(precision, draw(st.sampled_from(TRICKY)))
+        kwargs["base"] = tuple(_as(precision, draw(st.sampled_from(values or TRICKY)))
                                for _ in range(n_scores))
         if n_scores == 1:
             below_zero = float(np.nextafter(np.dtype(precision).type(0), np.dtype(
                 precision).type(-1)))
-            kwargs["threshold"] = draw(st.sampled_from([0.0, below_zero, 0.3]))
+            kwargs["threshold"] = draw(st.sampled_from([0.0, below_zero, 0.3] if values is None
+                                                       else [0.0, 0.5]))
     if combine == "proba":
         kwargs["divisor"] = float(draw(st.sampled_from([n_trees, 1, 3])))
     return TreeEnsemble(fs, classes, trees, combine, **kwargs)

@@ -65,6 +65,7 @@ by enumerating the box when it is small and by sampling otherwise
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -119,8 +120,12 @@ class EnsembleEncoding(ModelEncoding):
         path index ``leaf_path``).
     leaf_values : numpy.ndarray, shape (n_leaves, n_scores)
         Their values, in the ensemble's precision.
+    path_clauses : list of clauses
+        ``y -> literal`` of every path and ``OR_i y[t,i]`` per tree.
+    order_clauses : list of clauses
+        The order variables' clauses.
     leaf_clauses : list of clauses
-        ``y -> literal`` of every path, ``OR_i y[t,i]`` per tree and the order clauses.
+        Both.
 
     ``pool.obj(v)`` also names ``("leaf", t, i)``, ``("order", t, s, j)`` and
     ``("beats", c, k)`` (``d_k`` of the solver of class ``c``).
@@ -162,6 +167,8 @@ class EnsembleEncoding(ModelEncoding):
         self.leaf_tree = np.asarray(trees, dtype=np.int64)
         self.leaf_path = np.asarray(paths, dtype=np.int64)
         self.leaf_values = np.asarray(rows, dtype=self.dtype).reshape(-1, self.n_scores)
+        self.path_clauses = clauses
+        clauses = []
         # order variables, per (tree, score): rank of each leaf, the variable of each rank
         n = len(ys)
         self.rank = np.zeros((n, self.n_scores), dtype=np.int64)
@@ -189,7 +196,8 @@ class EnsembleEncoding(ModelEncoding):
                     if r + 1 < len(levels):
                         clauses.append([-y, -ovars[r + 1]])
                         self.order_var[row, s, 1] = ovars[r + 1]
-        self.leaf_clauses = clauses
+        self.order_clauses = clauses
+        self.leaf_clauses = self.path_clauses + self.order_clauses
         self._positions = self.leaf_vars - 1
 
     # ------------------------------------------------------------------ arithmetic
@@ -323,6 +331,100 @@ class EnsembleEncoding(ModelEncoding):
             lits.extend((-o[o != 0]).tolist())
         return lits
 
+    # ------------------------------------------------------------------ complete forms
+    def votes_differ(self, c: int) -> list[list[int]]:
+        """A complete CNF of "the vote does not give class ``c``" (for export; the solvers
+        use the lazy form): the leaf clauses, per class ``k`` a sequential counter of the
+        trees voting ``k`` (``("count", k, i, j)``: at least ``j`` of the first ``i`` trees,
+        defined in both directions; Sinz, "Towards an optimal CNF encoding of Boolean
+        cardinality constraints", CP 2005), and ``d_k -> OR_j z_{k,j}`` with
+        ``z_{k,j} -> (count_k >= j and not count_c >= j')`` (``j' = j`` when ``k > c``,
+        ``j + 1`` when ``k < c``: ties go to the first class), and ``OR_k d_k``.
+
+        Raises
+        ------
+        UnsupportedModelError
+            For an ensemble that is not a vote.
+        """
+        model = self.model
+        if model.combine != "vote":
+            raise UnsupportedModelError(
+                f"a {model.combine} ensemble's float sums have no exact CNF here; write its "
+                "MaxSAT form instead (xdt.explain.dimacs.wcnf_text)")
+        clauses = list(self.leaf_clauses)
+        ge: dict[int, list] = {}
+        bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
+        for k in range(len(model.classes)):
+            lits: list[int] = []
+            always = 0
+            for t in range(self.n_trees):
+                lo, hi = int(bounds[t]), int(bounds[t + 1])
+                if self.low[t, k] == 1:
+                    always += 1
+                elif self.high[t, k] == 1:
+                    lits.append(int(self.order_var[lo + int(np.argmax(
+                        self.leaf_values[lo:hi, k])), k, 0]))
+            counted = _counter(lits, self.pool, k, clauses)
+            ge[k] = [True] * (always + 1) + counted[1:] + [False]  # ge[k][j]: >= j votes
+        d = self.beats_vars(c)
+        for k, dk in d.items():
+            zs = []
+            top = len(ge[k]) - 1
+            for j in range(0 if k < c else 1, top):
+                a = ge[k][j]
+                jc = j + 1 if k < c else j
+                b = ge[c][jc] if jc < len(ge[c]) else False
+                if a is False or b is True:
+                    continue
+                z = self.pool.id(("more", c, k, j))
+                if a is not True:
+                    clauses.append([-z, a])
+                if b is not False:
+                    clauses.append([-z, -b])
+                zs.append(z)
+            clauses.append([-dk] + zs)
+        clauses.append(list(d.values()))
+        return clauses
+
+    def advantage(self, k: int, c: int) -> tuple[dict[int, int], int, int, bool]:
+        """The exact integer form of "how much class ``k`` leads class ``c``" in real
+        arithmetic, for the MaxSAT export: ``(weights, offset, scale, strict)`` where, at a
+        point whose trees reach leaves ``y``, the lead is ``(offset + sum of weights[y]) /
+        scale`` (every weight >= 0: each tree's values shifted by its smallest), and ``k``
+        wins in exact arithmetic when the lead is ``> 0`` (``strict``) or ``>= 0``.
+
+        The lead is ``S_k - S_c`` (the division of averaged probabilities is dropped: it
+        does not change the order); for a binary margin ``S - threshold`` (``k = 1``) or
+        ``threshold - S`` (``k = 0``). Every float is a dyadic rational ``m * 2**e``, so a
+        power of two makes all of them integers without rounding."""
+        up, down = self._sides(k, c)
+        n = len(self.leaf_vars)
+        lead = [Fraction(0)] * n
+        const = Fraction(0)
+        if up is not None:
+            lead = [a + Fraction(float(v)) for a, v in zip(lead, self.leaf_values[:, up],
+                                                           strict=True)]
+            const += Fraction(float(self.start[up]))
+        if down is not None:
+            lead = [a - Fraction(float(v)) for a, v in zip(lead, self.leaf_values[:, down],
+                                                           strict=True)]
+            const -= Fraction(float(self.start[down]))
+        if self.n_scores == 1:
+            t = Fraction(float(self.threshold))
+            const += -t if up is not None else t
+        bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
+        shifted = list(lead)
+        for tree in range(self.n_trees):
+            lo, hi = int(bounds[tree]), int(bounds[tree + 1])
+            least = min(lead[lo:hi])
+            const += least
+            shifted[lo:hi] = [v - least for v in lead[lo:hi]]
+        scale = max(f.denominator for f in shifted + [const])  # a power of two
+        weights = {int(y): int(f * scale)
+                   for y, f in zip(self.leaf_vars.tolist(), shifted, strict=True)}
+        strict = (k > c) if self.n_scores > 1 else (up is not None)
+        return weights, int(const * scale), scale, strict
+
     def describe_var(self, v: int) -> str:
         obj = self.pool.obj(v)
         model = self.model
@@ -333,6 +435,12 @@ class EnsembleEncoding(ModelEncoding):
         if isinstance(obj, tuple) and obj[0] == "beats":
             return (f"class {model.classes[obj[2]]!r} is predicted before "
                     f"{model.classes[obj[1]]!r}")
+        if isinstance(obj, tuple) and obj[0] == "count":
+            return (f"at least {obj[3]} of the first {obj[2]} trees that can vote "
+                    f"{model.classes[obj[1]]!r} vote it")
+        if isinstance(obj, tuple) and obj[0] == "more":
+            return (f"class {model.classes[obj[2]]!r} has at least {obj[3]} votes and "
+                    f"{model.classes[obj[1]]!r} too few to win against it")
         return super().describe_var(v)
 
 
@@ -366,3 +474,33 @@ class EnsembleOracle(SatOracle):
             assumptions += self.encoding.fixing(f, mask)
         model = self._lazy(assumptions)
         return None if model is None else self.encoding.decode(model)
+
+
+def _counter(lits: list[int], pool, k: int, clauses: list[list[int]]) -> list:
+    """Sequential counter over ``lits``, defined in both directions (appended to
+    ``clauses``): returns ``ge`` with ``ge[j]`` the literal of "at least ``j`` of ``lits``
+    are true" (``ge[0]`` is ``True``), ``j = 0..len(lits)``."""
+    prev: list = [True]  # ge over the first i - 1 inputs; beyond its end: False
+    for i, x in enumerate(lits, start=1):
+        cur: list = [True]
+        for j in range(1, i + 1):
+            a = prev[j] if j < len(prev) else False  # >= j among the first i - 1
+            b = prev[j - 1]  # >= j - 1 among them
+            if a is True:
+                cur.append(True)
+                continue
+            s = pool.id(("count", k, i, j))
+            # s <-> a or (x and b)
+            if a is not False:
+                clauses.append([-a, s])
+            if b is True:
+                clauses.append([-x, s])
+            elif b is not False:
+                clauses.append([-x, -b, s])
+            clauses.append([-s] + ([a] if a is not False else []) + [x])
+            if b is not True:
+                clauses.append([-s] + ([a] if a is not False else [])
+                               + ([b] if b is not False else []))
+            cur.append(s)
+        prev = cur
+    return prev
