@@ -70,20 +70,31 @@ from fractions import Fraction
 import numpy as np
 
 from xdt.errors import UnsupportedModelError
+from xdt.explain.oracle import bits
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
 from xdt.ir.ensemble import TreeEnsemble
+
+WITNESSES = 16
+"""Points of another class an oracle keeps, to answer later queries whose box holds one."""
 
 
 class LazySolver(SharedSolver):
     """A :class:`~xdt.explain.sat.SharedSolver` that grows its clauses with lemmas between
     calls (kept in :attr:`clauses`, so a released solver starts again with them)."""
 
-    __slots__ = ("lemmas", "rounds")
+    __slots__ = ("phases", "lemmas", "rounds")
 
-    def __init__(self, name: str, clauses: list[list[int]]):
+    def __init__(self, name: str, clauses: list[list[int]], phases: list[int] | None = None):
         super().__init__(name, clauses)
+        self.phases = phases or []
         self.lemmas = 0  # lemmas added so far
         self.rounds = 0  # solver calls made so far
+
+    def _start(self):
+        solver = super()._start()
+        if self.phases:
+            solver.set_phases(self.phases)
+        return solver
 
     def solve_lazily(self, assumptions: list[int],
                      refine: Callable[[list[int]], list[list[int]] | None]) -> list[int] | None:
@@ -175,6 +186,8 @@ class EnsembleEncoding(ModelEncoding):
         self.order_var = np.zeros((n, self.n_scores, 2), dtype=np.int64)  # o[r], o[r+1]
         self.high = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
         self.low = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
+        self.level_vars: list[list[list[int]]] = [[[0] for _ in range(self.n_scores)]
+                                                  for _ in range(self.n_trees)]
         bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
         for t in range(self.n_trees):
             lo, hi = int(bounds[t]), int(bounds[t + 1])
@@ -186,6 +199,7 @@ class EnsembleEncoding(ModelEncoding):
                 if len(levels) == 1:
                     continue
                 ovars = [0] + [self.pool.id(("order", t, s, j)) for j in range(1, len(levels))]
+                self.level_vars[t][s] = ovars
                 clauses.extend([-ovars[j], ovars[j - 1]] for j in range(2, len(levels)))
                 for row, r in zip(range(lo, hi), rank.tolist(), strict=True):
                     y = ys[row]
@@ -199,6 +213,14 @@ class EnsembleEncoding(ModelEncoding):
         self.order_clauses = clauses
         self.leaf_clauses = self.path_clauses + self.order_clauses
         self._positions = self.leaf_vars - 1
+        self._last_leaf = int(self.leaf_vars.max()) if len(self.leaf_vars) else 0
+        # per feature, which cells each leaf's path admits: shape (n_leaves, n_cells)
+        self.admits = [np.ones((n, cells.n_cells), dtype=bool) for cells in self.cells]
+        terms = {t: model.tree_terms(t) for t in range(self.n_trees)}
+        for row, (t, i) in enumerate(zip(trees, paths, strict=True)):
+            for f, mask in terms[t][i][1].items():
+                self.admits[f][row] = [(mask >> j) & 1 for j in range(self.cells[f].n_cells)]
+        self._starts = bounds[:-1]
 
     # ------------------------------------------------------------------ arithmetic
     def scores(self, values: np.ndarray) -> np.ndarray:
@@ -261,9 +283,22 @@ class EnsembleEncoding(ModelEncoding):
             with self._lock:
                 shared = self._solvers.get(key)
                 if shared is None:
-                    shared = LazySolver(name, self.domain + self.differs(c))
+                    shared = LazySolver(name, self.domain + self.differs(c), self.phases(c))
                     self._solvers[key] = shared
         return shared  # type: ignore[return-value]
+
+    def phases(self, c: int) -> list[int]:
+        """The solver's preferred values of the order variables for class ``c``: every
+        tree's value high on the other classes' scores and low on ``c``'s (for a binary
+        margin: the side that leads away from ``c``). Its models then lie where another
+        class is closest to winning, so each either is a counterexample or gives a lemma
+        that rules out much."""
+        out = []
+        for t in range(self.n_trees):
+            for s in range(self.n_scores):
+                toward = (s != c) if self.n_scores > 1 else (c == 0)
+                out.extend(v if toward else -v for v in self.level_vars[t][s][1:])
+        return out
 
     def oracle(self, cells: Sequence[int], allowed: Sequence[int], universe: int,
                prediction: int, solver: str = DEFAULT_SOLVER) -> EnsembleOracle:
@@ -273,8 +308,34 @@ class EnsembleEncoding(ModelEncoding):
     def leaves_of(self, assignment: list[int]) -> np.ndarray:
         """Positions (in :attr:`leaf_vars`) of the leaves true in a solver model, one per
         tree in tree order."""
-        a = np.asarray(assignment, dtype=np.int64)
+        a = np.asarray(assignment[:self._last_leaf], dtype=np.int64)
         return np.flatnonzero(a[self._positions] > 0)
+
+    def bounded(self, held: dict[int, int], c: int) -> bool:
+        """True when no class can beat ``c`` inside the box ``held`` (feature -> cells),
+        shown without the solver: every tree at its most favourable value for ``k`` among
+        the leaves the box admits (each tree on its own), evaluated exactly, still leaves
+        ``k`` behind ``c``, for every ``k`` (by monotonicity, as for the lemmas). False
+        means "not shown", not "not entailed"."""
+        ok = np.ones(len(self.leaf_vars), dtype=bool)
+        for f, mask in held.items():
+            cols = [j for j in range(self.cells[f].n_cells) if (mask >> j) & 1]
+            ok &= self.admits[f][:, cols[0]] if len(cols) == 1 else \
+                self.admits[f][:, cols].any(axis=1)
+        for k in range(len(self.model.classes)):
+            if k == c:
+                continue
+            up, down = self._sides(k, c)
+            best = np.zeros((self.n_trees, self.n_scores), dtype=self.dtype)
+            if up is not None:
+                vals = np.where(ok, self.leaf_values[:, up], -np.inf).astype(self.dtype)
+                best[:, up] = np.maximum.reduceat(vals, self._starts)
+            if down is not None:
+                vals = np.where(ok, self.leaf_values[:, down], np.inf).astype(self.dtype)
+                best[:, down] = np.minimum.reduceat(vals, self._starts)
+            if self.beats(self.scores(best), k, c):
+                return False
+        return True
 
     def refiner(self, c: int) -> Callable[[list[int]], list[list[int]] | None]:
         """``refine(model)`` for :meth:`LazySolver.solve_lazily` on the solver of class
@@ -456,24 +517,42 @@ class EnsembleOracle(SatOracle):
                  solver: str = DEFAULT_SOLVER):
         super().__init__(encoding, cells, allowed, universe, prediction, solver=solver)
         self._refine = encoding.refiner(prediction)
+        self._witnesses: list[tuple[int, ...]] = []  # points of another class, newest first
 
-    def _lazy(self, assumptions: list[int]) -> list[int] | None:
+    def _lazy(self, assumptions: list[int], held: dict[int, int]) -> tuple[int, ...] | None:
+        """Cells of a point of another class inside the box ``held`` (whose assumption
+        literals are ``assumptions``), or ``None``. Before the solver: a point of another
+        class found earlier for this instance that lies in the box answers at once, and so
+        does :meth:`EnsembleEncoding.bounded` when it shows that no class can win."""
+        for point in self._witnesses:
+            if all((m >> point[f]) & 1 for f, m in held.items()):
+                return point
         shared = self._open()
-        return shared.solve_lazily(assumptions, self._refine)  # type: ignore[attr-defined]
+        if self.encoding.bounded(held, self.prediction):
+            return None
+        model = shared.solve_lazily(assumptions, self._refine)  # type: ignore[attr-defined]
+        if model is None:
+            return None
+        point = self.encoding.decode(model)
+        self._witnesses.insert(0, point)
+        del self._witnesses[WITNESSES:]
+        return point
+
+    def _held(self, fixed: int) -> dict[int, int]:
+        allowed = self.allowed
+        return {f: allowed[f] for f in bits(fixed)}
 
     def entails(self, fixed: int) -> bool:
-        return self._lazy(self._assumptions(fixed)) is None
+        return self._lazy(self._assumptions(fixed), self._held(fixed)) is None
 
     def counterexample(self, fixed: int) -> tuple[int, ...] | None:
-        model = self._lazy(self._assumptions(fixed))
-        return None if model is None else self.encoding.decode(model)
+        return self._lazy(self._assumptions(fixed), self._held(fixed))
 
     def counterexample_cells(self, held: dict[int, int]) -> tuple[int, ...] | None:
         assumptions: list[int] = []
         for f, mask in held.items():
             assumptions += self.encoding.fixing(f, mask)
-        model = self._lazy(assumptions)
-        return None if model is None else self.encoding.decode(model)
+        return self._lazy(assumptions, dict(held))
 
 
 def _counter(lits: list[int], pool, k: int, clauses: list[list[int]]) -> list:
