@@ -257,3 +257,40 @@ def test_crosscheck_reports_a_wrong_engine():
     assert not report.ok
     assert {d.check for d in report.disagreements} >= {"axp"}
     assert "row 0" in report.summary()
+
+
+def test_readme_ensemble_block_runs_and_prints_what_it_says(capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+                 if "TreeEnsemble" in b)
+    exec(block, {})  # noqa: S102 - the README's own example
+    shown = block.strip().splitlines()[-1].lstrip("# ")
+    assert capsys.readouterr().out.strip() == shown
+
+
+def test_cli_explains_and_crosschecks_an_ensemble(tmp_path, monkeypatch):
+    """``xdt explain`` and ``xdt crosscheck`` on an ensemble (the model file is read by
+    xdt.load_model; here it hands over the crafted float32 ensemble)."""
+    from click.testing import CliRunner
+
+    from xdt.cli import main
+
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    m = TreeEnsemble(fs, [0, 1], [_stump(fs, (0.0,), (16777216.0,)),
+                                  _stump(fs, (0.0,), (2.0 ** -25,), "y"),
+                                  _stump(fs, (0.0,), (-16777216.0,))], "margin",
+                     precision="float32")
+    monkeypatch.setattr(xdt, "load_model", lambda path: m)
+    data = tmp_path / "rows.csv"
+    data.write_text("x,y\n1,1\n0,1\n0,0\n")
+    runner = CliRunner()
+    out = runner.invoke(main, ["explain", "model.json", "--instance", '{"x": 1, "y": 1}',
+                               "--all-axps"])
+    assert out.exit_code == 0, out.output
+    assert "0.5 < x" in out.output
+    out = runner.invoke(main, ["crosscheck", "model.json", "--data", str(data), "-q"])
+    assert out.exit_code == 0, out.output
+    assert "brute force" in out.output and "OK" in out.output
