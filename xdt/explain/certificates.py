@@ -641,11 +641,12 @@ def _ensemble_box_check(model: TreeEnsemble, held: dict[int, int], cells: Sequen
     box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
     if verify.box_size(box) <= verify.MAX_POINTS:
         point = verify.counterexample_in_box(model, held, c, cells)
-        if point is None and model.reference is not None:
-            point = verify.sample_box_counterexample(model, box, c, ENSEMBLE_SAMPLES)
-        return point, "enumerating the box with model.predict_cells"
+        if point is not None or model.reference is None:
+            return point, "enumerating the box with model.predict_cells"
+        return (verify.sample_box_counterexample(model, box, c, ENSEMBLE_SAMPLES),
+                "sampling the box through the library's own predict (model.reference)")
     return (verify.sample_box_counterexample(model, box, c, ENSEMBLE_SAMPLES),
-            "sampling the box")
+            "sampling the box (model.predict_cells, and model.reference when set)")
 
 
 def _check_path_proof(model: DecisionTree, proof: PathProof, prediction: object,
