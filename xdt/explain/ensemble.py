@@ -45,8 +45,12 @@ clauses, so instances are posed as the same assumptions as for a tree):
   their current and their extreme values, the shortest prefix that still keeps ``k`` from
   beating ``c`` (binary search; keeping all trees is the current model, which does). When
   even all trees at their extremes do not let ``k`` beat ``c``, the lemma is the unit
-  clause ``not d_k``. Every lemma excludes the solver's current model, so the loop ends;
-  and every point of another class satisfies all lemmas (with ``d_k`` true for a ``k``
+  clause ``not d_k``. A second lemma from the same model holds every tree at a value better
+  for ``k`` than its current one by an equal share of the margin (rounded to a level, and
+  checked exactly): "some tree improves by at least its share" — valid by the same
+  argument, with the held values in place of the current ones. Every lemma excludes the
+  solver's current model (no tree beats its current value there), so the loop ends; and
+  every point of another class satisfies all lemmas (with ``d_k`` true for a ``k``
   that beats ``c``), so UNSAT means entailment. Lemmas depend on the model and the class
   only: they stay in the shared solver of (model, class, solver name) and make later
   queries, of any instance, faster (Ignatiev et al., "Using MaxSAT for Efficient
@@ -186,6 +190,8 @@ class EnsembleEncoding(ModelEncoding):
         self.order_var = np.zeros((n, self.n_scores, 2), dtype=np.int64)  # o[r], o[r+1]
         self.high = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
         self.low = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
+        self.levels: list[list[np.ndarray]] = [[np.zeros(0)] * self.n_scores
+                                                for _ in range(self.n_trees)]
         self.level_vars: list[list[list[int]]] = [[[0] for _ in range(self.n_scores)]
                                                   for _ in range(self.n_trees)]
         bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
@@ -194,6 +200,7 @@ class EnsembleEncoding(ModelEncoding):
             for s in range(self.n_scores):
                 vals = self.leaf_values[lo:hi, s]
                 levels, rank = np.unique(vals, return_inverse=True)
+                self.levels[t][s] = levels
                 self.high[t, s] = levels[-1]
                 self.low[t, s] = levels[0]
                 if len(levels) == 1:
@@ -212,6 +219,17 @@ class EnsembleEncoding(ModelEncoding):
                         self.order_var[row, s, 1] = ovars[r + 1]
         self.order_clauses = clauses
         self.leaf_clauses = self.path_clauses + self.order_clauses
+        # per tree and score, the levels padded with +inf, and their order variables
+        width = max(len(lv) for row in self.levels for lv in row)
+        self.level_table = np.full((self.n_scores, self.n_trees, width), np.inf)
+        self.level_ids = np.zeros((self.n_scores, self.n_trees, width + 1), dtype=np.int64)
+        self.level_count = np.zeros((self.n_scores, self.n_trees), dtype=np.int64)
+        for t in range(self.n_trees):
+            for s in range(self.n_scores):
+                lv = self.levels[t][s]
+                self.level_table[s, t, :len(lv)] = lv
+                self.level_ids[s, t, :len(lv)] = self.level_vars[t][s]
+                self.level_count[s, t] = len(lv)
         self._positions = self.leaf_vars - 1
         self._last_leaf = int(self.leaf_vars.max()) if len(self.leaf_vars) else 0
         # per feature, which cells each leaf's path admits: shape (n_leaves, n_cells)
@@ -349,10 +367,54 @@ class EnsembleEncoding(ModelEncoding):
             current = self.leaf_values[leaves]
             if self.decide(self.scores(current)) != c:
                 return None
-            return [self.lemma(leaves, current, k, c) for k, p in d_pos.items()
-                    if assignment[p] > 0]
+            out = []
+            for k, p in d_pos.items():
+                if assignment[p] > 0:
+                    out.append(self.lemma(leaves, current, k, c))
+                    spread = self.spread_lemma(current, k, c)
+                    if spread is not None:
+                        out.append(spread)
+            return out
 
         return refine
+
+    def spread_lemma(self, current: np.ndarray, k: int, c: int) -> list[int] | None:
+        """A second lemma from the same model: every tree held at a value better for ``k``
+        than its current one by an equal share of the margin by which ``k`` stays behind
+        (rounded down to a level), so it says "some tree improves by at least its share";
+        checked exactly, ``None`` when the shares are too small or rounding defeats them."""
+        up, down = self._sides(k, c)
+        total = self.scores(current)
+        if self.n_scores == 1:
+            room = (float(total[0]) - float(self.threshold) if up is None
+                    else float(self.threshold) - float(total[0]))
+        else:
+            room = float(total[c]) - float(total[k])
+        if self.divisor is not None:
+            room *= float(self.divisor)
+        share = room / (self.n_trees * ((up is not None) + (down is not None)))
+        trees = np.arange(self.n_trees)
+        for _ in range(2):
+            if not share > 0:
+                return None
+            trial = current.copy()
+            lits: list[np.ndarray] = []
+            if up is not None:
+                table = self.level_table[up]
+                j = (table <= current[:, up].astype(np.float64)[:, None] + share).sum(axis=1) - 1
+                trial[:, up] = table[trees, j]
+                ids = self.level_ids[up][trees, j + 1]
+                lits.append(ids[(j + 1 < self.level_count[up]) & (ids != 0)])
+            if down is not None:
+                table = self.level_table[down]
+                j = (table < current[:, down].astype(np.float64)[:, None] - share).sum(axis=1)
+                trial[:, down] = table[trees, j]
+                ids = self.level_ids[down][trees, j]
+                lits.append(-ids[(j > 0) & (ids != 0)])
+            if not self.beats(self.scores(trial), k, c):
+                return [-self.pool.id(("beats", c, k))] + np.concatenate(lits).tolist()
+            share /= 2
+        return None
 
     def lemma(self, leaves: np.ndarray, current: np.ndarray, k: int, c: int) -> list[int]:
         """The lemma ``not d_k OR OR_{t in T'} better_k(t)`` for the current leaves (where
