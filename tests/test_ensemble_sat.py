@@ -294,3 +294,21 @@ def test_cli_explains_and_crosschecks_an_ensemble(tmp_path, monkeypatch):
     out = runner.invoke(main, ["crosscheck", "model.json", "--data", str(data), "-q"])
     assert out.exit_code == 0, out.output
     assert "brute force" in out.output and "OK" in out.output
+
+
+def test_enumeration_limits_on_an_ensemble():
+    """Three stumps voting 1 when their feature is above 0.5: at (1, 1, 1) every pair of
+    features is an AXp (two votes keep the majority) and every pair a CXp; max_count=2
+    stops after two AXps, saying more exist."""
+    fs = [Feature(n, "ordinal") for n in "abc"]
+    trees = [DecisionTree(fs, [0, 1], ThresholdSplit(n, 0.5, Leaf(0), Leaf(1))) for n in "abc"]
+    m = TreeEnsemble(fs, [0, 1], trees, "vote")
+    ex = xdt.Explainer(m)
+    x = {"a": 1, "b": 1, "c": 1}  # 3 votes for 1; any two of them keep the majority
+    everything = ex.all_axps(x)
+    assert _sets(everything) == {frozenset(p) for p in (("a", "b"), ("a", "c"), ("b", "c"))}
+    assert everything.complete
+    two = ex.all_axps(x, max_count=2)
+    assert len(two) == 2 and not two.complete and two.stopped_by == "max_count"
+    assert _sets(ex.all_cxps(x, time_limit=60)) == {frozenset(p) for p in
+                                                    (("a", "b"), ("a", "c"), ("b", "c"))}
