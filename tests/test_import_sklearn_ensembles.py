@@ -79,11 +79,15 @@ def sk_thresholds(est) -> dict[int, np.ndarray]:
     """Per input column, the thresholds of all the ensemble's trees."""
     out: dict[int, list] = {}
     if isinstance(est, HistGradientBoostingClassifier):
+        cat = est.is_categorical_
+        # with categorical features the predictors see them first (ColumnTransformer order)
+        order = np.arange(est.n_features_in_) if cat is None else \
+            np.concatenate([np.flatnonzero(cat), np.flatnonzero(~cat)])
         for predictors in est._predictors:
             for p in predictors:
                 n = p.nodes[(p.nodes["is_leaf"] == 0) & (p.nodes["is_categorical"] == 0)]
                 for f, t in zip(n["feature_idx"], n["num_threshold"], strict=True):
-                    out.setdefault(int(f), []).append(float(t))
+                    out.setdefault(int(order[f]), []).append(float(t))
         return {f: np.asarray(v) for f, v in out.items()}
     trees = est.estimators_
     trees = trees.ravel() if isinstance(trees, np.ndarray) else trees
@@ -201,6 +205,46 @@ def test_forest_near_ties_decide_in_tree_order_and_first_class():
     assert np.any(proba[:, 0] == proba[:, 1])          # exact ties were hit ...
     assert np.any(est.predict(G) == 1) and np.any(est.predict(G) == 0)
     assert (0.3 + 0.2 + 0.1) / 3 < (0.1 + 0.2 + 0.3) / 3  # ... and the order-dependent case
+
+
+def test_forest_reference_sums_in_tree_order_whatever_n_jobs():
+    # With n_jobs=2 sklearn sums the trees from two threads in a varying order, and on
+    # these order-dependent sums its predict changes from call to call; the reference the
+    # certificates are checked with must decide as the imported model does, every time.
+    est = _stump_forest([[[0.3, 0.1], [0.5, 0.5]],
+                         [[0.2, 0.2], [0.25, 0.25]],
+                         [[0.1, 0.3], [0.125, 0.125]]] * 4)
+    est.n_jobs = 2
+    model = xdt.from_sklearn(est)
+    G = grid(est)
+    ours = model.predict(G)
+    for _ in range(50):
+        assert np.array_equal(model.reference(G), ours)
+    assert est.n_jobs == 2
+
+
+def test_forest_with_encoder_and_given_feature_names():
+    df = pd.read_csv(f"{DATA}/adult.csv.gz", nrows=2000).dropna()
+    frame = df[["age", "workclass", "sex", "hours-per-week"]]
+    from xdt.interop.tabular import TabularEncoder
+
+    enc = TabularEncoder().fit(frame)
+    est = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=0)
+    est.fit(enc.transform(frame), df["income"])
+    model = xdt.from_sklearn(est, encoder=enc)
+    assert [f.kind for f in model.features] == ["ordinal", "categorical", "categorical",
+                                                "ordinal"]
+    rows = frame.astype(object).to_numpy()
+    theirs = labels_of(est, enc.transform(frame))
+    assert np.array_equal(np.asarray(model.predict(rows), dtype=object), theirs)
+    assert np.array_equal(np.asarray(model.reference(rows), dtype=object), theirs)
+
+    X, y = load("banknote.csv")
+    est = ExtraTreesClassifier(n_estimators=5, max_depth=3, random_state=0)
+    est.fit(X.to_numpy(), y)
+    model = xdt.from_sklearn(est, ["a", "b", "c", "d"])
+    assert list(model.features.names) == ["a", "b", "c", "d"]
+    same(model, est, X.to_numpy())
 
 
 # ---------------------------------------------------------------------- gradient boosting
@@ -352,6 +396,21 @@ def test_hgb_categorical_features_become_categorical_splits():
     assert np.array_equal(ours, labels_of(est, X))
     assert np.array_equal(np.asarray(model.reference(rows), dtype=object), ours)
     assert np.array_equal(model.decision_function(rows), est.decision_function(X))
+
+
+def test_hgb_integer_coded_categorical_on_arrays():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=500), rng.integers(0, 5, 500)])
+    y = np.where((X[:, 1] % 2 == 0) ^ (X[:, 0] > 0), "yes", "no")
+    est = HistGradientBoostingClassifier(max_iter=20, categorical_features=[1],
+                                         random_state=0).fit(X, y)
+    model = xdt.from_sklearn(est, feature_names=["size", "colour"])
+    # the predictors see the categorical column first; the model keeps the input order
+    assert [f.kind for f in model.features] == ["ordinal", "categorical"]
+    assert model.features[1].domain == (0, 1, 2, 3, 4)
+    same(model, est, X)
+    T = threshold_rows(est, model, pd.DataFrame(X, columns=["size", "colour"])).to_numpy()
+    same(model, est, T)
 
 
 def _nodes(root):
