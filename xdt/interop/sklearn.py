@@ -25,6 +25,7 @@ from xdt.errors import (
     UnsupportedEstimatorError,
 )
 from xdt.interop.tabular import TabularEncoder
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import float32_below
@@ -101,8 +102,9 @@ def _binary_columns(X, names: list[str]) -> set[int]:
 def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
                  X=None, binary_features: Iterable[str] | None = None,
                  encoder: TabularEncoder | None = None, target: str | None = None
-                 ) -> DecisionTree:
-    """A :class:`~xdt.ir.tree.DecisionTree` from a fitted scikit-learn classifier tree.
+                 ) -> DecisionTree | TreeEnsemble:
+    """A :class:`~xdt.ir.tree.DecisionTree` from a fitted scikit-learn classifier tree, or a
+    :class:`~xdt.ir.ensemble.TreeEnsemble` from a fitted tree ensemble.
 
     Each input column becomes an ordinal feature (tests ``x <= t``), or a binary feature
     (tests ``x = 0`` / ``x = 1``) when it holds only 0 and 1. The tree alone cannot tell:
@@ -112,9 +114,15 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
 
     Parameters
     ----------
-    estimator : sklearn.tree.DecisionTreeClassifier (or ExtraTreeClassifier), fitted
-        Binary or multi-class, with any ``classes_`` labels: integral numbers become ints,
-        booleans 0/1 (equal to False/True under ``==``), other labels strings.
+    estimator : fitted scikit-learn classifier
+        A ``DecisionTreeClassifier`` (or ``ExtraTreeClassifier``), or one of the ensembles
+        ``RandomForestClassifier``, ``ExtraTreesClassifier``, ``GradientBoostingClassifier``,
+        ``HistGradientBoostingClassifier`` (imported by
+        :func:`xdt.interop.sklearn_ensembles.from_sklearn_ensemble`, which says how each
+        combines its trees; a HistGradientBoosting model's own categorical features become
+        categorical features over the categories seen in fit). Binary or multi-class, with
+        any ``classes_`` labels: integral numbers become ints, booleans 0/1 (equal to
+        False/True under ``==``), other labels strings.
     feature_names : sequence of str, optional
         Names of the estimator's input columns. Defaults to ``estimator.feature_names_in_``
         when it was fitted on a DataFrame, else to the columns of ``X`` when it is one, else
@@ -136,7 +144,7 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
 
     Returns
     -------
-    DecisionTree
+    DecisionTree or TreeEnsemble
         Predicting exactly what ``estimator.predict`` predicts on every row it accepts,
         float32 rounding included; its ``input_dtype`` is ``"float32"``, so rules show each
         threshold as the shortest decimal that sends every float32 value the same way
@@ -153,7 +161,9 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     NotFittedError
         The estimator is not fitted.
     UnsupportedEstimatorError
-        Not a single-output classifier tree (e.g. a regressor), a feature count that does
+        Not a single-output classifier tree or supported ensemble (e.g. a regressor, a
+        bagging or AdaBoost model; for ensembles see also
+        :func:`~xdt.interop.sklearn_ensembles.from_sklearn_ensemble`), a feature count that does
         not match ``feature_names``/``encoder``, a binary (or indicator) column tested at a
         threshold that does not separate 0 from 1 (the estimator saw other values of it), or
         a tree with a split on missingness (fitted on data with NaN; impute before fitting).
