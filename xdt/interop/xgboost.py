@@ -10,8 +10,9 @@ and checks each floating-point rule against the library:
   ``tau = float32_threshold(p)`` (the largest float64 that rounds to a float32 ``<= p``,
   :func:`xdt.interop.sklearn.float32_threshold`), so ``x <= tau`` exactly when XGBoost goes
   left, for every float64 ``x``, including points on ``t`` and one float32 / float64 step
-  either side; the ensemble has ``input_dtype="float32"`` and its rules show ``x <= d`` with
-  ``d`` the shortest decimal between ``p`` and ``tau``.
+  either side. (``p`` itself as the threshold would send the float64 values between ``p``
+  and the rounding midpoint the wrong way.) The ensemble has ``input_dtype="float32"``, and
+  its rules show ``x <= d`` with ``d`` the shortest decimal between ``p`` and ``tau``.
 * **Categorical splits** (``enable_categorical``): the categories listed for a node go right,
   every other category left (also one XGBoost has never seen). A feature's domain is the
   model's own category list (``cats``, a model fitted on pandas categoricals), else the codes
@@ -27,9 +28,11 @@ and checks each floating-point rule against the library:
   Multi-class: ``multi:softmax`` predicts the first largest margin, as the IR does;
   ``multi:softprob`` the first largest *probability* (softmax in float32). The two agree
   except when the two largest margins of a point are so close that their float32
-  probabilities round equal (within a few float32 steps of each other, about ``2.4e-7`` apart
-  for margins of order 1; ``tests/test_import_xgboost.py`` probes it): the library then
-  predicts the first of them, the IR the larger. The IR's answer is argmax of the margins.
+  probabilities round equal, which needs them less than ``2**-22`` (about ``2.4e-7``) apart
+  (``tests/test_import_xgboost.py`` probes it with the library): XGBoost then predicts the
+  first of the two classes, the IR the one with the larger margin. Explanations are of the
+  argmax of the margins; ``verify=True`` re-checks certificates with XGBoost's own rule
+  (``reference``), so such a point cannot pass unnoticed.
 
 Missing values (NaN, routed by ``default_left``) are not part of the IR: explaining a point
 with a missing value raises :class:`~xdt.errors.MissingValueError`.
