@@ -160,8 +160,10 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     lgb = _lightgbm()
     dump, booster, kind = _dump(model_or_path)
     if not isinstance(dump.get("tree_info"), list) or "objective" not in dump:
+        hint = (" (it is an XGBoost model: import it with from_xgboost)" if "learner" in dump
+                else "")
         raise UnsupportedModelError(
-            "not a LightGBM model dump: it has no 'tree_info' and 'objective'; pass "
+            f"not a LightGBM model dump: it has no 'tree_info' and 'objective'{hint}; pass "
             "booster.dump_model() or the file written by save_model")
     objective, n_classes, sigmoid = _objective(dump)
     if dump.get("average_output"):

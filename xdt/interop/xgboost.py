@@ -43,6 +43,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -80,9 +81,10 @@ def _booster(model_or_path):
         try:
             booster.load_model(str(path))
         except xgb.core.XGBoostError as e:
+            reason = re.sub(r"^\[[^\]]*\]\s*\S+:\d+:\s*", "", str(e).splitlines()[0])
             raise UnsupportedModelError(
-                f"{path}: XGBoost cannot read it as a model file ({str(e).splitlines()[0]}); "
-                "save the model with save_model('model.json')") from None
+                f"{path}: XGBoost cannot read it as a model file ({reason}); save the model "
+                "with save_model('model.json')") from None
         return booster, "Booster"
     if isinstance(model_or_path, xgb.Booster):
         return model_or_path, "Booster"
