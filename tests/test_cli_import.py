@@ -102,3 +102,17 @@ def test_help_documents_the_files():
     assert result.exit_code == 0
     assert "--from [lightgbm|xgboost]" in result.output
     assert "never pickles" in result.output
+
+
+def test_readme_import_block_runs(tmp_path, monkeypatch):
+    """The README's section on importing XGBoost models runs as written."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                if "from_xgboost" in b]
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    assert isinstance(xdt.load_model(tmp_path / "model.json"), TreeEnsemble)
