@@ -221,3 +221,54 @@ def test_zero_as_missing_against_the_threshold_is_refused():
     else:   # every Zero split agrees with its threshold: then predictions agree
         assert ensemble.predict(probe).tolist() == library.tolist()
         assert_same(model, ensemble, x[:, None])
+
+
+def test_adult_categorical_every_training_row():
+    frame = pd.read_csv(require_shared(DATASETS / "adult.csv.gz")).iloc[:4000]
+    y = frame.pop("income").str.strip().str.startswith(">").astype(int).to_numpy()
+    for c in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            frame[c] = pd.Categorical(frame[c].fillna("unknown"))
+    model = fit(frame, y, n_estimators=20)
+    ensemble = from_lightgbm(model)
+    assert ensemble.features["workclass"].domain[-1] == "unknown"
+    rows = frame.to_numpy(object)
+    assert ensemble.predict(rows).tolist() == model.predict(frame).tolist()
+    assert np.array_equal(ensemble.decision_function(rows),
+                          model.predict(frame, raw_score=True))
+    assert ensemble.reference(rows).tolist() == model.predict(frame).tolist()
+
+
+def multiclass_stub(scores: list[float]) -> str:
+    """A LightGBM text model of one iteration of one-leaf trees, tree k holding scores[k]."""
+    head, rest = _stub(f"multiclass num_class:{len(scores)}", 0.0).split("\nTree=0\n", 1)
+    tree = "Tree=0\n" + rest[:rest.index("end of trees")]
+    head = head.replace("num_class=1", f"num_class={len(scores)}").replace(
+        "num_tree_per_iteration=1", f"num_tree_per_iteration={len(scores)}")
+    trees = "".join(tree.replace("Tree=0", f"Tree={k}").replace("leaf_value=0.0",
+                                                              f"leaf_value={v!r}")
+                    for k, v in enumerate(scores))
+    return head + "\n" + trees + "end of trees\n\npandas_categorical:null\n"
+
+
+def test_multiclass_ties_differ_from_the_scores_argmax_only_within_2_pow_minus_51():
+    """LightGBM's multiclass predict is the first largest float64 softmax probability: two
+    scores a few float64 steps apart can get equal probabilities (the library then predicts
+    the first), where the IR predicts the larger score. Crafted scores on one-leaf models:
+    they differ, and only when the two largest scores are less than 2**-51 apart, as the
+    importer's docstring says."""
+    rng = np.random.default_rng(0)
+    row = np.zeros((1, 1))
+    gaps, differ = [], []
+    for x in rng.normal(size=120) * 3:
+        a = b = float(x)
+        for _ in range(int(rng.integers(1, 12))):
+            b = float(np.nextafter(b, np.inf))
+        for scores in ([a, b, a - 0.3], [b, a, a - 0.3]):
+            booster = lgb.Booster(model_str=multiclass_stub(scores))
+            assert booster.predict(row, raw_score=True)[0].tolist() == scores
+            differ.append(int(np.argmax(booster.predict(row)[0])) != int(np.argmax(scores)))
+            gaps.append(b - a)
+    differ_, gaps_ = np.array(differ), np.array(gaps)
+    assert differ_.any()
+    assert gaps_[differ_].max() < 2.0 ** -51

@@ -249,3 +249,27 @@ def test_unsupported_models_and_bad_names(banknote, tmp_path):
         from_xgboost(tmp_path / "bad.json")
     with pytest.raises(UnsupportedModelError, match="takes an XGBClassifier"):
         from_xgboost(object())
+
+
+def adult_frame() -> tuple[pd.DataFrame, np.ndarray]:
+    """The first 4000 rows of adult, text columns as pandas categoricals (missing text as
+    its own category)."""
+    frame = pd.read_csv(require_shared(DATASETS / "adult.csv.gz")).iloc[:4000]
+    y = frame.pop("income").str.strip().str.startswith(">").astype(int).to_numpy()
+    for c in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            frame[c] = pd.Categorical(frame[c].fillna("unknown"))
+    return frame, y
+
+
+def test_adult_categorical_every_training_row():
+    frame, y = adult_frame()
+    model = xgb.XGBClassifier(n_estimators=20, max_depth=4, enable_categorical=True,
+                              tree_method="hist").fit(frame, y)
+    ensemble = from_xgboost(model)
+    assert ensemble.features["workclass"].kind == "categorical"
+    rows = frame.to_numpy(object)
+    assert ensemble.predict(rows).tolist() == model.predict(frame).tolist()
+    margins = model.predict(frame, output_margin=True).astype(np.float32)
+    assert np.array_equal(ensemble.decision_function(rows).view(np.uint32),
+                          margins.view(np.uint32))

@@ -194,3 +194,18 @@ def test_top_level_load_model_returns_the_ensemble(tmp_path):
     path = tmp_path / "e.json"
     xdt.save_model(model, path)
     assert isinstance(xdt.load_model(path), TreeEnsemble)
+
+
+def test_the_encodings_readme_example_loads_and_validates():
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "encodings" / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```", text, re.S) if "tree-ensemble" in b]
+    doc = json.loads(block)
+    VALIDATOR.validate(doc)
+    model = load_model(doc)
+    assert model_to_dict(model) == doc
+    # base -0.405..., +0.75 above x = 0.5: 0.344... > the threshold; -0.5 below it
+    assert model.predict([[0.5], [0.6]]).tolist() == ["a", "b"]
+    assert model.decision_function([[0.6]]).tolist() == [float(np.float32(-0.40546512603759766)
+                                                               + np.float32(0.75))]

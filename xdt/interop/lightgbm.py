@@ -24,9 +24,10 @@ floating-point rule against the library:
   finds the largest float64 score predicted 0 by bisection with LightGBM's own ``predict``
   (on one-leaf models holding the score) and makes it the ensemble's ``threshold``.
   Multi-class (``multiclass``): the argmax of the softmax probabilities, which agrees with
-  the argmax of the scores (the IR's rule) except when the two largest scores are within a
-  few float64 steps of each other (their probabilities round equal; LightGBM then predicts
-  the first). ``verify=True`` re-checks certificates with LightGBM's own ``predict``.
+  the argmax of the scores (the IR's rule) except when the two largest scores are less than
+  ``2**-51`` apart, a few float64 steps (their probabilities round equal and LightGBM
+  predicts the first; ``tests/test_import_lightgbm.py`` probes it with the library).
+  ``verify=True`` re-checks certificates with LightGBM's own ``predict``.
 
 Refused with :class:`~xdt.errors.UnsupportedModelError`: regression, ranking and
 cross-entropy objectives, ``multiclassova`` (its per-class sigmoids round to 1.0 together for
