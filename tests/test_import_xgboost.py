@@ -273,3 +273,24 @@ def test_adult_categorical_every_training_row():
     margins = model.predict(frame, output_margin=True).astype(np.float32)
     assert np.array_equal(ensemble.decision_function(rows).view(np.uint32),
                           margins.view(np.uint32))
+
+
+def test_numpy_category_codes_renamed_features_and_random_forest_mode():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 5, 800).astype(float), rng.normal(size=800)])
+    y = (np.isin(X[:, 0], [1, 3]) ^ (X[:, 1] > 0)).astype(int)
+    model = xgb.XGBClassifier(n_estimators=5, max_depth=3, enable_categorical=True,
+                              feature_types=["c", "q"], tree_method="hist",
+                              max_cat_to_onehot=1).fit(X, y)
+    ensemble = from_xgboost(model)
+    assert ensemble.features[0].domain == (0, 1, 2, 3, 4)
+    assert_same(model, ensemble, X)
+    # names given to the import differ from those stored: the reference still predicts
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    model = xgb.XGBClassifier(n_estimators=5, max_depth=3).fit(frame, y)
+    ensemble = from_xgboost(model, ["p", "q"])
+    assert list(ensemble.features.names) == ["p", "q"]
+    assert ensemble.reference(X).tolist() == model.predict(frame).tolist()
+    # XGBRFClassifier: several trees per round, summed as well
+    model = xgb.XGBRFClassifier(n_estimators=5, max_depth=3).fit(X, y)
+    assert_same(model, from_xgboost(model), X)

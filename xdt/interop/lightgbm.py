@@ -174,9 +174,7 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     if classes is None:
         fitted = getattr(model_or_path, "classes_", None)
         classes = list(fitted) if fitted is not None else list(range(n_classes))
-    classes = [c.item() if isinstance(c, np.generic) else c for c in classes]
-    classes = [str(c) if not isinstance(c, int | str) or isinstance(c, bool) else c
-               for c in classes]
+    classes = [_label(c) for c in classes]
     if len(classes) != n_classes or len(set(classes)) != n_classes:
         raise DataError(f"the model has {n_classes} classes; give as many distinct class "
                         f"labels, in the order of LightGBM's class indices, got {classes}")
@@ -210,6 +208,19 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     return TreeEnsemble(features, classes, trees, "margin", precision="float64",
                         threshold=threshold, target=target, source=source,
                         reference=reference)
+
+
+def _label(v: object) -> str | int:
+    """A class label as the IR keeps it: integers (and integral numbers, booleans as 0/1)
+    as ints, anything else as its text (as :func:`xdt.from_sklearn` does)."""
+    v = v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return str(v)
 
 
 def _domains(dump: dict, trees_doc: list[dict], n_features: int) -> list[tuple | None]:

@@ -216,7 +216,7 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
         raise UnsupportedModelError("the model has no trees; train it for at least one round")
     zero = _zero_leaves(xgb, doc)
     probe = _probe_row(features)
-    dmatrix = _dmatrix_maker(xgb, features)
+    dmatrix = _dmatrix_maker(xgb, features, stored or None)
     base = zero.predict(dmatrix(probe), output_margin=True).astype(np.float32).reshape(-1)
     threshold = _binary_threshold(zero, dmatrix, probe) if n_scores == 1 else 0.0
     source = {"library": "xgboost", "version": xgb.__version__, "model": kind,
@@ -315,21 +315,24 @@ def _probe_row(features: FeatureSpace) -> np.ndarray:
                     dtype=object)
 
 
-def _dmatrix_maker(xgb, features: FeatureSpace) -> Callable:
-    """Rows in feature order (categorical features: domain values) -> a DMatrix."""
+def _dmatrix_maker(xgb, features: FeatureSpace, names: list[str] | None) -> Callable:
+    """Rows in feature order (categorical features: domain values) -> a DMatrix whose
+    columns have the names stored in the model (``names``; XGBoost checks them), not the
+    names given to the import."""
     import pandas as pd
 
     categorical = [not f.is_ordinal for f in features]
+    columns = names if names is not None else [f"f{j}" for j in range(len(features))]
 
     def make(rows, base_margin=None):
         rows = np.asarray(rows, dtype=object).reshape(-1, len(features))
         if any(categorical):
             frame = pd.DataFrame({
-                f.name: (pd.Categorical(rows[:, j], categories=list(f.domain))
-                         if categorical[j] else rows[:, j].astype(np.float64))
+                columns[j]: (pd.Categorical(rows[:, j], categories=list(f.domain))
+                             if categorical[j] else rows[:, j].astype(np.float64))
                 for j, f in enumerate(features)})
             return xgb.DMatrix(frame, enable_categorical=True, base_margin=base_margin)
-        return xgb.DMatrix(rows.astype(np.float64), feature_names=list(features.names),
+        return xgb.DMatrix(rows.astype(np.float64), feature_names=names,
                            base_margin=base_margin)
 
     return make
