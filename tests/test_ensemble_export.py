@@ -104,3 +104,23 @@ def test_sums_have_no_dimacs_and_need_a_class_to_test_against():
     with pytest.raises(ValueError, match="not another class"):
         wcnf_query(m, {"x": 1.0}, against=0)
     assert wcnf_query(m, {"x": 1.0}, against=2).against == 2
+
+
+def test_oracle_clauses_of_an_ensemble_are_the_complete_form():
+    """oracle.clauses promises a CNF equivalent to the oracle: the vote's complete form
+    (UNSAT under all selectors, SAT with none), never the solver's lazy clauses; sums
+    have none and say where to look."""
+    import xdt
+
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    stumps = [DecisionTree(fs, [0, 1], ThresholdSplit(n, 0.5, Leaf(0, (-1.0,)), Leaf(1, (1.0,))))
+              for n in "xyx"]
+    vote = TreeEnsemble(fs, [0, 1], stumps, "vote")
+    q = xdt.Explainer(vote)._query({"x": 1, "y": 0}, False)
+    with Solver(name="glucose4", bootstrap_with=q.oracle.clauses) as s:
+        assert not s.solve(assumptions=q.oracle.selectors)
+        assert s.solve(assumptions=[])
+    margin = TreeEnsemble(fs, [0, 1], stumps, "margin")
+    q = xdt.Explainer(margin)._query({"x": 1, "y": 0}, False)
+    with pytest.raises(UnsupportedModelError, match="wcnf_text"):
+        q.oracle.clauses  # noqa: B018

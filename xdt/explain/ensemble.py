@@ -581,6 +581,18 @@ class EnsembleOracle(SatOracle):
         self._refine = encoding.refiner(prediction)
         self._witnesses: list[tuple[int, ...]] = []  # points of another class, newest first
 
+    @property
+    def clauses(self) -> list[list[int]]:
+        """The per-instance CNF equivalent to this oracle, with selectors (see
+        :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`): for a vote, the
+        complete form :meth:`EnsembleEncoding.votes_differ`. The solver's own clauses are
+        not equivalent (their arithmetic is added lazily), so sums have no such CNF:
+        :class:`~xdt.errors.UnsupportedModelError` points to the MaxSAT form."""
+        enc = self.encoding
+        return enc.domain + enc.votes_differ(self.prediction) + [
+            [-s] + clause for f, s in enumerate(self.selectors)
+            for clause in enc.inside(f, self.allowed[f])]
+
     def _lazy(self, assumptions: list[int], held: dict[int, int]) -> tuple[int, ...] | None:
         """Cells of a point of another class inside the box ``held`` (whose assumption
         literals are ``assumptions``), or ``None``. Before the solver: a point of another
