@@ -48,7 +48,11 @@ clauses, so instances are posed as the same assumptions as for a tree):
   clause ``not d_k``. A second lemma from the same model holds every tree at a value better
   for ``k`` than its current one by an equal share of the margin (rounded to a level, and
   checked exactly): "some tree improves by at least its share" — valid by the same
-  argument, with the held values in place of the current ones. Every lemma excludes the
+  argument, with the held values in place of the current ones. A third lemma is a box:
+  ``not d_k OR x not in B`` for a box of cells ``B`` around the model's point, widened
+  feature by feature while per-tree bounds inside it still keep ``k`` behind (see
+  :meth:`EnsembleEncoding.bounded`): at most two literals per feature, and it removes a
+  whole region of the cell space at once. Every lemma excludes the
   solver's current model (no tree beats its current value there), so the loop ends; and
   every point of another class satisfies all lemmas (with ``d_k`` true for a ``k``
   that beats ``c``), so UNSAT means entailment. Lemmas depend on the model and the class
@@ -76,6 +80,7 @@ import numpy as np
 from xdt.errors import UnsupportedModelError
 from xdt.explain.oracle import bits
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
+from xdt.ir.cells import full_mask
 from xdt.ir.ensemble import TreeEnsemble
 
 WITNESSES = 16
@@ -233,11 +238,23 @@ class EnsembleEncoding(ModelEncoding):
         self._positions = self.leaf_vars - 1
         self._last_leaf = int(self.leaf_vars.max()) if len(self.leaf_vars) else 0
         # per feature, which cells each leaf's path admits: shape (n_leaves, n_cells)
-        self.admits = [np.ones((n, cells.n_cells), dtype=bool) for cells in self.cells]
+        # per feature, which cells each leaf's path admits: for an ordinal feature the
+        # interval [first, last]; for a one-hot one a (n_leaves, n_cells) table
+        self.admits: list[np.ndarray | None] = []
+        self.first = [np.zeros(n, dtype=np.int64) for _ in self.cells]
+        self.last = [np.full(n, cells.n_cells - 1, dtype=np.int64) for cells in self.cells]
+        for f, cells in enumerate(self.cells):
+            self.admits.append(None if self._ordinal[f]
+                               else np.ones((n, cells.n_cells), dtype=bool))
         terms = {t: model.tree_terms(t) for t in range(self.n_trees)}
         for row, (t, i) in enumerate(zip(trees, paths, strict=True)):
             for f, mask in terms[t][i][1].items():
-                self.admits[f][row] = [(mask >> j) & 1 for j in range(self.cells[f].n_cells)]
+                if self._ordinal[f]:
+                    self.first[f][row] = (mask & -mask).bit_length() - 1
+                    self.last[f][row] = mask.bit_length() - 1
+                else:
+                    self.admits[f][row] = [(mask >> j) & 1
+                                           for j in range(self.cells[f].n_cells)]
         self._starts = bounds[:-1]
 
     # ------------------------------------------------------------------ arithmetic
@@ -337,23 +354,80 @@ class EnsembleEncoding(ModelEncoding):
         means "not shown", not "not entailed"."""
         ok = np.ones(len(self.leaf_vars), dtype=bool)
         for f, mask in held.items():
-            cols = [j for j in range(self.cells[f].n_cells) if (mask >> j) & 1]
-            ok &= self.admits[f][:, cols[0]] if len(cols) == 1 else \
-                self.admits[f][:, cols].any(axis=1)
-        for k in range(len(self.model.classes)):
-            if k == c:
+            if self._ordinal[f]:  # an interval a..b
+                a, b = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+                ok &= (self.first[f] <= b) & (self.last[f] >= a)
+            else:
+                cols = [j for j in range(self.cells[f].n_cells) if (mask >> j) & 1]
+                ok &= self.admits[f][:, cols[0]] if len(cols) == 1 else \
+                    self.admits[f][:, cols].any(axis=1)
+        return all(self._behind(ok, k, c) for k in range(len(self.model.classes)) if k != c)
+
+    def _behind(self, ok: np.ndarray, k: int, c: int) -> bool:
+        """Whether ``k`` stays behind ``c`` with every tree at its most favourable value
+        for ``k`` among the leaves ``ok`` marks (at least one per tree)."""
+        up, down = self._sides(k, c)
+        best = np.zeros((self.n_trees, self.n_scores), dtype=self.dtype)
+        if up is not None:
+            vals = np.where(ok, self.leaf_values[:, up], -np.inf).astype(self.dtype)
+            best[:, up] = np.maximum.reduceat(vals, self._starts)
+        if down is not None:
+            vals = np.where(ok, self.leaf_values[:, down], np.inf).astype(self.dtype)
+            best[:, down] = np.minimum.reduceat(vals, self._starts)
+        return not self.beats(self.scores(best), k, c)
+
+    def box_lemma(self, point: Sequence[int], k: int, c: int) -> list[int]:
+        """``not d_k OR x not in B`` for a box ``B`` of cells around ``point`` (where ``k``
+        does not beat ``c``) inside which :meth:`bounded` shows that ``k`` never beats
+        ``c``: each ordinal feature's interval widened in turn, down then up, as far as
+        that stays shown (galloping, then bisection); one-hot features keep their cell.
+        Valid everywhere (the box is a statement about the model alone) and short: at most
+        two literals per feature. It removes a whole box of points at once, where the
+        leaf lemmas remove one combination of leaves."""
+        n = len(self.leaf_vars)
+        rows = [np.ones(n, dtype=bool)] * len(self.cells)
+        span = []
+        for f, j in enumerate(point):
+            if self._ordinal[f]:
+                rows[f] = (self.first[f] <= j) & (self.last[f] >= j)
+            else:
+                rows[f] = self.admits[f][:, j]
+            span.append([j, j])
+        for f, cells in enumerate(self.cells):
+            if not self._ordinal[f] or cells.n_cells == 1:
                 continue
-            up, down = self._sides(k, c)
-            best = np.zeros((self.n_trees, self.n_scores), dtype=self.dtype)
-            if up is not None:
-                vals = np.where(ok, self.leaf_values[:, up], -np.inf).astype(self.dtype)
-                best[:, up] = np.maximum.reduceat(vals, self._starts)
-            if down is not None:
-                vals = np.where(ok, self.leaf_values[:, down], np.inf).astype(self.dtype)
-                best[:, down] = np.minimum.reduceat(vals, self._starts)
-            if self.beats(self.scores(best), k, c):
-                return False
-        return True
+            others = np.logical_and.reduce([rows[g] for g in range(len(rows)) if g != f]) \
+                if len(rows) > 1 else np.ones(n, dtype=bool)
+
+            def shown(a: int, b: int, f=f, others=others) -> bool:
+                return self._behind(others & (self.first[f] <= b) & (self.last[f] >= a), k, c)
+
+            a, b = span[f]
+            lo, step = a, 1  # the lowest start that stays shown, by galloping then halving
+            while lo - step >= 0 and shown(lo - step, b):
+                lo -= step
+                step *= 2
+            while step > 1:
+                step //= 2
+                if lo - step >= 0 and shown(lo - step, b):
+                    lo -= step
+            hi, step = b, 1
+            top = cells.n_cells - 1
+            while hi + step <= top and shown(lo, hi + step):
+                hi += step
+                step *= 2
+            while step > 1:
+                step //= 2
+                if hi + step <= top and shown(lo, hi + step):
+                    hi += step
+            span[f] = [lo, hi]
+            rows[f] = (self.first[f] <= hi) & (self.last[f] >= lo)
+        lits = [-self.pool.id(("beats", c, k))]
+        for f, (a, b) in enumerate(span):
+            mask = ((1 << (b + 1)) - 1) & ~((1 << a) - 1)
+            if mask != full_mask(self.cells[f].n_cells):
+                lits.extend(self.outside(f, mask))
+        return lits
 
     def refiner(self, c: int) -> Callable[[list[int]], list[list[int]] | None]:
         """``refine(model)`` for :meth:`LazySolver.solve_lazily` on the solver of class
@@ -368,12 +442,14 @@ class EnsembleEncoding(ModelEncoding):
             if self.decide(self.scores(current)) != c:
                 return None
             out = []
+            point = self.decode(assignment)
             for k, p in d_pos.items():
                 if assignment[p] > 0:
                     out.append(self.lemma(leaves, current, k, c))
                     spread = self.spread_lemma(current, k, c)
                     if spread is not None:
                         out.append(spread)
+                    out.append(self.box_lemma(point, k, c))
             return out
 
         return refine
