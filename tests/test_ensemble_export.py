@@ -116,11 +116,11 @@ def test_oracle_clauses_of_an_ensemble_are_the_complete_form():
     stumps = [DecisionTree(fs, [0, 1], ThresholdSplit(n, 0.5, Leaf(0, (-1.0,)), Leaf(1, (1.0,))))
               for n in "xyx"]
     vote = TreeEnsemble(fs, [0, 1], stumps, "vote")
-    q = xdt.Explainer(vote)._query({"x": 1, "y": 0}, False)
+    q = xdt.Explainer(vote, engine="sat")._query({"x": 1, "y": 0}, False)
     with Solver(name="glucose4", bootstrap_with=q.oracle.clauses) as s:
         assert not s.solve(assumptions=q.oracle.selectors)
         assert s.solve(assumptions=[])
     margin = TreeEnsemble(fs, [0, 1], stumps, "margin")
-    q = xdt.Explainer(margin)._query({"x": 1, "y": 0}, False)
+    q = xdt.Explainer(margin, engine="sat")._query({"x": 1, "y": 0}, False)
     with pytest.raises(UnsupportedModelError, match="wcnf_text"):
         q.oracle.clauses  # noqa: B018

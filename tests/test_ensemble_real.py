@@ -42,7 +42,7 @@ def test_axps_and_cxps_hold_under_the_library_predict(name, kind):
         rows = np.asarray([[p[n] for n in X.columns] for p in points], dtype=np.float64)
         return list(model.reference(rows))
 
-    ex = xdt.Explainer(model)
+    ex = xdt.Explainer(model, engine="sat")
     rng = np.random.default_rng(0)
     for x in X.sample(4, random_state=1).to_dict("records"):
         label = library([x])[0]
