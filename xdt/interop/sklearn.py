@@ -13,7 +13,7 @@ shortest decimal that sends every float32 value the same way (``x <= 0.5``, see
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from xdt.errors import (
     UnsupportedEstimatorError,
 )
 from xdt.interop.tabular import TabularEncoder
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import float32_below
@@ -101,8 +102,9 @@ def _binary_columns(X, names: list[str]) -> set[int]:
 def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
                  X=None, binary_features: Iterable[str] | None = None,
                  encoder: TabularEncoder | None = None, target: str | None = None
-                 ) -> DecisionTree:
-    """A :class:`~xdt.ir.tree.DecisionTree` from a fitted scikit-learn classifier tree.
+                 ) -> DecisionTree | TreeEnsemble:
+    """A :class:`~xdt.ir.tree.DecisionTree` from a fitted scikit-learn classifier tree, or a
+    :class:`~xdt.ir.ensemble.TreeEnsemble` from a fitted tree ensemble.
 
     Each input column becomes an ordinal feature (tests ``x <= t``), or a binary feature
     (tests ``x = 0`` / ``x = 1``) when it holds only 0 and 1. The tree alone cannot tell:
@@ -112,9 +114,15 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
 
     Parameters
     ----------
-    estimator : sklearn.tree.DecisionTreeClassifier (or ExtraTreeClassifier), fitted
-        Binary or multi-class, with any ``classes_`` labels: integral numbers become ints,
-        booleans 0/1 (equal to False/True under ``==``), other labels strings.
+    estimator : fitted scikit-learn classifier
+        A ``DecisionTreeClassifier`` (or ``ExtraTreeClassifier``), or one of the ensembles
+        ``RandomForestClassifier``, ``ExtraTreesClassifier``, ``GradientBoostingClassifier``,
+        ``HistGradientBoostingClassifier`` (imported by
+        :func:`xdt.interop.sklearn_ensembles.from_sklearn_ensemble`, which says how each
+        combines its trees; a HistGradientBoosting model's own categorical features become
+        categorical features over the categories seen in fit). Binary or multi-class, with
+        any ``classes_`` labels: integral numbers become ints, booleans 0/1 (equal to
+        False/True under ``==``), other labels strings.
     feature_names : sequence of str, optional
         Names of the estimator's input columns. Defaults to ``estimator.feature_names_in_``
         when it was fitted on a DataFrame, else to the columns of ``X`` when it is one, else
@@ -136,7 +144,7 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
 
     Returns
     -------
-    DecisionTree
+    DecisionTree or TreeEnsemble
         Predicting exactly what ``estimator.predict`` predicts on every row it accepts,
         float32 rounding included; its ``input_dtype`` is ``"float32"``, so rules show each
         threshold as the shortest decimal that sends every float32 value the same way
@@ -153,7 +161,9 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     NotFittedError
         The estimator is not fitted.
     UnsupportedEstimatorError
-        Not a single-output classifier tree (e.g. a regressor), a feature count that does
+        Not a single-output classifier tree or supported ensemble (e.g. a regressor, a
+        bagging or AdaBoost model; for ensembles see also
+        :func:`~xdt.interop.sklearn_ensembles.from_sklearn_ensemble`), a feature count that does
         not match ``feature_names``/``encoder``, a binary (or indicator) column tested at a
         threshold that does not separate 0 from 1 (the estimator saw other values of it), or
         a tree with a split on missingness (fitted on data with NaN; impute before fitting).
@@ -170,9 +180,16 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     from sklearn.base import is_classifier
     from sklearn.tree import BaseDecisionTree
 
+    from xdt.interop import sklearn_ensembles
+
+    if sklearn_ensembles.is_ensemble(estimator):
+        return sklearn_ensembles.from_sklearn_ensemble(
+            estimator, feature_names, X=X, binary_features=binary_features, encoder=encoder,
+            target=target)
     if not isinstance(estimator, BaseDecisionTree) or not is_classifier(estimator):
         raise UnsupportedEstimatorError(
-            f"from_sklearn imports DecisionTreeClassifier trees, not {type(estimator).__name__}"
+            f"from_sklearn imports DecisionTreeClassifier trees and the classifier ensembles "
+            f"{', '.join(sklearn_ensembles.SUPPORTED)}, not {type(estimator).__name__}"
             + ("; regression trees have no classes to explain"
                if isinstance(estimator, BaseDecisionTree) else ""))
     if not hasattr(estimator, "tree_"):
@@ -181,16 +198,29 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     if getattr(estimator, "n_outputs_", 1) != 1:
         raise UnsupportedEstimatorError(
             "multi-output trees are not supported; fit one tree per output")
-    tree = estimator.tree_
-    inner = tree.children_left >= 0
-    if not np.all(np.isfinite(tree.threshold[inner])):
-        # scikit-learn splits "value present" from "value missing" with an infinite threshold
-        raise UnsupportedEstimatorError(
-            "this tree was fitted on data with missing values and has a split that separates "
-            "missing from present values; xdt models do not route missing values: impute the "
-            "data, refit, then import")
+    features, columns = resolve_features(estimator.n_features_in_, estimator, feature_names,
+                                         X, binary_features, encoder)
+    classes = estimator_classes(estimator)
+    value = estimator.tree_.value[:, 0, :]
 
-    n_in = estimator.n_features_in_
+    def leaf(node: int) -> Leaf:
+        return Leaf(classes[int(np.argmax(value[node]))])
+
+    root = tree_root(estimator.tree_, features, columns, leaf)
+    return DecisionTree(features, classes, root, target=target, input_dtype="float32")
+
+
+def resolve_features(n_in: int, estimator, feature_names: Sequence[str] | None, X,
+                     binary_features: Iterable[str] | None, encoder: TabularEncoder | None
+                     ) -> tuple[list[Feature], list[tuple[int, object]]]:
+    """The features of an estimator fitted on ``n_in`` columns, and per column
+    ``(feature index, indicated value or None)`` (see :func:`from_sklearn` for the rules).
+
+    Raises
+    ------
+    UnsupportedEstimatorError, UnknownFeatureError, DataError, ParameterError
+        As listed in :func:`from_sklearn`.
+    """
     if encoder is not None:
         if X is not None or binary_features is not None:
             raise ParameterError(
@@ -200,57 +230,98 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
             raise UnsupportedEstimatorError(
                 f"the encoder makes {len(encoder.columns_)} columns but the estimator was "
                 f"fitted on {n_in}")
-        features = list(encoder.features_)
-        columns = list(encoder.columns_)
-    else:
-        if feature_names is None:
-            feature_names = getattr(estimator, "feature_names_in_", None)
-        if feature_names is None and _is_frame(X) and len(X.columns) == n_in:
-            feature_names = list(X.columns)
-        names = [str(n) for n in feature_names] if feature_names is not None \
-            else [f"x{i}" for i in range(n_in)]
-        if len(names) != n_in:
-            raise UnsupportedEstimatorError(
-                f"{len(names)} feature names for an estimator fitted on {n_in} features")
-        binary = _binary_columns(X, names) if X is not None else set()
-        if isinstance(binary_features, str):
-            binary_features = [binary_features]
-        for name in binary_features if binary_features is not None else ():
-            if name not in names:
-                raise UnknownFeatureError(
-                    f"binary_features names {name!r}, which is not a column of the estimator; "
-                    f"its columns are: {', '.join(names)}")
-            binary.add(names.index(name))
-        features = [Feature(n, "binary" if i in binary else "ordinal")
-                    for i, n in enumerate(names)]
-        columns = [(i, None) for i in range(n_in)]
+        return list(encoder.features_), list(encoder.columns_)
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    if feature_names is None and _is_frame(X) and len(X.columns) == n_in:
+        feature_names = list(X.columns)
+    names = [str(n) for n in feature_names] if feature_names is not None \
+        else [f"x{i}" for i in range(n_in)]
+    if len(names) != n_in:
+        raise UnsupportedEstimatorError(
+            f"{len(names)} feature names for an estimator fitted on {n_in} features")
+    binary = _binary_columns(X, names) if X is not None else set()
+    if isinstance(binary_features, str):
+        binary_features = [binary_features]
+    for name in binary_features if binary_features is not None else ():
+        if name not in names:
+            raise UnknownFeatureError(
+                f"binary_features names {name!r}, which is not a column of the estimator; "
+                f"its columns are: {', '.join(names)}")
+        binary.add(names.index(name))
+    features = [Feature(n, "binary" if i in binary else "ordinal")
+                for i, n in enumerate(names)]
+    return features, [(i, None) for i in range(n_in)]
 
+
+def estimator_classes(estimator) -> list:
+    """The IR labels of ``estimator.classes_`` (see :func:`from_sklearn`).
+
+    Raises
+    ------
+    UnsupportedEstimatorError
+        Two labels collide once converted (e.g. ``1`` and ``1.0``).
+    """
     classes = [_label(c) for c in estimator.classes_]
     if len(set(classes)) != len(classes):
         raise UnsupportedEstimatorError(f"class labels {classes} collide once converted")
+    return classes
 
+
+def column_split(features: Sequence[Feature], column: tuple[int, object], t: float,
+                 lo: Node, hi: Node, tau: float) -> Node:
+    """The IR node of a test ``x <= t`` on one estimator column (``column`` as given by
+    :func:`resolve_features`): a :class:`ThresholdSplit` at ``tau`` (the float64 threshold
+    that decides as the library's comparison does) on an ordinal feature, else a binary
+    split or, on a one-hot indicator, a categorical split.
+
+    Raises
+    ------
+    UnsupportedEstimatorError
+        A binary or indicator column tested at a threshold that does not separate 0 from 1.
+    """
+    fi, indicated = column
+    f = features[fi]
+    if f.kind == "ordinal":
+        return ThresholdSplit(f.name, tau, lo, hi)
+    if not 0.0 <= t < 1.0:  # 0 goes left and 1 right (in float32 and float64 alike)
+        name = f.name if indicated is None else f"{f.name}={indicated}"
+        raise UnsupportedEstimatorError(
+            f"the estimator tests column {name!r} at {t}, which does not separate 0 "
+            "from 1, so it was fitted on other values of that column; import it as "
+            "ordinal (leave it out of binary_features, or pass the training rows as X)")
+    if indicated is None:  # a binary column
+        return CategoricalSplit(f.name, (Branch((0,), lo), Branch((1,), hi)))
+    others = tuple(v for v in f.domain if v != indicated)
+    return CategoricalSplit(f.name, (Branch(others, lo), Branch((indicated,), hi)))
+
+
+def tree_root(tree, features: Sequence[Feature], columns: Sequence[tuple[int, object]],
+              leaf: Callable[[int], Leaf]) -> Node:
+    """The IR root of a fitted scikit-learn ``Tree`` (``estimator.tree_``), whose leaf node
+    ``i`` becomes ``leaf(i)``; thresholds are mapped with :func:`float32_threshold`.
+
+    Raises
+    ------
+    UnsupportedEstimatorError
+        A split on missingness (an infinite threshold), or as :func:`column_split`.
+    """
+    inner = tree.children_left >= 0
+    if not np.all(np.isfinite(tree.threshold[inner])):
+        # scikit-learn splits "value present" from "value missing" with an infinite threshold
+        raise UnsupportedEstimatorError(
+            "this tree was fitted on data with missing values and has a split that separates "
+            "missing from present values; xdt models do not route missing values: impute the "
+            "data, refit, then import")
     left, right = tree.children_left, tree.children_right
     feat, thr = tree.feature, tree.threshold
-    value = tree.value[:, 0, :]
 
     def build(node: int) -> Node:
         if left[node] < 0:
-            return Leaf(classes[int(np.argmax(value[node]))])
-        fi, indicated = columns[int(feat[node])]
-        f = features[fi]
+            return leaf(node)
         lo, hi = build(int(left[node])), build(int(right[node]))
         t = float(thr[node])
-        if f.kind == "ordinal":
-            return ThresholdSplit(f.name, float32_threshold(t), lo, hi)
-        if not 0.0 <= t < 1.0:  # float32(0) <= t < float32(1): 0 goes left and 1 right
-            column = f.name if indicated is None else f"{f.name}={indicated}"
-            raise UnsupportedEstimatorError(
-                f"the estimator tests column {column!r} at {t}, which does not separate 0 "
-                "from 1, so it was fitted on other values of that column; import it as "
-                "ordinal (leave it out of binary_features, or pass the training rows as X)")
-        if indicated is None:  # a binary column
-            return CategoricalSplit(f.name, (Branch((0,), lo), Branch((1,), hi)))
-        others = tuple(v for v in f.domain if v != indicated)
-        return CategoricalSplit(f.name, (Branch(others, lo), Branch((indicated,), hi)))
+        return column_split(features, columns[int(feat[node])], t, lo, hi,
+                            float32_threshold(t))
 
-    return DecisionTree(features, classes, build(0), target=target, input_dtype="float32")
+    return build(0)
