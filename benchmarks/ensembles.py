@@ -410,6 +410,11 @@ def forest_section(name: str, pyxai, args, cache: dict) -> tuple[list[Line], lis
                           fitted.label, fitted.model.n_nodes, med, ref, ref / med, None,
                           faster=True))
     notes = [f"{fitted.label}: {len(ours)} rows timed, {fitted.model.n_nodes:,} nodes"]
+    X = fitted.frame.to_numpy(np.float64)
+    soft, hard = fitted.predict(X), hard_vote(fitted.est)(X)
+    notes.append(f"{fitted.label}: the majority vote of the trees predicts another class than "
+                 f"scikit-learn (averaged probabilities) on {int((soft != hard).sum())} of "
+                 f"{len(X):,} rows of the dataset")
     notes += [counts.note(fitted.label, True)] if counts else []
     notes += [failed] if failed else []
     return lines, notes
