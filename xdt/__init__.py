@@ -21,7 +21,9 @@ from xdt import errors
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
     from xdt.crosscheck import crosscheck
     from xdt.explain import Explainer, Explanation
+    from xdt.interop.lightgbm import from_lightgbm
     from xdt.interop.sklearn import from_sklearn
+    from xdt.interop.xgboost import from_xgboost
     from xdt.ir import DecisionTree, Feature, load_model, save_model
 
 #: Public name -> the module it comes from, imported on first access.
@@ -31,7 +33,9 @@ _LAZY = {
     "Explainer": "xdt.explain",
     "Explanation": "xdt.explain",
     "Feature": "xdt.ir",
+    "from_lightgbm": "xdt.interop.lightgbm",
     "from_sklearn": "xdt.interop.sklearn",
+    "from_xgboost": "xdt.interop.xgboost",
     "load_model": "xdt.ir",
     "save_model": "xdt.ir",
 }
@@ -40,7 +44,8 @@ _LAZY = {
 _SUBMODULES = ("batch", "cluster", "learn", "metrics")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
-           "from_sklearn", "load_model", "save_model", "__version__"]
+           "from_lightgbm", "from_sklearn", "from_xgboost", "load_model", "save_model",
+           "__version__"]
 
 
 def _version() -> str:

@@ -21,6 +21,13 @@ some term holds); kind ``nested-kdnf`` by ``"matrix": [[<condition> x k] x k]`` 
 ``"terms": [[r_1, ..., r_k], ...]`` (row prefix lengths). A condition is
 ``{"feature": f, "in": [values]}`` (categorical/binary) or ``{"feature": f, "gt": a}``,
 ``{"feature": f, "le": b}``, ``{"feature": f, "gt": a, "le": b}`` (ordinal: ``a < x <= b``).
+
+Kind ``tree-ensemble`` (:class:`~xdt.ir.ensemble.TreeEnsemble`) replaces ``root`` by
+``"trees": [<node>, ...]`` (one root per tree) and adds ``"combine"`` (``"vote"``,
+``"proba"``, ``"margin"``) and the optional ``input_dtype``, ``precision``, ``base``,
+``divisor``, ``threshold`` and ``source``; a leaf of its trees is
+``{"class": c, "value": [numbers]}`` (``value`` may be left out for ``"vote"``). Numbers are
+written with Python's shortest ``repr``, so every float reads back bit for bit.
 """
 
 from __future__ import annotations
@@ -36,18 +43,22 @@ from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
+from xdt.ir.ensemble import COMBINES, PRECISIONS, TreeEnsemble
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
-from xdt.ir.values import INPUT_DTYPES
+from xdt.ir.values import INPUT_DTYPES, to_python
 
 FORMAT = "xdt-model/1"
-KNOWN_KINDS = ("tree", "dnf", "nested-kdnf")
+KNOWN_KINDS = ("tree", "dnf", "nested-kdnf", "tree-ensemble")
 _COMMON_KEYS = {"format", "kind", "features", "classes", "target"}
 _KEYS = {"tree": _COMMON_KEYS | {"root", "input_dtype"}, "dnf": _COMMON_KEYS | {"terms"},
-         "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"}}
+         "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"},
+         "tree-ensemble": _COMMON_KEYS | {"input_dtype", "combine", "precision", "base",
+                                          "divisor", "threshold", "source", "trees"}}
 _REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "classes", "terms"),
-             "nested-kdnf": ("features", "classes", "matrix", "terms")}
-Model = DecisionTree | DNF
+             "nested-kdnf": ("features", "classes", "matrix", "terms"),
+             "tree-ensemble": ("features", "classes", "combine", "trees")}
+Model = DecisionTree | DNF | TreeEnsemble
 
 
 #: Nesting depth of JSON documents that load_model reads (a tree of depth d nests about d
@@ -77,7 +88,7 @@ def load_model(source) -> Model:
 
     Returns
     -------
-    DecisionTree, DNF or NestedKDNF
+    DecisionTree, DNF, NestedKDNF or TreeEnsemble
 
     Raises
     ------
@@ -85,7 +96,9 @@ def load_model(source) -> Model:
         Unreadable JSON, a missing or unknown ``format`` or ``kind``, wrong field types.
     InvalidModelError, UnknownFeatureError
         The model breaks a rule of the IR (see :class:`~xdt.ir.tree.DecisionTree`,
-        :class:`~xdt.ir.dnf.DNF` and :class:`~xdt.ir.dnf.NestedKDNF`).
+        :class:`~xdt.ir.dnf.DNF`, :class:`~xdt.ir.dnf.NestedKDNF` and
+        :class:`~xdt.ir.ensemble.TreeEnsemble`); an error inside tree ``t`` of an ensemble
+        has ``where`` ``"trees[t] > root > ..."``.
     FileNotFoundError
         ``source`` names no file.
 
@@ -286,8 +299,56 @@ def _model_from_dict(doc: Mapping) -> Model:
         raise ModelFormatError(f"'input_dtype' must be one of {', '.join(INPUT_DTYPES)} (the "
                                f"precision of the inputs the tree was fitted on), got "
                                f"{input_dtype!r}")
+    if kind == "tree-ensemble":
+        return _ensemble_from_dict(doc, features, target, input_dtype)
     return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"], "root"),
                         target=target, input_dtype=input_dtype)
+
+
+def _number(value, where: str) -> float | int:
+    """A JSON number (not a boolean), else ModelFormatError naming ``where``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ModelFormatError(f"{where} must be a number, got {value!r}")
+    return value
+
+
+def _ensemble_from_dict(doc: Mapping, features: list[Feature], target: str | None,
+                        input_dtype: str) -> TreeEnsemble:
+    """The :class:`TreeEnsemble` of a ``tree-ensemble`` document (fields checked by type
+    here; the rules of the IR by the ensemble and its trees)."""
+    from xdt.ir.features import FeatureSpace
+
+    combine = doc["combine"]
+    if combine not in COMBINES:
+        raise ModelFormatError(f"'combine' must be one of {', '.join(COMBINES)} (how the "
+                               f"trees' leaves combine into a class), got {combine!r}")
+    precision = doc.get("precision", "float64")
+    if precision not in PRECISIONS:
+        raise ModelFormatError(f"'precision' must be one of {', '.join(PRECISIONS)} (the "
+                               f"type the scores are summed in), got {precision!r}")
+    base = doc.get("base")
+    if base is not None:
+        base = [_number(b, f"base[{i}]") for i, b in enumerate(_list(base, "base"))]
+    divisor = _number(doc.get("divisor", 1.0), "'divisor'")
+    threshold = _number(doc.get("threshold", 0.0), "'threshold'")
+    source = doc.get("source")
+    if source is not None and not isinstance(source, Mapping):
+        raise ModelFormatError(f"'source' must be a JSON object (library, version, model "
+                               f"class), got {source!r}")
+    space = FeatureSpace(features)
+    trees = []
+    for t, root in enumerate(_list(doc["trees"], "trees")):
+        where = f"trees[{t}]"
+        try:
+            trees.append(DecisionTree(space, doc["classes"],
+                                      _node_from_dict(root, "root", values=True),
+                                      target=target, input_dtype=input_dtype))
+        except InvalidModelError as e:
+            message = str(e)[len(e.where) + 2:] if e.where else str(e)
+            raise type(e)(message, f"{where} > {e.where}" if e.where else where) from None
+    return TreeEnsemble(space, doc["classes"], trees, combine, base=base,
+                        precision=precision, divisor=divisor, threshold=threshold,
+                        target=target, input_dtype=input_dtype, source=source)
 
 
 def _list(value, where: str) -> list:
@@ -326,7 +387,18 @@ def _feature_from_dict(d, k: int) -> Feature:
     return Feature(d["name"], d["kind"], tuple(domain) if domain is not None else None)
 
 
-def _node_from_dict(d, where: str) -> Node:
+def _leaf_value(v, where: str) -> tuple:
+    """The ``value`` of an ensemble's leaf: a list of numbers, kept as read (an integer
+    stays an integer, so the file round trip is exact)."""
+    if not isinstance(v, list) or not v or any(
+            isinstance(x, bool) or not isinstance(x, int | float) for x in v):
+        raise InvalidModelError(f"a leaf's 'value' must be a non-empty list of numbers (what "
+                                f"the leaf adds to the scores), got {v!r}", where)
+    return tuple(v)
+
+
+def _node_from_dict(d, where: str, values: bool = False) -> Node:
+    """A node from its JSON object; ``values``: leaves may carry ``value`` (ensembles)."""
     # Iterative over an explicit stack would be longer; JSON nesting is bounded by the
     # parser's own recursion, so recursion here is no new limit.
     if not isinstance(d, Mapping):
@@ -334,12 +406,14 @@ def _node_from_dict(d, where: str) -> Node:
     keys = set(d)
     if keys == {"class"}:
         return Leaf(d["class"])
+    if values and keys == {"class", "value"}:
+        return Leaf(d["class"], _leaf_value(d["value"], where))
     if keys == {"feature", "threshold", "left", "right"}:
         return ThresholdSplit(d["feature"], d["threshold"],
                               _node_from_dict(d["left"], f"{where} > {d['feature']} <= "
-                                                         f"{d['threshold']}"),
+                                                         f"{d['threshold']}", values),
                               _node_from_dict(d["right"], f"{where} > {d['feature']} > "
-                                                          f"{d['threshold']}"))
+                                                          f"{d['threshold']}", values))
     if keys == {"feature", "branches"}:
         if not isinstance(d["branches"], list):
             raise InvalidModelError("'branches' must be a list", where)
@@ -349,22 +423,23 @@ def _node_from_dict(d, where: str) -> Node:
                     or not isinstance(b["in"], list):
                 raise InvalidModelError(
                     f"branch {k} must be {{\"in\": [values], \"node\": ...}}, got {b!r}", where)
-            values = ", ".join(_fmt(v) for v in b["in"])  # the node's name, as in tree.py
+            text = ", ".join(_fmt(v) for v in b["in"])  # the node's name, as in tree.py
             branches.append(Branch(tuple(b["in"]), _node_from_dict(
-                b["node"], f"{where} > {d['feature']} in {{{values}}}")))
+                b["node"], f"{where} > {d['feature']} in {{{text}}}", values)))
         return CategoricalSplit(d["feature"], tuple(branches))
+    leaf = ("{\"class\": c, \"value\": [numbers]}" if values else "{\"class\": c}")
     raise InvalidModelError(
-        f"unrecognised node with fields {sorted(keys)}; a node is a leaf {{\"class\": c}}, "
+        f"unrecognised node with fields {sorted(keys)}; a node is a leaf {leaf}, "
         "a numeric split {\"feature\", \"threshold\", \"left\", \"right\"} or a categorical "
         "split {\"feature\", \"branches\"}", where)
 
 
 def model_to_dict(model: Model) -> dict:
     """The ``xdt-model/1`` JSON object of a model (inverse of :func:`model_from_dict`)."""
-    if not isinstance(model, DecisionTree | DNF):
+    if not isinstance(model, DecisionTree | DNF | TreeEnsemble):
         raise UnsupportedModelError(
-            f"cannot save a {type(model).__name__}; xdt saves DecisionTree, DNF and "
-            "NestedKDNF models")
+            f"cannot save a {type(model).__name__}; xdt saves DecisionTree, DNF, "
+            "NestedKDNF and TreeEnsemble models")
     out: dict = {"format": FORMAT, "kind": model.kind,
                  "features": [f.to_dict() for f in model.features],
                  "classes": list(model.classes)}
@@ -376,11 +451,37 @@ def model_to_dict(model: Model) -> dict:
         out["terms"] = [list(r) for r in model.prefixes]
     elif isinstance(model, DNF):
         out["terms"] = [[c.to_dict() for c in term] for term in model.conditions]
+    elif isinstance(model, TreeEnsemble):
+        _ensemble_to_dict(model, out)
     else:
         if model.input_dtype != "float64":
             out["input_dtype"] = model.input_dtype
         out["root"] = _node_to_dict(model.root)
     return out
+
+
+def _same_float(a: float, b: float) -> bool:
+    """``a`` and ``b`` are the same float, bit for bit (``-0.0`` is not ``0.0``)."""
+    return repr(float(a)) == repr(float(b))
+
+
+def _ensemble_to_dict(model: TreeEnsemble, out: dict) -> None:
+    """The ensemble's fields into ``out``; optional fields at their defaults are left out
+    (as ``load_model`` reads an absent field)."""
+    if model.input_dtype != "float64":
+        out["input_dtype"] = model.input_dtype
+    out["combine"] = model.combine
+    if model.precision != "float64":
+        out["precision"] = model.precision
+    if model.combine == "margin" and any(not _same_float(b, 0.0) for b in model.base):
+        out["base"] = list(model.base)
+    if not _same_float(model.divisor, 1.0):
+        out["divisor"] = model.divisor
+    if not _same_float(model.threshold, 0.0):
+        out["threshold"] = model.threshold
+    if model.source:
+        out["source"] = dict(model.source)
+    out["trees"] = [_node_to_dict(tree.root) for tree in model.trees]
 
 
 def _node_to_dict(root: Node) -> dict:
@@ -391,6 +492,8 @@ def _node_to_dict(root: Node) -> dict:
         node, done = stack.pop()
         if isinstance(node, Leaf):
             out[id(node)] = {"class": node.label}
+            if node.value is not None:
+                out[id(node)]["value"] = [to_python(v) for v in node.value]
         elif not done:
             stack.append((node, True))
             children = ([node.left, node.right] if isinstance(node, ThresholdSplit)
