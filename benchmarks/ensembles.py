@@ -1,4 +1,4 @@
-"""xdt's SAT engine on tree ensembles against PyXAI, in one run: one table of times and ratios.
+"""xdt's explanations of tree ensembles against PyXAI, in one run: one table of times and ratios.
 
 Every time is CPU time (``time.process_time_ns``; for PyXAI plus the CPU of the processes it
 waits for, its MUSer run), taken in the same run as the peer's, on the same rows of the same
