@@ -655,6 +655,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     from xdt.explain.duality import Deadline
     from xdt.explain.explainer import EnumerationInterrupted
     from xdt.explain.explanation import Explanation
+    from xdt.ir.ensemble import TreeEnsemble
     from xdt.ir.instances import encode_instance
     from xdt.ir.tree import DecisionTree
     from xdt.ir.values import to_python
@@ -695,6 +696,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
             out.update({"path": [names[lit.feature] for lit in path.term.literals],
                         "path_length": len(path),
                         "path_redundant": explainer.path_is_redundant(x)})
+        elif isinstance(model, TreeEnsemble):  # the scores the class is decided on
+            scores = model.scores_of_leaves(model.leaves(np.asarray([cells])))[0]
+            out["scores"] = [float(v) for v in scores]
         else:
             true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
             rules = model.rules()
@@ -729,7 +733,10 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
 
 
 def _why(record: dict) -> str:
-    """What decided the prediction: the path (a tree) or the true terms (a DNF)."""
+    """What decided the prediction: the path (a tree), the true terms (a DNF) or the
+    scores (a tree ensemble)."""
+    if "scores" in record:
+        return "scores " + ", ".join(format(v, ".17g") for v in record["scores"])
     if "true_terms" not in record:
         redundant = ", redundant" if record["path_redundant"] else ""
         return f"path of {record['path_length']} tests{redundant}"
@@ -1347,6 +1354,10 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     engine, and every disagreement with both answers and a counterexample point checked
     with the model's own prediction. Row numbers are 0-based positions in the CSV.
 
+    A tree ensemble has no path engine: its SAT engine is checked against brute force over
+    the cell space when that is small, else against points sampled around each AXp and
+    CXp and predicted by the model (and the library, for an imported model).
+
     Exit code: 0 when the engines agree everywhere, 1 when there is any disagreement
     (or an error, with its message on stderr). Ctrl-C prints the report of the rows checked
     so far, saying after how many of how many rows it was interrupted, and exits with 130.
@@ -1358,11 +1369,12 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
       xdt crosscheck model.json --data german.csv --no-enumerate --format json > report.json
     """
     from xdt.crosscheck import crosscheck as run_crosscheck
+    from xdt.ir.ensemble import TreeEnsemble
     from xdt.ir.instances import as_frame
     from xdt.ir.tree import DecisionTree
 
     model = xdt.load_model(model_path)
-    if not isinstance(model, DecisionTree):
+    if not isinstance(model, DecisionTree | TreeEnsemble):
         from xdt.crosscheck import dnf_message
 
         raise click.ClickException(

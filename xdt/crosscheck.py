@@ -47,6 +47,7 @@ from xdt.explain.models import kind_name
 from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
 from xdt.ir.dnf import DNF
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame, encode_instance
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
@@ -646,14 +647,18 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         the row and the check, gives both answers and, where one exists, a counterexample
         point checked with ``model.predict``.
 
+    A :class:`~xdt.ir.ensemble.TreeEnsemble` has no path engine: its SAT engine is
+    compared with an independent checker instead (:func:`crosscheck_ensemble`, which
+    returns an :class:`EnsembleCrosscheckReport`).
+
     Raises
     ------
     CrosscheckInterrupted
         On ``KeyboardInterrupt`` (Ctrl-C); its ``report`` covers the rows checked in full.
     EngineNotAvailableError
-        When ``model`` is a DNF or nested k-DNF: the path engine explains trees only, so
-        there is nothing to compare the SAT engine with (the message says how to check a
-        DNF's explanations instead).
+        With ``path_restricted`` on a tree ensemble; when ``model`` is a DNF or nested
+        k-DNF: the path engine explains trees only, so there is nothing to compare the SAT
+        engine with (the message says how to check a DNF's explanations instead).
     UnsupportedModelError
         When ``model`` is not a model at all.
     DataError
@@ -663,6 +668,10 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     """
     if isinstance(model, DNF):
         raise EngineNotAvailableError(dnf_message(model))
+    if isinstance(model, TreeEnsemble):
+        return crosscheck_ensemble(model, X, enumerate=enumerate, solver=solver,
+                                   progress=progress, time_limit=time_limit,
+                                   path_restricted=path_restricted)
     if not isinstance(model, DecisionTree):
         raise UnsupportedModelError(
             f"crosscheck compares the engines on decision trees, not on "
@@ -736,3 +745,211 @@ def _describe(model: DecisionTree) -> str:
     target = f", target {model.target!r}" if model.target else ""
     return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, depth "
             f"{model.depth}, {len(model.classes)} classes{target}")
+
+
+# ---------------------------------------------------------------------- tree ensembles
+ENSEMBLE_CHECKS: dict[str, str] = {
+    "axp": "the AXp is an AXp (brute force) / no sampled point refutes it",
+    "cxp": "the CXp is a CXp (brute force) / its counterexample flips the prediction",
+    "all_axps": "all AXps: the brute force's sets",
+    "all_cxps": "all CXps: the brute force's sets",
+}
+"""The checks :func:`crosscheck_ensemble` makes on every row."""
+
+
+@dataclass
+class EnsembleDisagreement:
+    """A row on which the SAT engine and the independent checker disagree.
+
+    ``point`` (when given) is a concrete point, with the class the model's own ``predict``
+    (and the library's, when the ensemble carries it) gives it, that settles the question.
+    """
+
+    row: object
+    check: str
+    detail: str
+    point: dict | None = None
+    predicted: object = None
+
+    def to_dict(self) -> dict:
+        return {"row": to_python(self.row), "check": self.check, "detail": self.detail,
+                "point": self.point, "predicted": to_python(self.predicted)}
+
+
+@dataclass
+class EnsembleCrosscheckReport:
+    """What :func:`crosscheck_ensemble` found.
+
+    Attributes
+    ----------
+    checker : {"brute force", "sampling"}
+        The independent checker: every point of the cell space predicted by the IR's
+        ``predict_cells`` (exact), or, for a cell space too large, points sampled around
+        each explanation and predicted by ``model.predict`` and the library's own
+        ``predict`` when the ensemble carries it (evidence, not proof).
+    rows, requested : int
+    checked, agreements : dict of str to int
+        Per check (a key of :data:`ENSEMBLE_CHECKS`), the rows checked and agreed on.
+    disagreements : list of EnsembleDisagreement
+    times : list of float
+        Seconds of the SAT engine per row.
+    """
+
+    checker: str
+    model: str
+    solver: str
+    requested: int
+    enumerate: bool = True
+    rows: int = 0
+    checked: dict = field(default_factory=lambda: {k: 0 for k in ENSEMBLE_CHECKS})
+    agreements: dict = field(default_factory=lambda: {k: 0 for k in ENSEMBLE_CHECKS})
+    disagreements: list = field(default_factory=list)
+    times: list = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "checker": self.checker, "solver": self.solver,
+                "rows": self.rows, "requested": self.requested, "ok": self.ok,
+                "checked": dict(self.checked), "agreements": dict(self.agreements),
+                "median_ms": (float(np.median(self.times)) * 1e3 if self.times
+                              else float("nan")),
+                "disagreements": [d.to_dict() for d in self.disagreements]}
+
+    def summary(self) -> str:
+        lines = [f"crosscheck: SAT engine ({self.solver}) vs {self.checker}, {self.rows} "
+                 f"row(s) of {self.model}"]
+        for k, text in ENSEMBLE_CHECKS.items():
+            if self.checked[k]:
+                lines.append(f"  {text}: {self.agreements[k]}/{self.checked[k]}")
+        if self.times:
+            lines.append(f"  SAT engine: median {_ms(float(np.median(self.times)))} per row")
+        for d in self.disagreements:
+            where = f" (point {d.point}, predicted {to_python(d.predicted)!r})" if d.point else ""
+            lines.append(f"  row {d.row}, {d.check}: {d.detail}{where}")
+        lines.append("OK: no disagreement" if self.ok
+                     else f"{len(self.disagreements)} disagreement(s)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
+                        solver: str = DEFAULT_SOLVER, progress: bool = False,
+                        time_limit: float | None = None, path_restricted: bool = False,
+                        samples: int = 500, max_points: int | None = None
+                        ) -> EnsembleCrosscheckReport:
+    """Compare the SAT engine's explanations of a tree ensemble with an independent checker,
+    row by row.
+
+    When the cell space has at most ``max_points`` points (default
+    :data:`xdt.explain.verify.MAX_POINTS`) and at most
+    :data:`~xdt.explain.verify.MAX_CANDIDATES` features, the checker is the brute force
+    (:func:`xdt.explain.verify.brute_force`: every point predicted by ``predict_cells``,
+    every subset of features tested from the definitions): the AXp and CXp must be among
+    its AXps and CXps and, with ``enumerate``, all AXps and all CXps must equal its sets.
+    Otherwise the checker samples: ``samples`` points agreeing with the instance on the
+    AXp (:func:`xdt.explain.verify.reference_counterexample`, through the library's own
+    ``predict`` when ``model.reference`` is set) must all keep the prediction, and the
+    CXp's counterexample must be predicted another class by ``model.predict`` and the
+    library. The SAT engine shares nothing with either checker but the model's cells.
+
+    Parameters are those of :func:`crosscheck`; ``samples`` points per AXp when sampling.
+
+    Raises
+    ------
+    EngineNotAvailableError
+        For ``path_restricted`` (an ensemble has no single path).
+    DataError
+        When there are no rows, or a row the model cannot read.
+    """
+    from xdt.explain import verify
+    from xdt.explain.models import tree_only
+
+    if path_restricted:
+        raise tree_only("path-restricted crosscheck", "crosscheck it without "
+                        "path_restricted", model)
+    limit = verify.MAX_POINTS if max_points is None else max_points
+    size = int(np.prod([c.n_cells for c in model.cells], dtype=object))
+    exhaustive = size <= limit and len(model.features) <= verify.MAX_CANDIDATES
+    labels, records = _rows(model, X)
+    if not records:
+        raise DataError("there are no rows to crosscheck")
+    from xdt.explain.models import describe
+
+    report = EnsembleCrosscheckReport("brute force" if exhaustive else "sampling",
+                                      describe(model), solver, len(records),
+                                      enumerate=bool(enumerate))
+    ref = model.reference
+
+    def predicted(point: dict) -> tuple[object, bool]:
+        ours = to_python(model.predict([point])[0])
+        if ref is None:
+            return ours, True
+        theirs = to_python(ref(verify.reference_rows(
+            model, [[point[n] for n in model.features.names]]))[0])
+        return ours, ours == theirs
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(records), desc="crosschecking", unit="row", file=sys.stderr,
+               disable=not progress, leave=False, dynamic_ncols=True)
+    with Explainer(model, "sat", solver=solver, certificates=False) as ex:
+        for label, x in zip(labels, records, strict=True):
+            bar.update(1)
+            try:
+                prediction = ex.predict(x)
+            except XdtError as e:
+                raise DataError(f"row {label}: {e}") from None
+            start = time.perf_counter()
+            axp = ex.axp(x)
+            cxp = ex.cxp(x)
+            lists = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
+                      "all_cxps": ex.all_cxps(x, time_limit=time_limit)}
+                     if enumerate and exhaustive else {})
+            report.times.append(time.perf_counter() - start)
+
+            def tally(check: str, ok: bool, detail: str = "", point: dict | None = None,
+                      cls: object = None, row=label) -> None:
+                report.checked[check] += 1
+                if ok:
+                    report.agreements[check] += 1
+                else:
+                    report.disagreements.append(
+                        EnsembleDisagreement(row, check, detail, point, cls))
+
+            if exhaustive:
+                bf = verify.brute_force(model, x, max_points=limit)
+                shown = _set(axp.features)
+                tally("axp", frozenset(axp.features) in bf.axps,
+                      f"{shown} is not an AXp by brute force")
+                tally("cxp", (cxp is None and not bf.cxps)
+                      or (cxp is not None and frozenset(cxp.features) in bf.cxps),
+                      f"{_set(cxp.features) if cxp else 'no CXp'}: not so by brute force")
+                for key, truth in (("all_axps", bf.axps), ("all_cxps", bf.cxps)):
+                    if key in lists and lists[key].complete:
+                        got = _sets(lists[key])
+                        tally(key, got == set(truth),
+                              f"SAT lists {_listed(got, model.features.names)}, brute force "
+                              f"{_listed(truth, model.features.names)}")
+            else:
+                point = verify.reference_counterexample(model, x, axp.features, samples)
+                cls = None if point is None else predicted(point)[0]
+                tally("axp", point is None, f"a point agreeing on {_set(axp.features)} has "
+                      "another class", point, cls)
+                if cxp is not None:
+                    cx = cxp.counterexample
+                    cls, same = predicted(cx)
+                    moved = [n for n in model.features.names
+                             if n not in cxp.features and cx[n] != x[n]]
+                    tally("cxp", same and cls != to_python(prediction) and not moved,
+                          f"the counterexample of {_set(cxp.features)} does not flip the "
+                          "prediction (or the library disagrees, or it moves "
+                          f"{moved})", cx, cls)
+            report.rows += 1
+    bar.close()
+    return report

@@ -31,7 +31,15 @@ every path of another class. Entailment over a large cell space cannot be checke
 (:class:`~xdt.explain.path.PathOracle`, an independent engine) when the model is a tree, and
 for a DNF by :func:`xdt.explain.verify.sat_counterexample`, another solver on another CNF
 (:class:`~xdt.explain.verify.DnfCnf`: one-hot ordinal features, a variable equivalent to
-each term), which shares nothing with the SAT engine's encoding. Every model kind is handled
+each term), which shares nothing with the SAT engine's encoding. For a tree ensemble there is no
+independent proof object: the SAT engine's UNSAT answers rest on the lemmas it generated
+lazily (:mod:`xdt.explain.ensemble`), and the check re-examines the box instead — every
+point of it with the IR's ``predict_cells`` when it has at most
+:data:`xdt.explain.verify.MAX_POINTS` points (exact), else :data:`ENSEMBLE_SAMPLES` random
+points of it (evidence, not proof). When the ensemble carries the library's own ``predict``
+(``model.reference``, set by the importers), every witness point and the instance are also
+predicted by the library, and a point the library predicts otherwise than the IR fails the
+check; the sampled box points are predicted by it too. Every model kind is handled
 the same way otherwise: classes come from the model's own prediction (``model.predict`` on
 the points, ``predict_cells`` on cells). ``Explainer`` methods run the check before
 returning when given ``verify=True``.
@@ -61,6 +69,7 @@ from xdt.errors import CertificateError
 from xdt.explain.models import Model, is_tree, predict_cells, predict_one
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
@@ -404,6 +413,9 @@ def check_certificates(model: Model, explanations: Sequence, *,
     plans = [_plan(model, e, r) for e, r in zip(explanations, rows, strict=True)]
     points = [p for _, plan_points, _, _ in plans for p in plan_points]
     got = model.predict(points) if points else []
+    ref = getattr(model, "reference", None)
+    if ref is not None and points:
+        got = _with_reference(model, ref, points, got)
     start = 0
     for fail, plan_points, claims, proof_check in plans:
         preds = got[start:start + len(plan_points)]
@@ -413,6 +425,34 @@ def check_certificates(model: Model, explanations: Sequence, *,
             if reason is not None:
                 raise fail(reason)
         proof_check()
+
+
+def _with_reference(model: Model, ref, points: list[dict], got) -> list:
+    """The predictions of ``points`` where the library's own ``predict`` (``ref``) agrees
+    with the IR's ``got``; where it does not, a :class:`_Disagreement` that every claim on
+    the point rejects (a certificate is then not re-checked by the library)."""
+    from xdt.explain.verify import reference_rows
+
+    names = model.features.names
+    theirs = ref(reference_rows(model, [[p[n] for n in names] for p in points]))
+    return [g if _same(g, r) else _Disagreement(g, r)
+            for g, r in zip(list(got), list(theirs), strict=True)]
+
+
+class _Disagreement:
+    """A point the IR and the library predict differently: equal to nothing."""
+
+    def __init__(self, ours: object, theirs: object):
+        self.ours, self.theirs = ours, theirs
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"{to_python(self.ours)!r} by the IR but {to_python(self.theirs)!r} by the "
+                "library's own predict (model.reference)")
 
 
 def _plan(model: Model, explanation, row: object):
@@ -561,7 +601,9 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
         if proof.answer != "UNSAT" or list(proof.features) != feats:
             raise fail(f"the SAT proof is about {list(proof.features)} ({proof.answer}), not "
                        "an UNSAT answer for the AXp's features")
-        if isinstance(model, DecisionTree):
+        if isinstance(model, TreeEnsemble):
+            point, checker = _ensemble_box_check(model, held, cells)
+        elif isinstance(model, DecisionTree):
             from xdt.explain.path import PathOracle  # the independent engine
 
             universe = full_mask(len(names))
@@ -580,6 +622,31 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
                        f"class inside the held cells: {_plain_point(other)}")
     else:
         raise fail(f"unknown proof {type(proof).__name__}")
+
+
+ENSEMBLE_SAMPLES = 4000
+"""Points of the box sampled to re-check an ensemble AXp's SAT proof when the box is too
+large to enumerate (:data:`xdt.explain.verify.MAX_POINTS`)."""
+
+
+def _ensemble_box_check(model: TreeEnsemble, held: dict[int, int], cells: Sequence[int]
+                        ) -> tuple[tuple[int, ...] | None, str]:
+    """A point of another class in the box of an ensemble AXp, and what looked for it:
+    every point of the box when it is small enough (exact), else a sample of
+    :data:`ENSEMBLE_SAMPLES` points (evidence, not proof); by the IR's ``predict_cells`` and
+    the library's own ``predict`` when ``model.reference`` is set."""
+    from xdt.explain import verify  # the independent checks
+
+    c = int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
+    box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
+    if verify.box_size(box) <= verify.MAX_POINTS:
+        point = verify.counterexample_in_box(model, held, c, cells)
+        if point is not None or model.reference is None:
+            return point, "enumerating the box with model.predict_cells"
+        return (verify.sample_box_counterexample(model, box, c, ENSEMBLE_SAMPLES),
+                "sampling the box through the library's own predict (model.reference)")
+    return (verify.sample_box_counterexample(model, box, c, ENSEMBLE_SAMPLES),
+            "sampling the box (model.predict_cells, and model.reference when set)")
 
 
 def _check_path_proof(model: DecisionTree, proof: PathProof, prediction: object,

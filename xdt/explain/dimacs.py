@@ -69,7 +69,16 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import UnsupportedModelError
-from xdt.explain.models import MODEL_TYPES, Model, describe, is_tree, predict_one, tree_only
+from xdt.explain.ensemble import EnsembleEncoding
+from xdt.explain.models import (
+    MODEL_TYPES,
+    Model,
+    describe,
+    is_ensemble,
+    is_tree,
+    predict_one,
+    tree_only,
+)
 from xdt.explain.sat import ModelEncoding
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
@@ -78,6 +87,13 @@ from xdt.ir.values import to_python
 FORMAT = "xdt-dimacs/1"
 """Name and version of the comment conventions, written in the first line."""
 
+
+
+ENSEMBLE_VARS = ("leaf", "order", "beats", "count", "more")
+"""Kinds of variables of a tree ensemble's query (see
+:class:`~xdt.explain.ensemble.EnsembleEncoding`): a tree reaches a leaf, a tree's value on a
+score is at least a level, a class is predicted before the instance's, at least ``j`` of
+the first ``i`` trees vote a class, a class has more votes than the instance's (by ``j``)."""
 
 
 def _json(value: object) -> str:
@@ -280,6 +296,9 @@ def _meanings(model: Model, encoding: ModelEncoding, allowed: Sequence[int],
             rule = _term_rule(model, p)
             meanings[v] = {"type": "term", "class": label, "term": p, "rule": rule,
                            "text": f"term {p} holds: {rule} (class {label})"}
+        elif isinstance(obj, tuple) and obj[0] in ENSEMBLE_VARS:
+            meanings[v] = {"type": obj[0], "of": [to_python(o) for o in obj[1:]],
+                           "text": encoding.describe_var(v)}
         else:
             f = owner.get(v)
             feat = None if f is None else names[f]
@@ -320,8 +339,13 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
     """
     if not isinstance(model, MODEL_TYPES):
         raise UnsupportedModelError(
-            "xdt can write the CNF of decision trees, DNFs and nested k-DNFs, not of "
-            f"{type(model).__name__}")
+            "xdt can write the CNF of decision trees, DNFs, nested k-DNFs and voting tree "
+            f"ensembles, not of {type(model).__name__}")
+    if is_ensemble(model) and model.combine != "vote":
+        raise UnsupportedModelError(
+            f"a {model.combine} tree ensemble decides by float sums, which have no exact CNF "
+            "here; write its MaxSAT query instead (xdt.explain.dimacs.wcnf_text / "
+            "write_wcnf)")
     if path_restricted and not is_tree(model):
         raise tree_only("a path-restricted query",
                         "write the query without --path-restricted / path_restricted", model)
@@ -339,10 +363,12 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
     else:
         allowed = tuple(1 << c for c in cells)
         universe = full_mask(len(cells))
-    encoding = ModelEncoding(model)
-    # SatOracle.clauses, in the same order and numbering.
+    encoding = EnsembleEncoding(model) if is_ensemble(model) else ModelEncoding(model)
+    # SatOracle.clauses, in the same order and numbering; for a vote, the complete form.
+    differs = (encoding.votes_differ(prediction) if isinstance(encoding, EnsembleEncoding)
+               else encoding.differs(prediction))
     selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]
-    clauses = [list(c) for c in encoding.domain + encoding.differs(prediction)] + [
+    clauses = [list(c) for c in encoding.domain + differs] + [
         [-s] + clause for f, s in enumerate(selectors)
         for clause in encoding.inside(f, allowed[f])]
     names = model.features.names
@@ -489,3 +515,165 @@ def parse_dimacs(text: str) -> CnfQuery:
 def read_dimacs(path: str | os.PathLike) -> CnfQuery:
     """:func:`parse_dimacs` of the file at ``path``."""
     return parse_dimacs(Path(path).read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------- MaxSAT (WCNF)
+@dataclass
+class WcnfQuery:
+    """The MaxSAT form of one explanation query of a tree ensemble against one class.
+
+    Hard clauses: the cell space, "each tree reaches exactly the leaf of its path" and the
+    selectors (as in :func:`encode_query`); soft clauses: one unit clause ``[y]`` per leaf
+    ``y``, weighted by that leaf's exact contribution to the lead of class ``against`` over
+    the instance's prediction (Ignatiev, Izza, Stuckey & Marques-Silva, "Using MaxSAT for
+    Efficient Explanations of Tree Ensembles", AAAI 2022, Section 4).
+
+    Attributes
+    ----------
+    hard : list of clauses
+    soft : list of (clause, weight)
+        Positive integer weights (exact, possibly beyond 64 bits).
+    n_vars : int
+    selectors : dict[str, int]
+    instance, prediction, against
+        The instance, its predicted class and the class it is tested against.
+    offset, scale : int
+        At an optimum with satisfied soft weight ``W``, the largest lead of ``against``
+        over ``prediction`` is ``(offset + W) / scale`` in exact real arithmetic.
+    strict : bool
+        ``against`` wins when the lead is ``> 0`` (True) or ``>= 0`` (False: it wins ties).
+    comments : list of str
+    """
+
+    hard: list
+    soft: list
+    n_vars: int
+    selectors: dict
+    instance: dict
+    prediction: object
+    against: object
+    offset: int
+    scale: int
+    strict: bool
+    comments: list = field(default_factory=list)
+
+    def to_text(self) -> str:
+        """The classic ``p wcnf`` format: hard clauses carry the weight ``top`` (one more
+        than all soft weights together), each line ``weight lit ... 0``."""
+        top = sum(w for _, w in self.soft) + 1
+        lines = [f"c {c}" if c else "c" for c in self.comments]
+        lines.append(f"p wcnf {self.n_vars} {len(self.hard) + len(self.soft)} {top}")
+        lines.extend(f"{top} {' '.join(map(str, c))} 0" for c in self.hard)
+        lines.extend(f"{w} {' '.join(map(str, c))} 0" for c, w in self.soft)
+        return "\n".join(lines) + "\n"
+
+
+def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuery:
+    """The MaxSAT (WCNF) form of the explanation query of ``x`` on a tree ensemble.
+
+    Parameters
+    ----------
+    model : TreeEnsemble
+    x : dict, sequence or pandas Series
+        The instance.
+    against : class label, optional
+        The class tested against the prediction; default: the other class of a binary
+        model (required with more classes: one query per other class).
+    source : str, optional
+        Where the model came from, for the header.
+
+    Returns
+    -------
+    WcnfQuery
+
+    Notes
+    -----
+    The weights are the leaves' values as exact rationals (every float is ``m * 2**e``,
+    so one power of two ``scale`` makes them all integers), each tree's shifted by its
+    smallest so that all are non-negative (the shifts go into ``offset``). The formula is
+    in exact real arithmetic, while xdt's engine (:mod:`xdt.explain.ensemble`) decides in
+    the library's floating-point arithmetic (sums in tree order and precision): they agree
+    except where a lead is within rounding of zero, and there the engine's answer is the
+    library's. For a binary margin the lead is ``score - threshold`` (against
+    ``classes[1]``) or ``threshold - score``; otherwise ``S_against - S_prediction``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        When ``model`` is not a tree ensemble.
+    ValueError
+        For an ``against`` that is not another class of the model.
+    """
+    if not is_ensemble(model):
+        raise UnsupportedModelError(
+            "the MaxSAT form is written for tree ensembles; write the CNF of a "
+            f"{type(model).__name__} with dimacs_text")
+    values, cells = encode_instance(model.features, model.cells, x)
+    prediction = predict_one(model, cells)
+    others = [k for k in range(len(model.classes)) if k != prediction]
+    if against is None:
+        if len(others) != 1:
+            raise ValueError(
+                f"against: give the class to test against the prediction "
+                f"{to_python(model.classes[prediction])!r}, one of "
+                f"{[to_python(model.classes[k]) for k in others]}")
+        k = others[0]
+    else:
+        k = next((j for j in others if model.classes[j] == against), None)
+        if k is None:
+            raise ValueError(f"against: {against!r} is not another class than the prediction "
+                             f"{to_python(model.classes[prediction])!r}; use one of "
+                             f"{[to_python(model.classes[j]) for j in others]}")
+    encoding = EnsembleEncoding(model)
+    allowed = [1 << c for c in cells]
+    selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]
+    hard = [list(c) for c in encoding.domain + encoding.path_clauses] + [
+        [-s] + clause for f, s in enumerate(selectors)
+        for clause in encoding.inside(f, allowed[f])]
+    weights, offset, scale, strict = encoding.advantage(k, prediction)
+    soft = [([y], w) for y, w in weights.items() if w > 0]
+    names = model.features.names
+    used = {abs(lit) for c in hard for lit in c} | set(weights)
+    q = WcnfQuery(hard=hard, soft=soft, n_vars=max(used | {encoding.pool.top}),
+                  selectors={names[f]: s for f, s in enumerate(selectors)},
+                  instance={n: to_python(v) for n, v in zip(names, values, strict=True)},
+                  prediction=to_python(model.classes[prediction]),
+                  against=to_python(model.classes[k]), offset=offset, scale=scale,
+                  strict=strict)
+    wins = "> 0" if strict else ">= 0 (it wins ties)"
+    q.comments = [
+        f"{FORMAT} (MaxSAT): one explanation query of a tree ensemble",
+        f"model: {_one_line(_summary(model, source))}",
+        "Maximise the satisfied soft weight W. With the selectors of a set S of features as",
+        f"unit hard clauses, the largest lead of class {_json(q.against)} over the prediction",
+        f"{_json(q.prediction)} among the points agreeing with the instance on S is",
+        f"(offset + W) / scale, in exact real arithmetic; {_json(q.against)} wins when it is "
+        f"{wins}.",
+        "So S entails the prediction against this class (exactly, in real arithmetic) when the",
+        "optimum lead does not win. xdt's engine decides in the library's float arithmetic",
+        "(sums in tree order and precision): the two agree unless the lead is within rounding",
+        "of zero. With more than two classes, S is a weak AXp when it wins against none.",
+        "",
+        f"offset {offset}",
+        f"scale {scale}",
+        f"strict {_json(strict)}",
+        f"instance {_json(q.instance)}",
+        f"prediction {_json(q.prediction)}",
+        f"against {_json(q.against)}",
+        f"selectors {_json(q.selectors)}",
+    ] + [f"var {v} {_one_line(encoding.describe_var(v))}" for v in range(1, q.n_vars + 1)
+         if encoding.pool.obj(v) is not None and encoding.pool.obj(v)[0] != "order"]
+    return q
+
+
+def wcnf_text(model, x, *, against=None, source: str | None = None) -> str:
+    """The WCNF text of :func:`wcnf_query`."""
+    return wcnf_query(model, x, against=against, source=source).to_text()
+
+
+def write_wcnf(model, x, path: str | os.PathLike, *, against=None,
+               source: str | None = None) -> WcnfQuery:
+    """Write :func:`wcnf_query` to ``path`` (UTF-8); returns what was written."""
+    query = wcnf_query(model, x, against=against, source=source)
+    Path(path).write_text(query.to_text(), encoding="utf-8")
+    return query

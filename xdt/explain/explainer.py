@@ -188,7 +188,7 @@ class Explainer:
 
     Parameters
     ----------
-    model : DecisionTree, DNF or NestedKDNF
+    model : DecisionTree, DNF, NestedKDNF or TreeEnsemble
         The model to explain.
     engine : {"auto", "path", "sat"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
@@ -201,7 +201,8 @@ class Explainer:
         posed as assumptions; for trees, the reference the path-walker is cross-checked
         against.
         ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"sat"`` for a
-        DNF or nested k-DNF. :attr:`engine` holds the engine chosen.
+        DNF, nested k-DNF or tree ensemble (:mod:`xdt.explain.ensemble`: decided exactly
+        in the library's float arithmetic). :attr:`engine` holds the engine chosen.
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         The solvers belong to the model (one per class and solver name, shared by every
@@ -222,9 +223,9 @@ class Explainer:
     ------
     EngineNotAvailableError
         Unknown engine or solver, or an engine that cannot explain this model (the path
-        engine on a DNF); also raised by the methods that read a tree's path
-        (:meth:`path_features`, :meth:`path_is_redundant`, ``path_restricted=True``,
-        ``order="path"``) on a DNF.
+        engine on a DNF or a tree ensemble); also raised by the methods that read a tree's
+        path (:meth:`path_features`, :meth:`path_is_redundant`, ``path_restricted=True``,
+        ``order="path"``) on a DNF or a tree ensemble.
 
     Notes
     -----
@@ -285,7 +286,8 @@ class Explainer:
             engine = "path" if is_tree(model) else "sat"
         if engine == "path" and not is_tree(model):
             raise tree_only("the path engine",
-                            "use engine='sat' (the default for DNFs: engine=None or 'auto')",
+                            "use engine='sat' (the default for DNFs and tree ensembles: "
+                            "engine=None or 'auto')",
                             model)
         self.model = model
         self.engine = engine
@@ -360,8 +362,8 @@ class Explainer:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
         if self._encoding is not None:
-            oracle = SatOracle(self._encoding, cells, allowed, universe, prediction,
-                               solver=self.solver)
+            oracle = self._encoding.oracle(cells, allowed, universe, prediction,
+                                           solver=self.solver)
         else:
             oracle = PathOracle(self.model, cells, allowed, universe, prediction,
                                 restricted=bool(path_restricted))

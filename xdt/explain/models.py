@@ -30,15 +30,21 @@ from xdt.errors import EngineNotAvailableError
 from xdt.explain.duality import minimum_hitting_set
 from xdt.explain.oracle import bits
 from xdt.ir.dnf import DNF
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.tree import DecisionTree
 
-Model = DecisionTree | DNF
+Model = DecisionTree | DNF | TreeEnsemble
 """The models the explainers know."""
 
-MODEL_TYPES = (DecisionTree, DNF)
+MODEL_TYPES = (DecisionTree, DNF, TreeEnsemble)
 
 TermMasks = tuple[int, dict[int, int]]
 """A term as ``(index in the model, {feature: allowed cells})``."""
+
+
+def is_ensemble(model: object) -> bool:
+    """Whether ``model`` is a tree ensemble (explained by :mod:`xdt.explain.ensemble`)."""
+    return isinstance(model, TreeEnsemble)
 
 
 def is_tree(model: object) -> bool:
@@ -56,23 +62,32 @@ def check_model(model: object, what: str) -> None:
     hint = (" (load a model file or dict with xdt.load_model first)"
             if isinstance(model, dict | str) else "")
     raise EngineNotAvailableError(
-        f"{what} explains decision trees, DNFs and nested k-DNFs, not "
+        f"{what} explains decision trees, DNFs, nested k-DNFs and tree ensembles, not "
         f"{type(model).__name__}{hint}")
 
 
 def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailableError:
-    """The error for a path-based notion asked of a model without paths (a DNF); the
-    message says what to use instead."""
-    kind = kind_name(model) if isinstance(model, DNF) else "DNF"
+    """The error for a path-based notion asked of a model without paths (a DNF, or a tree
+    ensemble: it has many paths, one per tree, and no single one decides); the message says
+    what to use instead."""
+    kind = kind_name(model) if isinstance(model, DNF | TreeEnsemble) else "DNF"
+    which = ("no single path decides its prediction" if isinstance(model, TreeEnsemble)
+             else "has no paths")
+    if isinstance(model, TreeEnsemble):
+        return EngineNotAvailableError(
+            f"{what} is defined for decision trees (it reads the instance's root-to-leaf "
+            f"path), and this model is a {kind}: {which}; {instead}")
     return EngineNotAvailableError(
         f"{what} is defined for decision trees (it reads the instance's root-to-leaf path), "
-        f"and this model is a {kind}, which has no paths; {instead}")
+        f"and this model is a {kind}, which {which}; {instead}")
 
 
 def kind_name(model: Model) -> str:
-    """``"decision tree"``, ``"DNF"`` or ``"nested k-DNF"``."""
+    """``"decision tree"``, ``"tree ensemble"``, ``"DNF"`` or ``"nested k-DNF"``."""
     if is_tree(model):
         return "decision tree"
+    if isinstance(model, TreeEnsemble):
+        return "tree ensemble"
     return "nested k-DNF" if model.kind == "nested-kdnf" else "DNF"
 
 
@@ -82,6 +97,10 @@ def describe(model: Model) -> str:
     if isinstance(model, DecisionTree):
         return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
                 f"depth {model.depth}, {len(model.classes)} classes{target}")
+    if isinstance(model, TreeEnsemble):
+        return (f"tree ensemble ({model.combine}), {model.n_trees} trees, "
+                f"{len(model.features)} features, {model.n_nodes} nodes, depth {model.depth}, "
+                f"{len(model.classes)} classes{target}")
     return (f"{kind_name(model)}, {len(model.features)} features, {len(model.terms)} terms, "
             f"k = {model.k}, classes {list(model.classes)} (the second when a term "
             f"holds){target}")
@@ -107,8 +126,12 @@ def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
         For a tree: its consistent paths of class ``c`` (``(path.index, path.masks)``). For
         a DNF: its terms when ``c == 1`` (``(term index, masks)``), ``None`` when ``c == 0``
         (the terms of the complement are not listed). For both, the model predicts ``c``
-        at a point exactly when one of the listed terms holds there.
+        at a point exactly when one of the listed terms holds there. For a tree ensemble:
+        ``None`` (no term of the ensemble is listed; its trees' paths are in
+        :meth:`~xdt.ir.ensemble.TreeEnsemble.tree_terms`).
     """
+    if isinstance(model, TreeEnsemble):
+        return None
     if isinstance(model, DecisionTree):
         return [(p.index, p.masks) for p in model.paths
                 if p.class_index == c and p.consistent]

@@ -77,6 +77,7 @@ from xdt.errors import EngineNotAvailableError, UnsupportedModelError
 from xdt.explain.models import MODEL_TYPES, Model, implying_terms
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, full_mask
+from xdt.ir.ensemble import TreeEnsemble
 
 DEFAULT_SOLVER = "cadical195"
 UNUSABLE = {
@@ -220,8 +221,12 @@ class ModelEncoding:
     def __init__(self, model: Model):
         if not isinstance(model, MODEL_TYPES):
             raise UnsupportedModelError(
-                "the SAT encoder knows decision trees, DNFs and nested k-DNFs; cannot encode "
-                f"{type(model).__name__}")
+                "the SAT encoder knows decision trees, tree ensembles, DNFs and nested "
+                f"k-DNFs; cannot encode {type(model).__name__}")
+        if isinstance(model, TreeEnsemble) and type(self).differs is ModelEncoding.differs:
+            raise UnsupportedModelError(
+                "a tree ensemble is encoded by xdt.explain.ensemble.EnsembleEncoding (use "
+                "shared_encoding(model))")
         self._ref = weakref.ref(model)
         self._held: Model | None = model
         self.cells = model.cells
@@ -277,6 +282,12 @@ class ModelEncoding:
                     shared = SharedSolver(name, self.domain + self.differs(c))
                     self._solvers[key] = shared
         return shared
+
+    def oracle(self, cells: Sequence[int], allowed: Sequence[int], universe: int,
+               prediction: int, solver: str = DEFAULT_SOLVER) -> SatOracle:
+        """The entailment oracle of one instance on this encoding's solvers (the parameters
+        of :class:`SatOracle`)."""
+        return SatOracle(self, cells, allowed, universe, prediction, solver=solver)
 
     def release(self) -> None:
         """Delete the running solvers (idempotent), waiting for a query in progress. They
@@ -477,7 +488,12 @@ def shared_encoding(model: Model) -> ModelEncoding:
     with _SHARED_LOCK:  # one encoding per model, even when two threads ask at once
         enc = _SHARED.get(key)
         if enc is None or enc._ref() is not model:
-            enc = ModelEncoding(model)
+            if isinstance(model, TreeEnsemble):
+                from xdt.explain.ensemble import EnsembleEncoding
+
+                enc = EnsembleEncoding(model)
+            else:
+                enc = ModelEncoding(model)
             enc._held = None  # the cache must not keep the model alive
             _SHARED[key] = enc
             weakref.finalize(model, _forget, key, enc)
@@ -589,8 +605,8 @@ class SatOracle(EntailmentOracle):
         model's shared solver). Certificates made on first access use it."""
         if self._shared is not None:
             return self
-        return SatOracle(self.encoding, self.cells, self.allowed, self.universe,
-                         self.prediction, solver=self.solver_name)
+        return type(self)(self.encoding, self.cells, self.allowed, self.universe,
+                          self.prediction, solver=self.solver_name)
 
     def _open(self) -> SharedSolver:
         shared = self._shared

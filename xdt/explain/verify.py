@@ -55,11 +55,14 @@ from pysat.solvers import Solver, SolverNames
 from xdt.errors import EngineNotAvailableError
 from xdt.ir.cells import CategoricalCells, IntervalCells, full_mask
 from xdt.ir.dnf import DNF
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
 
-Model = DecisionTree | DNF
-"""The models the checks take."""
+Model = DecisionTree | DNF | TreeEnsemble
+"""The models the checks take (tree ensembles by enumerating or sampling their cell
+space: :func:`brute_force`, :func:`counterexample_in_box`, :func:`sample_box_counterexample`,
+:func:`reference_counterexample`)."""
 
 MAX_POINTS = 200_000
 """Largest cell space :func:`brute_force` enumerates."""
@@ -237,7 +240,10 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
 
     Notes
     -----
-    For a tree, the depth-first search of :func:`reachable_classes`. For a DNF predicting
+    For a tree ensemble, every point of the box, predicted by ``model.predict_cells``
+    (exact; the box must hold at most :data:`MAX_POINTS` points, else ``ValueError``: use
+    :func:`sample_box_counterexample`). For a tree, the depth-first search of
+    :func:`reachable_classes`. For a DNF predicting
     ``classes[1]``: a point of the box where no term holds, by splitting the box around one
     term at a time (exact, exponential in the worst case); predicting ``classes[0]``: a
     point of the box inside a term meeting it (polynomial). The DNF's terms are read from
@@ -248,6 +254,8 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
         box[f] = int(m)
     if not all(box):
         return None
+    if isinstance(model, TreeEnsemble):
+        return _ensemble_box_point(model, box, class_index, prefer)
     if isinstance(model, DecisionTree):
         label = model.classes[class_index]
         for leaf_label, masks in _reachable_leaves(model, box):
@@ -258,6 +266,105 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
     if class_index == 1:
         return _point_outside_terms(terms, box, prefer)
     return _point_in_term(terms, box, prefer)
+
+
+def box_size(box: Sequence[int]) -> int:
+    """The number of points of a box (one cell mask per feature)."""
+    n = 1
+    for m in box:
+        n *= int(m).bit_count()
+    return n
+
+
+def box_points(box: Sequence[int]) -> np.ndarray:
+    """Every point of a box (one cell mask per feature), shape (N, F), int64, the first
+    feature varying slowest."""
+    axes = [np.asarray([j for j in range(int(m).bit_length()) if (int(m) >> j) & 1],
+                       dtype=np.int64) for m in box]
+    grids = np.meshgrid(*axes, indexing="ij")
+    return np.stack([g.reshape(-1) for g in grids], axis=1).reshape(-1, len(box))
+
+
+def _ensemble_box_point(model: TreeEnsemble, box: Sequence[int], class_index: int,
+                        prefer: Sequence[int] | None) -> tuple[int, ...] | None:
+    """A point of the box of another class than ``class_index``, by predicting every point
+    of the box (``predict_cells``); the one closest to ``prefer`` (fewest cells changed)."""
+    n = box_size(box)
+    if n > MAX_POINTS:
+        raise ValueError(
+            f"the box has {n} points, more than the limit of {MAX_POINTS} for enumerating a "
+            "tree ensemble's points; use sample_box_counterexample (evidence, not proof)")
+    points = box_points(box)
+    other = points[model.predict_cells(points) != class_index]
+    if not len(other):
+        return None
+    if prefer is not None:
+        other = other[np.argsort((other != np.asarray(prefer)).sum(axis=1), kind="stable")]
+    return tuple(int(c) for c in other[0])
+
+
+def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int,
+                              n: int = 2000, *, rng: np.random.Generator | None = None,
+                              reference: bool = True) -> tuple[int, ...] | None:
+    """Cells of a random point of the box (one cell mask per feature) that the model does
+    not predict as ``class_index``, or ``None`` when none of ``n`` sampled points does.
+
+    Each point is predicted by ``model.predict_cells`` and, when ``reference`` and the
+    model has a :attr:`~xdt.ir.ensemble.TreeEnsemble.reference` (the library's own
+    ``predict``), also by the library on a value of each cell: a point either gives another
+    class counts. A ``None`` is evidence, not proof, of entailment. O(n * F) draws plus one
+    prediction call each.
+    """
+    rng = rng if rng is not None else np.random.default_rng(0)
+    cols = []
+    for m in box:
+        cells = np.asarray([j for j in range(int(m).bit_length()) if (int(m) >> j) & 1],
+                           dtype=np.int64)
+        cols.append(cells[rng.integers(len(cells), size=n)])
+    points = np.stack(cols, axis=1)
+    bad = np.asarray(model.predict_cells(points)) != class_index
+    ref = getattr(model, "reference", None) if reference else None
+    if ref is not None:
+        rows = reference_rows(model, [[c.value(int(j)) for c, j in zip(model.cells, p,
+                                                                      strict=True)]
+                                      for p in points])
+        labels = np.asarray(model.classes, dtype=object)
+        bad |= np.asarray(ref(rows), dtype=object) != labels[class_index]
+    hits = np.flatnonzero(bad)
+    return None if not len(hits) else tuple(int(c) for c in points[hits[0]])
+
+
+def reference_rows(model: Model, rows: Sequence[Sequence]) -> np.ndarray:
+    """Rows of feature values in feature order as the library's ``predict`` takes them
+    (:attr:`~xdt.ir.ensemble.TreeEnsemble.reference`): float64, or object when a value is
+    not a number (a category label)."""
+    try:
+        return np.asarray(rows, dtype=np.float64).reshape(-1, len(model.features))
+    except (TypeError, ValueError):
+        return np.asarray(rows, dtype=object).reshape(-1, len(model.features))
+
+
+def reference_counterexample(model: Model, x, features: Iterable[str], n: int = 500, *,
+                             rng: np.random.Generator | None = None, data=None
+                             ) -> dict | None:
+    """A sampled point agreeing with ``x`` on ``features`` that the library's own
+    ``predict`` (``model.reference``, when set; else ``model.predict``) assigns another
+    class than it assigns ``x``, or ``None`` when none of the ``n`` points
+    (:func:`sample_points`, half drawn from ``data`` when given) does. Checks an AXp of an
+    imported ensemble against the library itself; evidence, not proof."""
+    ref = getattr(model, "reference", None)
+    points = sample_points(model, x, list(features), n, rng=rng, data=data)
+    names = list(model.features.names)
+    values, _ = encode_instance(model.features, model.cells, x)
+    if ref is None:
+        label = _setting(model, x, False).label
+        got = np.asarray(model.predict(points), dtype=object)
+    else:
+        label = np.asarray(ref(reference_rows(model, [list(values)])), dtype=object)[0]
+        got = np.asarray(ref(reference_rows(model, points[names].to_numpy(dtype=object)
+                                            .tolist())), dtype=object)
+    differs = np.flatnonzero(got != label)
+    return None if differs.size == 0 else points.iloc[int(differs[0])].to_dict()
 
 
 def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
@@ -286,6 +393,12 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
     several times on a path. It visits each node at most once: O(n_nodes * (n_features +
     max cells)) time. For a DNF, :func:`counterexample_in_box` once per class.
     """
+    if isinstance(model, TreeEnsemble):
+        points = box_points(allowed) if all(allowed) else np.zeros((0, len(allowed)),
+                                                                   dtype=np.int64)
+        if len(points) > MAX_POINTS:
+            raise ValueError(f"the box has {len(points)} points, more than {MAX_POINTS}")
+        return {model.classes[int(c)] for c in np.unique(model.predict_cells(points))}
     if isinstance(model, DecisionTree):
         return {label for label, _ in _reachable_leaves(model, allowed)}
     held = dict(enumerate(allowed))
