@@ -26,7 +26,7 @@ def _sets(explanations) -> set[frozenset[str]]:
 
 def _check_against_brute_force(model: TreeEnsemble, x: dict) -> None:
     bf = verify.brute_force(model, x)
-    with xdt.Explainer(model) as ex:
+    with xdt.Explainer(model, engine="sat") as ex:
         assert ex.engine == "sat"
         assert ex.predict(x) == bf.prediction
         assert _sets(ex.all_axps(x)) == set(bf.axps)
@@ -59,7 +59,7 @@ def test_ensemble_entailment_equals_brute_force_on_every_subset(data):
     model = data.draw(ensembles())
     x = instance(data.draw, model)
     bf = verify.brute_force(model, x)
-    ex = xdt.Explainer(model)
+    ex = xdt.Explainer(model, engine="sat")
     q = ex._query(x, False)
     names = model.features.names
     for mask in range(1 << len(names)):
@@ -93,7 +93,7 @@ def test_float32_sum_rounds_to_zero_and_the_tie_rule_decides():
         m = TreeEnsemble(fs, [0, 1], trees, "margin", precision=precision)
         x = {"x": 1.0, "y": 1.0}
         assert m.predict([x]).tolist() == [label]
-        ex = xdt.Explainer(m)
+        ex = xdt.Explainer(m, engine="sat")
         assert ex.predict(x) == label
         assert _sets(ex.all_axps(x)) == {frozenset({axp})}
         assert _sets(ex.all_cxps(x)) == {frozenset({axp})}
@@ -112,7 +112,7 @@ def test_multiclass_tie_by_rounding_and_exact_tie_to_the_first_class():
                  "y", 0.5, Leaf(0, (0.0, 0.0, 0.0)), Leaf(1, (0.0, 0.2, 0.3))))]
     m = TreeEnsemble(fs, [0, 1, 2], trees, "margin")
     assert m.predict([{"x": 1, "y": 1}, {"x": 0, "y": 1}]).tolist() == [1, 0]
-    ex = xdt.Explainer(m)
+    ex = xdt.Explainer(m, engine="sat")
     assert ex.predict({"x": 1, "y": 1}) == 1
     assert _sets(ex.all_axps({"x": 1, "y": 1})) == {frozenset({"x", "y"})}
     assert ex.predict({"x": 0, "y": 1}) == 0
@@ -126,12 +126,12 @@ def _small():
 
 
 def test_path_engine_on_an_ensemble_says_what_to_use():
-    with pytest.raises(EngineNotAvailableError, match="tree ensemble.*engine='sat'"):
+    with pytest.raises(EngineNotAvailableError, match="tree ensemble.*engine='box' or 'sat'"):
         xdt.Explainer(_small(), engine="path")
 
 
 def test_path_notions_on_an_ensemble_raise():
-    ex = xdt.Explainer(_small())
+    ex = xdt.Explainer(_small(), engine="sat")
     with pytest.raises(EngineNotAvailableError, match="tree ensemble"):
         ex.axp({"x": 1.0}, path_restricted=True)
     with pytest.raises(EngineNotAvailableError, match="tree ensemble"):
@@ -144,12 +144,12 @@ def test_path_notions_on_an_ensemble_raise():
 
 def test_unknown_solver_on_an_ensemble():
     with pytest.raises(EngineNotAvailableError, match="unknown SAT solver"):
-        xdt.Explainer(_small(), solver="nosuchsolver")
+        xdt.Explainer(_small(), engine="sat", solver="nosuchsolver")
 
 
 def test_other_solver_gives_the_same_answers():
     m = _small()
-    assert xdt.Explainer(m, solver="glucose4").axp({"x": 1.0}).features == ("x",)
+    assert xdt.Explainer(m, engine="sat", solver="glucose4").axp({"x": 1.0}).features == ("x",)
 
 
 # ---------------------------------------------------------------------- certificates
@@ -161,7 +161,7 @@ def test_ensemble_certificates_check_out(data):
     model = data.draw(ensembles())
     x = instance(data.draw, model)
     bf = verify.brute_force(model, x)
-    ex = xdt.Explainer(model)
+    ex = xdt.Explainer(model, engine="sat")
     axp = ex.axp(x, verify=True)
     assert axp.verified and frozenset(axp.features) in bf.axps
     wide = ex.axp(x, inflate=True, verify=True)
@@ -196,24 +196,31 @@ def test_certificates_are_rechecked_with_the_library_predict():
 
     ok = _labelled(fs, agree)
     x = {"x": 1.0, "y": 0.0}  # 1 - 0.5 > 0: yes; the AXp is {x}
-    e = xdt.Explainer(ok).axp(x, verify=True)
+    e = xdt.Explainer(ok, engine="sat").axp(x, verify=True)
     assert e.features == ("x",) and e.verified and calls
     bad = _labelled(fs, lambda rows: np.asarray(["yes"] * len(rows), dtype=object))
     with pytest.raises(xdt.errors.CertificateError, match="library's own predict"):
-        xdt.Explainer(bad).axp(x, verify=True)
+        xdt.Explainer(bad, engine="sat").axp(x, verify=True)
 
 
-@pytest.mark.parametrize("limit, how", [(None, "enumerating the box"), (1, "sampling the box")])
-def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, limit, how):
-    """A forged certificate (an AXp that is not one) is caught by the box check: by
-    enumeration, or by sampling when the box is larger than the enumeration limit."""
+@pytest.mark.parametrize("boxes, limit, how", [
+    (None, None, "the box engine"), (0, None, "enumerating the box"),
+    (0, 1, "sampling the box")])
+def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, boxes, limit, how):
+    """A forged certificate (an AXp that is not one) is caught by the other engine (the box
+    engine); when that meets its limit, by enumerating the box, or by sampling when the box is
+    larger than the enumeration limit."""
+    from xdt.explain import ensemble_box
+
+    if boxes is not None:
+        monkeypatch.setattr(ensemble_box, "MAX_BOXES", boxes)
     if limit is not None:
         monkeypatch.setattr(verify, "MAX_POINTS", limit)
     from dataclasses import replace
 
     fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
     m = _labelled(fs)
-    ex = xdt.Explainer(m)
+    ex = xdt.Explainer(m, engine="sat")
     x = {"x": 1.0, "y": 1.0}  # yes; AXps: {x} (1 - 0.5 > 0)
     e = ex.axp(x, verify=True)
     assert e.features == ("x",)
@@ -303,7 +310,7 @@ def test_enumeration_limits_on_an_ensemble():
     fs = [Feature(n, "ordinal") for n in "abc"]
     trees = [DecisionTree(fs, [0, 1], ThresholdSplit(n, 0.5, Leaf(0), Leaf(1))) for n in "abc"]
     m = TreeEnsemble(fs, [0, 1], trees, "vote")
-    ex = xdt.Explainer(m)
+    ex = xdt.Explainer(m, engine="sat")
     x = {"a": 1, "b": 1, "c": 1}  # 3 votes for 1; any two of them keep the majority
     everything = ex.all_axps(x)
     assert _sets(everything) == {frozenset(p) for p in (("a", "b"), ("a", "c"), ("b", "c"))}

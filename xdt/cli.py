@@ -839,10 +839,11 @@ def _validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) 
 @click.option("--time-limit", type=SecondsType(), metavar="S",
               help="With --all-axps/--all-cxps: seconds allowed to each row, for its "
                    "enumerations and the re-checking of their certificates together.")
-@click.option("--engine", type=click.Choice(["auto", "path", "sat"]), default="auto",
+@click.option("--engine", type=click.Choice(["auto", "path", "sat", "box"]), default="auto",
               show_default=True,
-              help="path: polynomial path-walker (trees); sat: PySAT oracle (trees and DNFs); "
-                   "auto: path for a tree, sat for a DNF.")
+              help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "
+                   "box: exact branch and bound (tree ensembles); auto: path for a tree, box "
+                   "for a tree ensemble, sat for a DNF.")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the sat engine (e.g. glucose4, minisat22).")
 @click.option("--verify/--no-verify", default=True, show_default=True,
@@ -968,13 +969,18 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     if not isinstance(model, DecisionTree):
         kind = kind_name(model)
         if engine == "path":
+            other = "box or --engine sat" if kind == "tree ensemble" else "sat"
             raise click.UsageError(
                 f"--engine path walks the paths of a decision tree, and {model_path} is a "
-                f"{kind}: use --engine sat (or leave --engine out: auto picks sat)")
+                f"{kind}: use --engine {other} (or leave --engine out: auto picks one)")
         if path_restricted:
             raise click.UsageError(
                 f"--path-restricted draws explanations from the instance's path in a decision "
                 f"tree, and {model_path} is a {kind}, which has no paths: leave it out")
+    if engine == "box" and kind_name(model) != "tree ensemble":
+        raise click.UsageError(
+            f"--engine box explains tree ensembles, and {model_path} is a {kind_name(model)}: "
+            "use --engine path or sat (or leave --engine out: auto picks one)")
     with Explainer(model, engine=None if engine == "auto" else engine,
                    solver=solver) as explainer:
         _explain_all(explainer, model, instance, data, rows, fmt, quiet,

@@ -753,6 +753,7 @@ ENSEMBLE_CHECKS: dict[str, str] = {
     "cxp": "the CXp is a CXp (brute force) / its counterexample flips the prediction",
     "all_axps": "all AXps: the brute force's sets",
     "all_cxps": "all CXps: the brute force's sets",
+    "engines": "the box engine's AXp and CXp are the SAT engine's (same deletion order)",
 }
 """The checks :func:`crosscheck_ensemble` makes on every row."""
 
@@ -856,7 +857,10 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     AXp (:func:`xdt.explain.verify.reference_counterexample`, through the library's own
     ``predict`` when ``model.reference`` is set) must all keep the prediction, and the
     CXp's counterexample must be predicted another class by ``model.predict`` and the
-    library. The SAT engine shares nothing with either checker but the model's cells.
+    library. The SAT engine shares nothing with either checker but the model's cells. On
+    every row the box engine (:mod:`xdt.explain.ensemble_box`, exact branch and bound) must
+    also find the SAT engine's AXp and CXp: both are exact and delete features in the same
+    order, so any difference is a fault of one of them.
 
     Parameters are those of :func:`crosscheck`; ``samples`` points per AXp when sampling.
 
@@ -898,6 +902,7 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
 
     bar = tqdm(total=len(records), desc="crosschecking", unit="row", file=sys.stderr,
                disable=not progress, leave=False, dynamic_ncols=True)
+    box = Explainer(model, "box", certificates=False)
     with Explainer(model, "sat", solver=solver, certificates=False) as ex:
         for label, x in zip(labels, records, strict=True):
             bar.update(1)
@@ -922,6 +927,14 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
                     report.disagreements.append(
                         EnsembleDisagreement(row, check, detail, point, cls))
 
+            # both engines are exact and delete in the same order: the same sets
+            b_axp, b_cxp = box.axp(x), box.cxp(x)
+            tally("engines", b_axp.features == axp.features
+                  and (b_cxp is None) == (cxp is None)
+                  and (cxp is None or b_cxp.features == cxp.features),
+                  f"box engine: AXp {_set(b_axp.features)}, CXp "
+                  f"{_set(b_cxp.features) if b_cxp else 'none'}; SAT engine: AXp "
+                  f"{_set(axp.features)}, CXp {_set(cxp.features) if cxp else 'none'}")
             if exhaustive:
                 bf = verify.brute_force(model, x, max_points=limit)
                 shown = _set(axp.features)

@@ -149,6 +149,32 @@ class SatProof:
 
 
 @dataclass(frozen=True)
+class BoxProof:
+    """Entailment by the box engine of tree ensembles (:mod:`xdt.explain.ensemble_box`):
+    its exact branch and bound over the AXp's box found no point of another class.
+
+    ``assumptions`` is ``"selectors"`` (each feature fixed to the instance's cell) or
+    ``"cells"`` (held to widened cell sets, for inflated AXps). The check re-asks the other
+    engine (the SAT engine), which shares nothing with the box search but the IR."""
+
+    features: tuple[str, ...]
+    assumptions: str = "selectors"
+    answer: str = "no point of another class"
+    engine: str = "box"
+
+    @property
+    def statement(self) -> str:
+        feats = ", ".join(self.features) if self.features else "no feature"
+        held = "fixed" if self.assumptions == "selectors" else "held to their widened cells"
+        return f"{self.answer} in the box of {feats} {held} (branch and bound)"
+
+    def to_dict(self) -> dict:
+        return {"engine": self.engine, "answer": self.answer,
+                "assumptions": self.assumptions, "features": list(self.features),
+                "statement": self.statement}
+
+
+@dataclass(frozen=True)
 class AxpCertificate:
     """Evidence for an AXp (see the module docstring).
 
@@ -174,7 +200,7 @@ class AxpCertificate:
     prediction: object
     held: dict
     witnesses: dict
-    proof: PathProof | SatProof
+    proof: PathProof | SatProof | BoxProof
     widening: dict = field(default_factory=dict)
     path_restricted: bool = False
     inflated: bool = False
@@ -319,7 +345,7 @@ def axp_certificate(model: Model, oracle: EntailmentOracle, *, values: Sequence,
         for (f, c, p), lab in zip(extra, labels[len(points):], strict=True):
             lit = model.cells[f].describe(held[f] | (1 << c))
             widening[names[f]] += (Widening(c, lit, point_values(model, values, cells, p), lab),)
-    proof: PathProof | SatProof
+    proof: PathProof | SatProof | BoxProof
     if engine == "path":
         blocked = oracle.entailment_proof(held)  # type: ignore[attr-defined]
         if blocked is None:
@@ -331,9 +357,13 @@ def axp_certificate(model: Model, oracle: EntailmentOracle, *, values: Sequence,
         inflated = any(held[f] != allowed[f] for f in feats)
         ok = oracle.entails_cells(held) if inflated else oracle.entails(mask)
         if not ok:
-            raise fail("the SAT solver finds a point of another class (no entailment)")
-        proof = SatProof(solver or "?", tuple(names[f] for f in feats),
-                         "cells" if inflated else "selectors")
+            raise fail(f"the {engine} engine finds a point of another class (no entailment)")
+        if engine == "box":
+            proof = BoxProof(tuple(names[f] for f in feats), "cells" if inflated else
+                             "selectors")
+        else:
+            proof = SatProof(solver or "?", tuple(names[f] for f in feats),
+                             "cells" if inflated else "selectors")
     return AxpCertificate(
         instance=instance, prediction=label,
         held={names[f]: tuple(cells_of(held[f])) for f in feats},
@@ -602,7 +632,9 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
             raise fail(f"the SAT proof is about {list(proof.features)} ({proof.answer}), not "
                        "an UNSAT answer for the AXp's features")
         if isinstance(model, TreeEnsemble):
-            point, checker = _ensemble_box_check(model, held, cells)
+            point, checker = _ensemble_other_engine(model, held, cells, "box")
+            if checker is None:
+                point, checker = _ensemble_box_check(model, held, cells)
         elif isinstance(model, DecisionTree):
             from xdt.explain.path import PathOracle  # the independent engine
 
@@ -620,8 +652,49 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
             other = point_values(model, values, cells, point)
             raise fail(f"the SAT proof says UNSAT, but {checker} finds a point of another "
                        f"class inside the held cells: {_plain_point(other)}")
+    elif isinstance(proof, BoxProof):
+        if list(proof.features) != feats:
+            raise fail(f"the box proof is about {list(proof.features)}, not the AXp's "
+                       "features")
+        if not isinstance(model, TreeEnsemble):
+            raise fail("a box proof for a model that is not a tree ensemble")
+        point, checker = _ensemble_other_engine(model, held, cells, "sat")
+        if point is None:  # and, when the box is small, every point of it
+            box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
+            from xdt.explain import verify
+
+            if verify.box_size(box) <= verify.MAX_POINTS:
+                point, checker = _ensemble_box_check(model, held, cells)
+        if point is not None:
+            other = point_values(model, values, cells, point)
+            raise fail(f"the box engine found no point of another class, but {checker} "
+                       f"finds one inside the held cells: {_plain_point(other)}")
     else:
         raise fail(f"unknown proof {type(proof).__name__}")
+
+
+def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Sequence[int],
+                           engine: str) -> tuple[tuple[int, ...] | None, str | None]:
+    """A point of another class in the box ``held`` of an ensemble instance, by the given
+    engine (``"sat"`` or ``"box"``), and its name; ``(None, None)`` when the box engine meets
+    its limit (then the caller checks otherwise)."""
+    c = int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
+    n = len(model.features)
+    allowed = [1 << int(v) for v in cells]
+    if engine == "sat":
+        from xdt.explain.sat import shared_encoding
+
+        oracle = shared_encoding(model).oracle(cells, allowed, full_mask(n), c)
+        return oracle.counterexample_cells(held), "the SAT engine"
+    from xdt.explain import ensemble_box
+
+    try:
+        point = ensemble_box.BoxOracle(model, cells, allowed, full_mask(n), c,
+                                       max_boxes=ensemble_box.MAX_BOXES
+                                       ).counterexample_cells(held)
+    except RuntimeError:  # past its limit, with no fallback
+        return None, None
+    return point, "the box engine"
 
 
 ENSEMBLE_SAMPLES = 4000

@@ -49,6 +49,7 @@ from xdt.explain.compiled import (
     literals_memo,
     number_reader,
 )
+from xdt.explain.ensemble_box import BoxOracle
 from xdt.explain.explanation import Deferred, Explanation, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
@@ -56,6 +57,7 @@ from xdt.explain.models import (
     Model,
     check_model,
     is_tree,
+    kind_name,
     predict_one,
     term_order,
     tree_only,
@@ -64,12 +66,14 @@ from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
 from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver, shared_encoding
 from xdt.ir.cells import full_mask
+from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.tree import Path
 
-ENGINES = ("path", "sat")
+ENGINES = ("path", "sat", "box")
 AUTO = ("auto", None)
-"""Engine names that pick the engine from the model: "path" for trees, "sat" otherwise."""
+"""Engine names that pick the engine from the model: "path" for trees, "box" for tree
+ensembles, "sat" otherwise."""
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
 literals; the solvers are shared per model)."""
@@ -190,7 +194,7 @@ class Explainer:
     ----------
     model : DecisionTree, DNF, NestedKDNF or TreeEnsemble
         The model to explain.
-    engine : {"auto", "path", "sat"} or None
+    engine : {"auto", "path", "sat", "box"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
         Marques-Silva, "On Explaining Decision Trees", Sections 4-5), in compiled kernels
         (:mod:`xdt.explain.kernels`) over the tree's flat arrays, built once per tree; the
@@ -200,9 +204,14 @@ class Explainer:
         shared by all its explainers, with one incremental solver per class, each instance
         posed as assumptions; for trees, the reference the path-walker is cross-checked
         against.
-        ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"sat"`` for a
-        DNF, nested k-DNF or tree ensemble (:mod:`xdt.explain.ensemble`: decided exactly
-        in the library's float arithmetic). :attr:`engine` holds the engine chosen.
+        For a tree ensemble the SAT engine is :mod:`xdt.explain.ensemble` (decided exactly
+        in the library's float arithmetic, by lazily added lemmas); ``"box"``: the exact
+        branch and bound over boxes of cells of :mod:`xdt.explain.ensemble_box` (tree
+        ensembles only; compiled, one AXp in one call; a query past its limit is handed to
+        the SAT engine), the other engine an ensemble can be cross-checked with.
+        ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"box"`` for a
+        tree ensemble, ``"sat"`` for a DNF or nested k-DNF. :attr:`engine` holds the
+        engine chosen.
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         The solvers belong to the model (one per class and solver name, shared by every
@@ -283,12 +292,17 @@ class Explainer:
                 f"{', '.join(map(repr, ('auto',) + ENGINES))}")
         check_model(model, "xdt.Explainer")
         if engine in AUTO:
-            engine = "path" if is_tree(model) else "sat"
+            engine = ("path" if is_tree(model) else "box" if isinstance(model, TreeEnsemble)
+                      else "sat")
         if engine == "path" and not is_tree(model):
             raise tree_only("the path engine",
-                            "use engine='sat' (the default for DNFs and tree ensembles: "
-                            "engine=None or 'auto')",
-                            model)
+                            "use engine='box' or 'sat' for a tree ensemble, 'sat' for a DNF "
+                            "(engine=None or 'auto' picks one)", model)
+        if engine == "box" and not isinstance(model, TreeEnsemble):
+            raise EngineNotAvailableError(
+                f"the box engine explains tree ensembles, and this model is a "
+                f"{kind_name(model)}: use engine='path' or 'sat' (engine=None or 'auto' picks "
+                "one)")
         self.model = model
         self.engine = engine
         self.solver = check_solver(solver)
@@ -361,7 +375,11 @@ class Explainer:
         else:
             allowed = tuple(1 << c for c in cells)
             universe = full_mask(len(cells))
-        if self._encoding is not None:
+        if self.engine == "box":
+            oracle = BoxOracle(self.model, cells, allowed, universe, prediction,
+                               fallback=partial(self._sat_oracle, cells, allowed, universe,
+                                                prediction))
+        elif self._encoding is not None:
             oracle = self._encoding.oracle(cells, allowed, universe, prediction,
                                            solver=self.solver)
         else:
@@ -369,6 +387,12 @@ class Explainer:
                                 restricted=bool(path_restricted))
         return self._keep(key, _Query(values, cells, prediction, path, allowed, oracle,
                                       bool(path_restricted), {}))
+
+    def _sat_oracle(self, cells, allowed, universe: int, prediction: int) -> EntailmentOracle:
+        """The SAT engine's oracle for an instance: the box engine hands it the queries past
+        its limit."""
+        return shared_encoding(self.model).oracle(cells, allowed, universe, prediction,
+                                                  solver=self.solver)
 
     def _keep(self, key: tuple, q: _Query) -> _Query:
         """Cache the query of an instance (the last :data:`CACHE_SIZE`)."""
