@@ -301,7 +301,8 @@ class PeerCounts:
     not_weak_vote: int = 0  # forests: not a weak AXp of the majority vote either
     axp: int = 0  # a subset-minimal AXp of the library's model (feature level)
     same: int = 0  # the same feature set as xdt's AXp
-    sizes: list = field(default_factory=list)  # (PyXAI's features, xdt's)
+    reduced_same: int = 0  # reduced to a subset-minimal AXp (deletion): xdt's AXp
+    sizes: list = field(default_factory=list)  # (PyXAI's features, reduced, xdt's)
 
     def note(self, label: str, forest: bool) -> str:
         what = "sufficient_reason" if forest else "tree_specific_reason"
@@ -314,9 +315,11 @@ class PeerCounts:
         if forest:
             out += f", nor of the forest's majority vote on {self.not_weak_vote}"
         if self.sizes:
-            px, ours = zip(*self.sizes, strict=True)
-            out += (f"; a subset-minimal AXp on {self.axp}, xdt's AXp on {self.same}; median "
-                    f"size {statistics.median(px):g} features (xdt's AXp: "
+            px, reduced, ours = zip(*self.sizes, strict=True)
+            out += (f"; a subset-minimal AXp on {self.axp}, xdt's AXp on {self.same}; reduced "
+                    f"to a subset-minimal AXp (deletion, where it is a weak AXp), xdt's AXp on "
+                    f"{self.reduced_same}; median size {statistics.median(px):g} features, "
+                    f"reduced {statistics.median(reduced):g} (xdt's AXp: "
                     f"{statistics.median(ours):g})")
         return out
 
@@ -332,17 +335,22 @@ def check_peer(fitted: Fitted, px: PyxaiEnsemble, checks: dict, i: int, reason: 
     if px.forest:
         counts.not_vote += theirs != hard_vote(fitted.est)(x[None, :])[0]
     fixed = [fitted.columns.index(f) for f in reason]
+    reduced = set(reason)
     if not checks["model"].is_weak_axp(row, reason):
         counts.not_weak += 1
         if counterexample_by_sampling(fitted.predict, x, fixed, pools, n_samples,
                                       rng) is not None:
             counts.not_weak_sampled += 1
-    elif checks["model"].is_axp(row, reason):
-        counts.axp += 1
+    else:
+        counts.axp += checks["model"].is_axp(row, reason)
+        for f in [g for g in fitted.columns if g in reason]:  # deletion, feature order
+            if checks["model"].is_weak_axp(row, reduced - {f}):
+                reduced.discard(f)
+        counts.reduced_same += reduced == set(ours)
     if "vote" in checks and not checks["vote"].is_weak_axp(row, reason):
         counts.not_weak_vote += 1
     counts.same += reason == frozenset(ours)
-    counts.sizes.append((len(reason), len(ours)))
+    counts.sizes.append((len(reason), len(reduced), len(ours)))
 
 
 # ---------------------------------------------------------------------------- timing
