@@ -38,7 +38,8 @@ predicts with, and counted, never stopped on: PyXAI explains a random forest by 
 vote of its trees, scikit-learn predicts by averaging their class probabilities (soft
 voting), so on some rows PyXAI explains another prediction than scikit-learn's; its reasons
 are then checked against the forest's majority vote too (``TreeEnsemble(..., "vote")`` of the
-same trees). The notes under the table give the counts.
+same trees). Where they are weak AXps, they are also reduced by deletion to subset-minimal
+AXps and compared with xdt's. The notes under the table give the counts.
 
 Run from the project root (needs ../shared/datasets); PyXAI in its own virtual environment
 (benchmarks/README.md), xdt from the source tree:
