@@ -65,7 +65,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xdt.errors import CertificateError
+from xdt.errors import CertificateError, ComputationLimitError
 from xdt.explain.models import Model, is_tree, predict_cells, predict_one
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
@@ -659,11 +659,11 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
         if not isinstance(model, TreeEnsemble):
             raise fail("a box proof for a model that is not a tree ensemble")
         point, checker = _ensemble_other_engine(model, held, cells, "sat")
-        if point is None:  # and, when the box is small, every point of it
-            box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
+        if point is None:  # and every point of a small box; past the SAT limit, a sample
             from xdt.explain import verify
 
-            if verify.box_size(box) <= verify.MAX_POINTS:
+            box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
+            if checker is None or verify.box_size(box) <= verify.MAX_POINTS:
                 point, checker = _ensemble_box_check(model, held, cells)
         if point is not None:
             other = point_values(model, values, cells, point)
@@ -676,8 +676,9 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
 def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Sequence[int],
                            engine: str) -> tuple[tuple[int, ...] | None, str | None]:
     """A point of another class in the box ``held`` of an ensemble instance, by the given
-    engine (``"sat"`` or ``"box"``), and its name; ``(None, None)`` when the box engine meets
-    its limit (then the caller checks otherwise)."""
+    engine (``"sat"`` or ``"box"``), and its name; ``(None, None)`` when the engine meets its
+    limit (the box engine's :data:`~xdt.explain.ensemble_box.MAX_BOXES`, the SAT engine's
+    :data:`SAT_CHECK_ROUNDS`): then the caller checks otherwise."""
     c = int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
     n = len(model.features)
     allowed = [1 << int(v) for v in cells]
@@ -685,7 +686,11 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
         from xdt.explain.sat import shared_encoding
 
         oracle = shared_encoding(model).oracle(cells, allowed, full_mask(n), c)
-        return oracle.counterexample_cells(held), "the SAT engine"
+        oracle.max_rounds = SAT_CHECK_ROUNDS
+        try:
+            return oracle.counterexample_cells(held), "the SAT engine"
+        except ComputationLimitError:  # a hard box for the lazy arithmetic
+            return None, None
     from xdt.explain import ensemble_box
 
     try:
@@ -696,6 +701,11 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
         return None, None
     return point, "the box engine"
 
+
+SAT_CHECK_ROUNDS = 100
+"""Solver calls the SAT engine may make to re-check a box engine's AXp (its lazily added
+arithmetic needs thousands on some forests over continuous features); past them the box is
+enumerated when small, else sampled (:func:`_ensemble_box_check`)."""
 
 ENSEMBLE_SAMPLES = 4000
 """Points of the box sampled to re-check an ensemble AXp's SAT proof when the box is too

@@ -77,7 +77,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from xdt.errors import UnsupportedModelError
+from xdt.errors import ComputationLimitError, UnsupportedModelError
 from xdt.explain.oracle import bits
 from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
 from xdt.ir.cells import full_mask
@@ -106,13 +106,26 @@ class LazySolver(SharedSolver):
         return solver
 
     def solve_lazily(self, assumptions: list[int],
-                     refine: Callable[[list[int]], list[list[int]] | None]) -> list[int] | None:
+                     refine: Callable[[list[int]], list[list[int]] | None],
+                     max_rounds: int | None = None) -> list[int] | None:
         """A model satisfying the clauses under ``assumptions`` that ``refine`` accepts
         (returns ``None`` for), or ``None`` when there is none. ``refine(model)`` returns the
-        lemmas that exclude a rejected model; they are added and the solver asked again."""
+        lemmas that exclude a rejected model; they are added and the solver asked again.
+
+        Raises
+        ------
+        ComputationLimitError
+            After ``max_rounds`` solver calls without an answer (the lemmas found so far
+            are kept)."""
         with self.lock:
             solver = self._solver or self._start()
+            rounds = 0
             while True:
+                if max_rounds is not None and rounds >= max_rounds:
+                    raise ComputationLimitError(
+                        f"the SAT engine made {rounds} solver calls on one query without an "
+                        "answer", "max_rounds")
+                rounds += 1
                 self.rounds += 1
                 if not solver.solve(assumptions=assumptions):
                     return None
@@ -655,6 +668,7 @@ class EnsembleOracle(SatOracle):
                  solver: str = DEFAULT_SOLVER):
         super().__init__(encoding, cells, allowed, universe, prediction, solver=solver)
         self._refine = encoding.refiner(prediction)
+        self.max_rounds: int | None = None  # solver calls per query (None: no limit)
         self._witnesses: list[tuple[int, ...]] = []  # points of another class, newest first
 
     @property
@@ -680,7 +694,8 @@ class EnsembleOracle(SatOracle):
         shared = self._open()
         if self.encoding.bounded(held, self.prediction):
             return None
-        model = shared.solve_lazily(assumptions, self._refine)  # type: ignore[attr-defined]
+        model = shared.solve_lazily(assumptions, self._refine,  # type: ignore[attr-defined]
+                                    self.max_rounds)
         if model is None:
             return None
         point = self.encoding.decode(model)
