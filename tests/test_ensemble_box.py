@@ -203,3 +203,25 @@ def test_box_engine_on_a_model_that_is_not_an_ensemble_says_what_to_use():
     with pytest.raises(EngineNotAvailableError, match="box engine explains tree ensembles.*"
                                                       "engine='path' or 'sat'"):
         xdt.Explainer(tree, engine="box")
+
+
+@pytest.mark.slow
+def test_deep_searches_grow_the_stack_of_boxes_and_keep_their_answers():
+    """A forest over continuous features needs searches many boxes deep: with a stack of one
+    box to start with (grown as needed) every entailment answer and AXp is the same."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from tests.conftest import DATASETS, require_shared
+    frame = pd.read_csv(require_shared(DATASETS / "indians-diabetes.csv"))
+    X, y = frame.iloc[:, :-1], frame.iloc[:, -1]
+    m = xdt.from_sklearn(RandomForestClassifier(n_estimators=20, max_depth=6,
+                                                random_state=0).fit(X, y))
+    n = len(m.features)
+    for i in range(0, 60, 6):
+        cells = m.encode(X.iloc[[i]])[0].tolist()
+        c = int(m.predict_cells(np.asarray([cells]))[0])
+        args = (m, cells, [1 << v for v in cells], (1 << n) - 1, c)
+        small, big = BoxOracle(*args, stack=1), BoxOracle(*args, stack=4096)
+        for fixed in range(0, 1 << n, 7):
+            assert small.counterexample(fixed) == big.counterexample(fixed)
+        assert small.deletion(small.universe, []) == big.deletion(big.universe, [])

@@ -129,12 +129,16 @@ class BoxOracle(EntailmentOracle):
         The instance's class index.
     fallback : callable, optional
         ``fallback()`` -> an oracle (the SAT engine's) for the queries that meet
-        :data:`MAX_BOXES`; without one such a query raises ``RuntimeError``.
+        ``max_boxes``; without one such a query raises ``RuntimeError``.
+    max_boxes : int
+        Boxes one query may search (default :data:`MAX_BOXES`).
+    stack : int
+        Initial room of the search's depth-first stack of boxes (it grows as needed).
     """
 
     def __init__(self, model: TreeEnsemble, cells: Sequence[int], allowed: Sequence[int],
                  universe: int, prediction: int, fallback=None,
-                 max_boxes: int = MAX_BOXES):
+                 max_boxes: int = MAX_BOXES, stack: int = 16):
         self.model = model
         self.prepared = prepare(model)
         self.cells = tuple(int(c) for c in cells)
@@ -142,6 +146,7 @@ class BoxOracle(EntailmentOracle):
         self.universe = universe
         self.prediction = int(prediction)
         self.max_boxes = int(max_boxes)
+        self.stack = int(stack)  # initial room of the kernel's stack of boxes
         self._fallback = fallback
         self._other: EntailmentOracle | None = None
         self.boxes = 0      # boxes searched so far
@@ -163,7 +168,7 @@ class BoxOracle(EntailmentOracle):
         lo, hi, cat = p.box(held)
         out = np.empty(len(lo), dtype=np.int64)
         status, boxes = K.search(*p.arrays(), lo, hi, cat, self.prediction, self.max_boxes,
-                                 out)
+                                 out, self.stack)
         self.boxes += int(boxes)
         return int(status), out
 
@@ -200,7 +205,7 @@ class BoxOracle(EntailmentOracle):
         fixed[bits(start)] = True
         status, pos = K.deletion(*p.arrays(), np.asarray(self.cells, dtype=np.int64), fixed,
                                  np.asarray(seq, dtype=np.int64), self.prediction,
-                                 self.max_boxes)
+                                 self.max_boxes, self.stack)
         expl = 0
         for f in np.flatnonzero(fixed).tolist():
             expl |= 1 << f

@@ -150,12 +150,14 @@ def _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
 
 @njit(cache=True)
 def search(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
-           n_classes, ordinal, n_cells, cat_offset, lo0, hi0, cat0, c, max_boxes, out):
+           n_classes, ordinal, n_cells, cat_offset, lo0, hi0, cat0, c, max_boxes, out,
+           capacity=16):
     """Whether some point of the box ``(lo0, hi0, cat0)`` has another class than ``c``.
 
     Returns the status (:data:`ENTAILED`, :data:`COUNTEREXAMPLE` with the point's cells
     written to ``out``, or :data:`GAVE_UP` after ``max_boxes`` boxes) and the number of boxes
-    searched. ``hi0[f]`` of a categorical feature is its number of cells less one."""
+    searched. ``hi0[f]`` of a categorical feature is its number of cells less one;
+    ``capacity`` is the initial room of the depth-first stack of boxes (doubled when full)."""
     n_trees = len(roots)
     n_feat = len(lo0)
     n_scores = values.shape[1]
@@ -165,12 +167,9 @@ def search(feature, cut, offset, child, leaf, roots, values, start, divisor, thr
     split_count = np.zeros(n_feat, dtype=np.int64)
     split_sum = np.zeros(n_feat, dtype=np.int64)
     node_stack = np.empty(len(feature) + 1, dtype=np.int64)
-    depth = 2
-    for f in range(n_feat):
-        depth += n_cells[f]
-    los = np.empty((depth, n_feat), dtype=np.int64)
-    his = np.empty((depth, n_feat), dtype=np.int64)
-    cats = np.empty((depth, len(cat0)), dtype=np.bool_)
+    los = np.empty((capacity, n_feat), dtype=np.int64)
+    his = np.empty((capacity, n_feat), dtype=np.int64)
+    cats = np.empty((capacity, len(cat0)), dtype=np.bool_)
     los[0] = lo0
     his[0] = hi0
     cats[0] = cat0
@@ -214,6 +213,15 @@ def search(feature, cut, offset, child, leaf, roots, values, start, divisor, thr
             if split_count[f] > 0 and (best < 0 or split_count[f] > split_count[best]):
                 best = f
         f = best
+        if top + 2 > capacity:
+            capacity *= 2
+            grown_lo = np.empty((capacity, n_feat), dtype=np.int64)
+            grown_hi = np.empty((capacity, n_feat), dtype=np.int64)
+            grown_cat = np.empty((capacity, len(cat0)), dtype=np.bool_)
+            grown_lo[:top] = los[:top]
+            grown_hi[:top] = his[:top]
+            grown_cat[:top] = cats[:top]
+            los, his, cats = grown_lo, grown_hi, grown_cat
         los[top] = lo
         his[top] = hi
         cats[top] = cat
@@ -249,7 +257,8 @@ def search(feature, cut, offset, child, leaf, roots, values, start, divisor, thr
 
 @njit(cache=True)
 def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
-             n_classes, ordinal, n_cells, cat_offset, cells, fixed, order, c, max_boxes):
+             n_classes, ordinal, n_cells, cat_offset, cells, fixed, order, c, max_boxes,
+             capacity=16):
     """One AXp by deletion, in one call: for each feature of ``order`` (all fixed features,
     in the order to try them), free it and keep it free when the rest still entails ``c``.
 
@@ -284,7 +293,7 @@ def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, t
                     cat[o + cell] = (not fixed[f]) or cell == cells[f]
         status, _ = search(feature, cut, offset, child, leaf, roots, values, start, divisor,
                            threshold, n_classes, ordinal, n_cells, cat_offset, lo, hi, cat, c,
-                           max_boxes, out)
+                           max_boxes, out, capacity)
         if status == GAVE_UP:
             fixed[g] = True
             return GAVE_UP, pos
