@@ -5,7 +5,11 @@ written by ``save_model`` is read by LightGBM itself first), never a pickle, and
 floating-point rule against the library:
 
 * **Splits.** LightGBM predicts on float64 values and goes left when ``x <= t`` with ``t`` a
-  float64 (``decision_type "<="``): the IR's test, unchanged (``input_dtype="float64"``).
+  float64 (``decision_type "<="``): the IR's test, unchanged (``input_dtype="float64"``),
+  except that LightGBM reads every ``|x| <= 1e-35`` as ``0.0`` first, so a threshold in
+  ``[-1e-35, 1e-35)`` (LightGBM writes ``-1e-35`` for a split between the negative values
+  and zero) becomes ``1e-35`` when ``0.0`` goes left and the float64 just below ``-1e-35``
+  when it goes right.
   Missing values: ``missing_type "None"`` reads NaN as 0 and ``"NaN"`` sends NaN the default
   way; neither changes a number, and the IR refuses NaN when explaining. ``missing_type
   "Zero"`` sends every ``|x| <= 1e-35`` (float32's ``1e-35``) the default way: the import
@@ -290,6 +294,10 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
         if not f.is_ordinal:
             raise UnsupportedModelError(f"{where}: a threshold split on a categorical feature")
         t = float(node["threshold"])
+        if -ZERO_THRESHOLD <= t < ZERO_THRESHOLD:
+            # LightGBM reads every |x| <= 1e-35 as 0.0 before any split (its dense-row
+            # reader drops them as zeros), so all of them go where 0.0 goes
+            t = ZERO_THRESHOLD if t >= 0.0 else float(np.nextafter(-ZERO_THRESHOLD, -np.inf))
         if node.get("missing_type") == "Zero":
             zero_left = bool(node.get("default_left"))
             if (zero_left and not ZERO_THRESHOLD <= t) or (not zero_left and
