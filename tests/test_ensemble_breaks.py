@@ -32,3 +32,37 @@ def test_lightgbm_reads_values_within_1e35_of_zero_as_zero(labels):
     values = np.array([[model.cells[0].value(j)] for j in range(model.cells[0].n_cells)])
     assert model.decision_function(values).tolist() == est.predict(values,
                                                                    raw_score=True).tolist()
+
+
+def _imported_models():
+    """A forest, XGBoost and LightGBM model, each imported from a live object (so each has
+    its library's ``predict`` as ``reference``), and rows to explain."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    out = [xdt.from_sklearn(RandomForestClassifier(5, max_depth=3, random_state=0).fit(X, y),
+                            feature_names=["a", "b", "c"])]
+    xgb = pytest.importorskip("xgboost")
+    out.append(xdt.from_xgboost(xgb.XGBClassifier(n_estimators=5, max_depth=2).fit(X, y),
+                                ["a", "b", "c"]))
+    lgb = pytest.importorskip("lightgbm")
+    out.append(xdt.from_lightgbm(lgb.LGBMClassifier(n_estimators=5, num_leaves=4,
+                                                    verbose=-1).fit(X, y), ["a", "b", "c"]))
+    return out, X
+
+
+@pytest.mark.parametrize("engine", ["box", "sat"])
+def test_an_explainer_of_an_imported_ensemble_can_be_pickled(engine):
+    import pickle
+
+    models, X = _imported_models()
+    for model in models:
+        ex = xdt.Explainer(model, engine=engine)
+        want = ex.axp(X[0], verify=True).rule
+        other = pickle.loads(pickle.dumps(ex))
+        # the library's own predict travels with the model and still re-checks certificates
+        assert other.model.reference is not None
+        assert other.model.reference(X).tolist() == model.reference(X).tolist()
+        assert other.axp(X[0], verify=True).rule == want

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 
@@ -208,7 +208,8 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
               "objective": objective}
     if n_scores == 1 and sigmoid != 1.0:
         source["sigmoid"] = sigmoid
-    reference = _reference(booster, features, classes) if booster is not None else None
+    reference = (Reference(_reference, booster, features, classes) if booster is not None
+                 else None)
     return TreeEnsemble(features, classes, trees, "margin", precision="float64",
                         threshold=threshold, target=target, source=source,
                         reference=reference)
