@@ -66,3 +66,18 @@ def test_an_explainer_of_an_imported_ensemble_can_be_pickled(engine):
         assert other.model.reference is not None
         assert other.model.reference(X).tolist() == model.reference(X).tolist()
         assert other.axp(X[0], verify=True).rule == want
+
+
+@pytest.mark.parametrize("limits", [{"max_count": 0}, {"max_count": 1.5},
+                                    {"time_limit": -1}, {"time_limit": float("nan")}])
+def test_a_limit_out_of_range_is_an_xdt_error(limits):
+    from xdt.errors import ParameterError
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+    from xdt.ir.ensemble import TreeEnsemble
+
+    fs = [Feature("x", "ordinal")]
+    tree = DecisionTree(fs, ["a", "b"], ThresholdSplit("x", 1.0, Leaf("a", (-1.0,)),
+                                                       Leaf("b", (1.0,))))
+    ex = xdt.Explainer(TreeEnsemble(fs, ["a", "b"], [tree], "margin"))
+    with pytest.raises(ParameterError, match="positive"):
+        ex.all_axps({"x": 0.0}, **limits)
