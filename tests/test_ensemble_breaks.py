@@ -81,3 +81,21 @@ def test_a_limit_out_of_range_is_an_xdt_error(limits):
     ex = xdt.Explainer(TreeEnsemble(fs, ["a", "b"], [tree], "margin"))
     with pytest.raises(ParameterError, match="positive"):
         ex.all_axps({"x": 0.0}, **limits)
+
+
+def test_xdt_redundancy_on_an_ensemble_file_does_not_speak_of_a_dnf(tmp_path):
+    from click.testing import CliRunner
+
+    from xdt.cli import main
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+    from xdt.ir.ensemble import TreeEnsemble
+
+    fs = [Feature("x", "ordinal")]
+    tree = DecisionTree(fs, ["a", "b"], ThresholdSplit("x", 1.0, Leaf("a", (-1.0,)),
+                                                       Leaf("b", (1.0,))))
+    path = tmp_path / "m.json"
+    xdt.save_model(TreeEnsemble(fs, ["a", "b"], [tree], "margin"), path)
+    result = CliRunner().invoke(main, ["redundancy", str(path)])
+    assert result.exit_code == 1
+    assert "this model is a tree ensemble" in result.output
+    assert "DNF" not in result.output

@@ -1469,11 +1469,13 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
         raise click.UsageError("--target names a column of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
+        kind = kind_name(model)
+        why = (" (each AXp lies inside a true term of the DNF, or of its complement)"
+               if "DNF" in kind else "")
         raise click.ClickException(
             f"{model_path}: path redundancy (Izza et al.) is defined for the paths of "
-            f"decision trees, and this model is a {kind_name(model)}; its explanations come "
-            f"from `xdt explain {model_path} --instance ...` (each AXp lies inside a true "
-            "term of the DNF, or of its complement)")
+            f"decision trees, and this model is a {kind}; its explanations come "
+            f"from `xdt explain {model_path} --instance ...`{why}")
     X = y = None
     if data is not None:
         # without --target, the model's own target column, when the file has it
