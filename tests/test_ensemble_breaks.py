@@ -99,3 +99,25 @@ def test_xdt_redundancy_on_an_ensemble_file_does_not_speak_of_a_dnf(tmp_path):
     assert result.exit_code == 1
     assert "this model is a tree ensemble" in result.output
     assert "DNF" not in result.output
+
+
+def test_box_points_and_an_ensembles_box_check_take_more_than_32_features():
+    """numpy.meshgrid stops at 32 dimensions; the box engine's certificate check (every point
+    of a small box) must not: a forest over 40 binary features."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from xdt.explain.verify import box_points
+
+    assert box_points([0b11, 0b1, 0b110]).tolist() == [[0, 0, 1], [0, 0, 2], [1, 0, 1],
+                                                       [1, 0, 2]]
+    assert box_points([0b1] * 40).tolist() == [[0] * 40]
+    assert box_points([0b1, 0, 0b11]).shape == (0, 3)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(200, 40)).astype(float)
+    y = (X[:, 0] + X[:, 1] + X[:, 39] >= 2).astype(int)
+    est = GradientBoostingClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+    model = xdt.from_sklearn(est)
+    x = X[0]
+    box = xdt.Explainer(model, engine="box").axp(x, verify=True)
+    sat = xdt.Explainer(model, engine="sat").axp(x, verify=True)
+    assert box.features == sat.features
