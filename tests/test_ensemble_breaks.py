@@ -121,3 +121,56 @@ def test_box_points_and_an_ensembles_box_check_take_more_than_32_features():
     box = xdt.Explainer(model, engine="box").axp(x, verify=True)
     sat = xdt.Explainer(model, engine="sat").axp(x, verify=True)
     assert box.features == sat.features
+
+
+def _lightgbm_files(tmp_path):
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    booster = lgb.LGBMClassifier(n_estimators=3, verbose=-1).fit(X, y).booster_
+    text = tmp_path / "m.txt"
+    booster.save_model(str(text))
+    return booster, text
+
+
+def test_a_cut_off_lightgbm_text_model_is_refused_not_a_process_abort(tmp_path):
+    """LightGBM aborts the process (SIGABRT) loading a cut-off text model: xdt refuses it
+    first. Run in a child process, so the abort cannot take the test run down."""
+    import subprocess
+    import sys
+
+    _, text = _lightgbm_files(tmp_path)
+    cut = tmp_path / "cut.txt"
+    content = text.read_text()
+    cut.write_text(content[:content.index("Tree=1") + 40])
+    code = ("import sys, xdt\n"
+            "from xdt.errors import UnsupportedModelError\n"
+            "try:\n"
+            f"    xdt.from_lightgbm({str(cut)!r})\n"
+            "except UnsupportedModelError as e:\n"
+            "    print(e)\n"
+            "    sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          errors="replace", timeout=120)
+    assert done.returncode == 3, done.stderr[-500:]
+    assert "end of trees" in done.stdout and "save_model" in done.stdout
+
+
+@pytest.mark.parametrize("edit", ["threshold", "left_child"])
+def test_a_malformed_lightgbm_dump_is_an_unsupported_model_error(tmp_path, edit):
+    import json
+
+    from xdt.errors import UnsupportedModelError
+
+    booster, _ = _lightgbm_files(tmp_path)
+    dump = booster.dump_model()
+    root = dump["tree_info"][0]["tree_structure"]
+    if edit == "threshold":
+        root["threshold"] = "abc"
+    else:
+        del root["left_child"]
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(dump))
+    with pytest.raises(UnsupportedModelError, match="malformed LightGBM model dump"):
+        xdt.from_lightgbm(path)

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import DataError, UnsupportedModelError
+from xdt.errors import DataError, UnsupportedModelError, XdtError
 from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
@@ -84,6 +84,12 @@ def _dump(model_or_path) -> tuple[dict, object | None, str]:
                 return json.loads(text), None, "dump"
             except json.JSONDecodeError as e:
                 raise UnsupportedModelError(f"{path}: not valid JSON ({e})") from None
+        if "\nend of trees" not in text:
+            # LightGBM aborts the whole process (not an exception) on a cut-off file
+            raise UnsupportedModelError(
+                f"{path}: LightGBM cannot read it as a model file (no 'end of trees' line: "
+                "the file is cut off, or not a LightGBM text model); save the model with "
+                "save_model('model.txt') or dump_model()")
         try:
             booster = lgb.Booster(model_file=str(path))
         except lgb.basic.LightGBMError as e:
@@ -192,17 +198,24 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     trees_doc = dump["tree_info"]
     if not trees_doc:
         raise UnsupportedModelError("the model has no trees; train it for at least one round")
-    domains = _domains(dump, trees_doc, n_features)
-    features = FeatureSpace([
-        Feature(n, "categorical", domains[j]) if domains[j] is not None else Feature(n, "ordinal")
-        for j, n in enumerate(names)])
-    n_scores = 1 if n_classes == 2 else n_classes
-    per_iteration = int(dump.get("num_tree_per_iteration", n_scores))
-    trees = [DecisionTree(features, classes,
-                          _tree(t["tree_structure"], features, classes, n_scores,
-                                i % per_iteration, i),
-                          target=target)
-             for i, t in enumerate(trees_doc)]
+    try:
+        domains = _domains(dump, trees_doc, n_features)
+        features = FeatureSpace([
+            Feature(n, "categorical", domains[j]) if domains[j] is not None
+            else Feature(n, "ordinal") for j, n in enumerate(names)])
+        n_scores = 1 if n_classes == 2 else n_classes
+        per_iteration = int(dump.get("num_tree_per_iteration", n_scores))
+        trees = [DecisionTree(features, classes,
+                              _tree(t["tree_structure"], features, classes, n_scores,
+                                    i % per_iteration, i),
+                              target=target)
+                 for i, t in enumerate(trees_doc)]
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        if isinstance(e, XdtError):
+            raise
+        raise UnsupportedModelError(
+            f"a malformed LightGBM model dump ({type(e).__name__}: {e}); pass "
+            "booster.dump_model() or the file written by save_model, unedited") from None
     threshold = _binary_threshold(lgb, dump["objective"]) if n_scores == 1 else 0.0
     source = {"library": "lightgbm", "version": lgb.__version__, "model": kind,
               "objective": objective}
