@@ -174,3 +174,16 @@ def test_a_malformed_lightgbm_dump_is_an_unsupported_model_error(tmp_path, edit)
     path.write_text(json.dumps(dump))
     with pytest.raises(UnsupportedModelError, match="malformed LightGBM model dump"):
         xdt.from_lightgbm(path)
+
+
+@pytest.mark.parametrize(("command", "kinds"), [
+    ("explain", "a nested k-DNF or a tree ensemble"),
+    ("encode", "a nested k-DNF or a voting tree ensemble")])
+def test_the_help_of_commands_that_read_ensemble_files_names_them(command, kinds):
+    from click.testing import CliRunner
+
+    from xdt.cli import main
+
+    result = CliRunner().invoke(main, [command, "--help"])
+    assert result.exit_code == 0
+    assert kinds in " ".join(result.output.split())
