@@ -892,13 +892,14 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             invalid_output: str | None = None, force: bool = False) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
-    The model is a decision tree, a DNF or a nested k-DNF (xdt-model/1 JSON); a DNF is
-    explained by the SAT engine (--engine auto picks it), and --path-restricted is for
-    trees only. Give one instance with --instance, or rows of a CSV file with --data. For
-    each, prints the prediction, the length of its path in the tree (for a DNF: the terms
-    that hold), one AXp (a minimal set of feature values that alone guarantee the
-    prediction, as a rule) and one CXp (a minimal set of features whose change can change
-    the prediction, with an example); --all-cxps and
+    The model is a decision tree, a DNF, a nested k-DNF or a tree ensemble (xdt-model/1
+    JSON, e.g. written by `xdt import`); a DNF is explained by the SAT engine and a tree
+    ensemble by the box engine (--engine auto picks them; --engine sat for an ensemble),
+    and --path-restricted is for trees only. Give one instance with --instance, or rows
+    of a CSV file with --data. For each, prints the prediction, the length of its path in
+    the tree (for a DNF: the terms that hold), one AXp (a minimal set of feature values
+    that alone guarantee the prediction, as a rule) and one CXp (a minimal set of features
+    whose change can change the prediction, with an example); --all-cxps and
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.
     --time-limit S bounds the whole wait for a row: its enumerations, the re-checking of
     their certificates and the making of their records share the S seconds. The output
@@ -1284,7 +1285,9 @@ def _progress(positions: Sequence[int], show: bool
 def encode(model_path: str, instance: str, output: str, path_restricted: bool) -> None:
     """Write the CNF of the SAT engine's query for one instance, for any SAT solver.
 
-    The model is a decision tree, a DNF or a nested k-DNF (--path-restricted: trees only).
+    The model is a decision tree, a DNF, a nested k-DNF or a voting tree ensemble
+    (--path-restricted: trees only); an ensemble of summed probabilities or margins has
+    no exact CNF: write its MaxSAT query with xdt.explain.dimacs.write_wcnf.
     The formula holds for the points the model classifies differently from the instance,
     with one selector variable per feature: assuming it fixes the feature to the instance's
     value. With all selectors assumed (as unit clauses) it is UNSAT. A set S of features is
@@ -1469,11 +1472,13 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
         raise click.UsageError("--target names a column of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
     if not isinstance(model, DecisionTree):
+        kind = kind_name(model)
+        why = (" (each AXp lies inside a true term of the DNF, or of its complement)"
+               if "DNF" in kind else "")
         raise click.ClickException(
             f"{model_path}: path redundancy (Izza et al.) is defined for the paths of "
-            f"decision trees, and this model is a {kind_name(model)}; its explanations come "
-            f"from `xdt explain {model_path} --instance ...` (each AXp lies inside a true "
-            "term of the DNF, or of its complement)")
+            f"decision trees, and this model is a {kind}; its explanations come "
+            f"from `xdt explain {model_path} --instance ...`{why}")
     X = y = None
     if data is not None:
         # without --target, the model's own target column, when the file has it

@@ -34,7 +34,7 @@ what to do about it.
     │   └── InvalidRowError                  a row of a batch run cannot be explained
     ├── OutputError (OSError)              an output file or folder cannot be written
     │   └── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
-    ├── ParameterError (ValueError)        a learner's parameter is out of range
+    ├── ParameterError (ValueError)        a learner's or explainer's parameter is out of range
     └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
 """
 
@@ -237,7 +237,8 @@ class OutputExistsError(OutputError, FileExistsError):
 
 class ParameterError(XdtError, ValueError):
     """A learner's parameter is out of its range (e.g. ``max_depth=-1``); raised by ``fit``,
-    as scikit-learn validates parameters."""
+    as scikit-learn validates parameters, and by an Explainer's methods for a limit out of
+    range (``max_count=0``, ``time_limit=-1``)."""
 
 
 class ComputationLimitError(XdtError, RuntimeError):

@@ -34,7 +34,7 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 from tqdm import tqdm
 
-from xdt.errors import EngineNotAvailableError
+from xdt.errors import EngineNotAvailableError, ParameterError
 from xdt.explain import duality
 from xdt.explain.certificates import (
     axp_certificate,
@@ -106,11 +106,12 @@ deadline passes have ``verified=False``."""
 def _check_limits(max_count: object, time_limit: object) -> None:
     if max_count is not None and (isinstance(max_count, bool) or not isinstance(max_count, int)
                                   or max_count < 1):
-        raise ValueError(f"max_count must be a positive integer or None, got {max_count!r}")
+        raise ParameterError(
+            f"max_count must be a positive integer or None, got {max_count!r}")
     if time_limit is not None and not isinstance(time_limit, duality.Deadline) and (
             isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
             or not math.isfinite(time_limit) or time_limit <= 0):
-        raise ValueError(
+        raise ParameterError(
             f"time_limit must be a positive number of seconds, a Deadline or None, got "
             f"{time_limit!r}")
 

@@ -46,6 +46,7 @@ agreeing with ``v`` outside ``T`` is predicted another class. *Path-restricted* 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -278,11 +279,20 @@ def box_size(box: Sequence[int]) -> int:
 
 def box_points(box: Sequence[int]) -> np.ndarray:
     """Every point of a box (one cell mask per feature), shape (N, F), int64, the first
-    feature varying slowest."""
+    feature varying slowest. Any number of features (no ``numpy.meshgrid``, which stops at
+    32 dimensions)."""
     axes = [np.asarray([j for j in range(int(m).bit_length()) if (int(m) >> j) & 1],
                        dtype=np.int64) for m in box]
-    grids = np.meshgrid(*axes, indexing="ij")
-    return np.stack([g.reshape(-1) for g in grids], axis=1).reshape(-1, len(box))
+    n = math.prod(len(a) for a in axes)
+    out = np.empty((n, len(axes)), dtype=np.int64)
+    if n == 0:
+        return out
+    before = 1
+    for f, a in enumerate(axes):
+        after = n // (before * len(a))
+        out[:, f] = np.tile(np.repeat(a, after), before)
+        before *= len(a)
+    return out
 
 
 def _ensemble_box_point(model: TreeEnsemble, box: Sequence[int], class_index: int,

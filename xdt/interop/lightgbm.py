@@ -5,7 +5,11 @@ written by ``save_model`` is read by LightGBM itself first), never a pickle, and
 floating-point rule against the library:
 
 * **Splits.** LightGBM predicts on float64 values and goes left when ``x <= t`` with ``t`` a
-  float64 (``decision_type "<="``): the IR's test, unchanged (``input_dtype="float64"``).
+  float64 (``decision_type "<="``): the IR's test, unchanged (``input_dtype="float64"``),
+  except that LightGBM reads every ``|x| <= 1e-35`` as ``0.0`` first, so a threshold in
+  ``[-1e-35, 1e-35)`` (LightGBM writes ``-1e-35`` for a split between the negative values
+  and zero) becomes ``1e-35`` when ``0.0`` goes left and the float64 just below ``-1e-35``
+  when it goes right.
   Missing values: ``missing_type "None"`` reads NaN as 0 and ``"NaN"`` sends NaN the default
   way; neither changes a number, and the IR refuses NaN when explaining. ``missing_type
   "Zero"`` sends every ``|x| <= 1e-35`` (float32's ``1e-35``) the default way: the import
@@ -45,8 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import DataError, UnsupportedModelError
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.errors import DataError, UnsupportedModelError, XdtError
+from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 
@@ -80,6 +84,12 @@ def _dump(model_or_path) -> tuple[dict, object | None, str]:
                 return json.loads(text), None, "dump"
             except json.JSONDecodeError as e:
                 raise UnsupportedModelError(f"{path}: not valid JSON ({e})") from None
+        if "\nend of trees" not in text:
+            # LightGBM aborts the whole process (not an exception) on a cut-off file
+            raise UnsupportedModelError(
+                f"{path}: LightGBM cannot read it as a model file (no 'end of trees' line: "
+                "the file is cut off, or not a LightGBM text model); save the model with "
+                "save_model('model.txt') or dump_model()")
         try:
             booster = lgb.Booster(model_file=str(path))
         except lgb.basic.LightGBMError as e:
@@ -188,23 +198,31 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     trees_doc = dump["tree_info"]
     if not trees_doc:
         raise UnsupportedModelError("the model has no trees; train it for at least one round")
-    domains = _domains(dump, trees_doc, n_features)
-    features = FeatureSpace([
-        Feature(n, "categorical", domains[j]) if domains[j] is not None else Feature(n, "ordinal")
-        for j, n in enumerate(names)])
-    n_scores = 1 if n_classes == 2 else n_classes
-    per_iteration = int(dump.get("num_tree_per_iteration", n_scores))
-    trees = [DecisionTree(features, classes,
-                          _tree(t["tree_structure"], features, classes, n_scores,
-                                i % per_iteration, i),
-                          target=target)
-             for i, t in enumerate(trees_doc)]
+    try:
+        domains = _domains(dump, trees_doc, n_features)
+        features = FeatureSpace([
+            Feature(n, "categorical", domains[j]) if domains[j] is not None
+            else Feature(n, "ordinal") for j, n in enumerate(names)])
+        n_scores = 1 if n_classes == 2 else n_classes
+        per_iteration = int(dump.get("num_tree_per_iteration", n_scores))
+        trees = [DecisionTree(features, classes,
+                              _tree(t["tree_structure"], features, classes, n_scores,
+                                    i % per_iteration, i),
+                              target=target)
+                 for i, t in enumerate(trees_doc)]
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        if isinstance(e, XdtError):
+            raise
+        raise UnsupportedModelError(
+            f"a malformed LightGBM model dump ({type(e).__name__}: {e}); pass "
+            "booster.dump_model() or the file written by save_model, unedited") from None
     threshold = _binary_threshold(lgb, dump["objective"]) if n_scores == 1 else 0.0
     source = {"library": "lightgbm", "version": lgb.__version__, "model": kind,
               "objective": objective}
     if n_scores == 1 and sigmoid != 1.0:
         source["sigmoid"] = sigmoid
-    reference = _reference(booster, features, classes) if booster is not None else None
+    reference = (Reference(_reference, booster, features, classes) if booster is not None
+                 else None)
     return TreeEnsemble(features, classes, trees, "margin", precision="float64",
                         threshold=threshold, target=target, source=source,
                         reference=reference)
@@ -290,6 +308,10 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
         if not f.is_ordinal:
             raise UnsupportedModelError(f"{where}: a threshold split on a categorical feature")
         t = float(node["threshold"])
+        if -ZERO_THRESHOLD <= t < ZERO_THRESHOLD:
+            # LightGBM reads every |x| <= 1e-35 as 0.0 before any split (its dense-row
+            # reader drops them as zeros), so all of them go where 0.0 goes
+            t = ZERO_THRESHOLD if t >= 0.0 else float(np.nextafter(-ZERO_THRESHOLD, -np.inf))
         if node.get("missing_type") == "Zero":
             zero_left = bool(node.get("default_left"))
             if (zero_left and not ZERO_THRESHOLD <= t) or (not zero_left and

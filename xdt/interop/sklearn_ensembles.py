@@ -51,7 +51,7 @@ from xdt.interop.sklearn import (
     tree_root,
 )
 from xdt.interop.tabular import TabularEncoder
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node
 
@@ -224,7 +224,8 @@ def from_sklearn_ensemble(estimator, feature_names: Sequence[str] | None = None,
     else:
         model = _hist_gradient_boosting(estimator, features, columns, classes, target, source,
                                         encoder)
-    model.reference = _reference(estimator, model.features, encoder, classes)
+    model.reference = Reference(_reference, estimator, model.features, encoder,
+                                classes)
     return model
 
 

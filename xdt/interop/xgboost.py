@@ -51,7 +51,7 @@ import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError
 from xdt.interop.sklearn import float32_threshold
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import float32_below
@@ -225,7 +225,8 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
                         base=[float(b) for b in base[:n_scores]], precision="float32",
                         threshold=threshold, target=target, input_dtype="float32",
                         source=source,
-                        reference=_reference(booster, dmatrix, classes, objective))
+                        reference=Reference(_reference, booster, features,
+                                            stored or None, classes, objective))
 
 
 def _categorical_domains(trees_doc: list[dict], types: list[str],
@@ -381,9 +382,11 @@ def _binary_threshold(zero, dmatrix: Callable, probe: np.ndarray) -> float:
     return float(_from_keys([lo])[0])
 
 
-def _reference(booster, dmatrix: Callable, classes: list, objective: str) -> Callable:
+def _reference(booster, features: FeatureSpace, names: list[str] | None, classes: list,
+               objective: str) -> Callable:
     labels = np.asarray(classes, dtype=object)
     integer = all(isinstance(c, int) for c in classes)
+    dmatrix = _dmatrix_maker(_xgboost(), features, names)
 
     def predict(X) -> np.ndarray:
         out = booster.predict(dmatrix(X))

@@ -87,6 +87,28 @@ def leaves_in_path_order(root: Node) -> list[Leaf]:
     return out
 
 
+class Reference:
+    """A library's ``predict`` kept as the factory that made it and the factory's arguments,
+    so that an ensemble holding it (and an Explainer of that ensemble) can be pickled: the
+    function is rebuilt from them when unpickled.
+
+    ``Reference(factory, *args)(X)`` is ``factory(*args)(X)``; ``factory`` must be a
+    module-level function and ``args`` picklable (the fitted estimator or booster itself,
+    feature lists, class labels).
+    """
+
+    def __init__(self, factory: Callable[..., Callable], *args):
+        self.factory = factory
+        self.args = args
+        self._predict = factory(*args)
+
+    def __call__(self, X) -> np.ndarray:
+        return self._predict(X)
+
+    def __reduce__(self):
+        return (Reference, (self.factory, *self.args))
+
+
 class TreeEnsemble:
     """Trees over one feature space, combined by vote, averaged probabilities or margins.
 
