@@ -297,8 +297,10 @@ class Explainer:
                       else "sat")
         if engine == "path" and not is_tree(model):
             raise tree_only("the path engine",
-                            "use engine='box' or 'sat' for a tree ensemble, 'sat' for a DNF "
-                            "(engine=None or 'auto' picks one)", model)
+                            "use engine='box' or 'sat' (engine=None or 'auto' picks 'box')"
+                            if isinstance(model, TreeEnsemble) else
+                            "use engine='sat' (the default for DNFs: engine=None or 'auto')",
+                            model)
         if engine == "box" and not isinstance(model, TreeEnsemble):
             raise EngineNotAvailableError(
                 f"the box engine explains tree ensembles, and this model is a "
