@@ -225,3 +225,19 @@ def test_deep_searches_grow_the_stack_of_boxes_and_keep_their_answers():
         for fixed in range(0, 1 << n, 7):
             assert small.counterexample(fixed) == big.counterexample(fixed)
         assert small.deletion(small.universe, []) == big.deletion(big.universe, [])
+
+
+@given(data=st.data())
+@SETTINGS
+def test_compiled_classify_equals_predict_cells_on_every_point(data):
+    """The box engine's one-point prediction (what the Explainer reads an instance's class
+    from) is the IR's ``predict_cells`` on every point of the cell space, near-ties included."""
+    import itertools
+
+    from xdt.explain.ensemble_box import prepare
+
+    model = data.draw(ensembles())
+    grid = np.asarray(list(itertools.product(*[range(c.n_cells) for c in model.cells])))
+    expected = model.predict_cells(grid).tolist()
+    p = prepare(model)
+    assert [p.classify(row) for row in grid.tolist()] == expected

@@ -82,6 +82,13 @@ class Prepared:
                 self.values, self.start, self.divisor, self.threshold, self.n_classes,
                 self.ordinal, self.n_cells, self.cat_offset)
 
+    def classify(self, cells: Sequence[int]) -> int:
+        """The class index of one point given by its cells (the IR's ``predict_cells``, in
+        one compiled call)."""
+        return int(K.classify(self.feature, self.cut, self.offset, self.child, self.leaf,
+                              self.roots, self.values, self.start, self.divisor,
+                              self.threshold, np.asarray(cells, dtype=np.int64)))
+
     def box(self, held: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(lo, hi, cat)`` of the box holding each feature ``f`` of ``held`` to the cells
         ``held[f]`` (an interval for an ordinal feature) and the others free."""

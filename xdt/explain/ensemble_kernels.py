@@ -300,3 +300,35 @@ def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, t
         if status == COUNTEREXAMPLE:
             fixed[g] = True
     return ENTAILED, len(order)
+
+
+@njit(cache=True)
+def classify(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
+             cells):
+    """The class index of one point given by its cells, as
+    :meth:`xdt.ir.ensemble.TreeEnsemble.predict_cells` computes it: each tree's leaf, the
+    values summed in tree order in their precision from ``start``, divided, then the first
+    largest score (a binary margin: ``score > threshold``)."""
+    n_scores = values.shape[1]
+    acc = start.copy()
+    for t in range(len(roots)):
+        n = roots[t]
+        while feature[n] >= 0:
+            j = cut[n]
+            c = cells[feature[n]]
+            if j >= 0:
+                n = child[offset[n] + (1 if c > j else 0)]
+            else:
+                n = child[offset[n] + c]
+        row = leaf[n]
+        for s in range(n_scores):
+            acc[s] = acc[s] + values[row, s]
+    for s in range(n_scores):
+        acc[s] = acc[s] / divisor
+    if n_scores == 1:
+        return 1 if acc[0] > threshold else 0
+    best = 0
+    for s in range(1, n_scores):
+        if acc[s] > acc[best]:
+            best = s
+    return best

@@ -49,7 +49,7 @@ from xdt.explain.compiled import (
     literals_memo,
     number_reader,
 )
-from xdt.explain.ensemble_box import BoxOracle
+from xdt.explain.ensemble_box import BoxOracle, prepare
 from xdt.explain.explanation import Deferred, Explanation, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
@@ -368,6 +368,8 @@ class Explainer:
         if is_tree(self.model):
             path = self.model.paths[self._tables().leaf(np.asarray(cells, dtype=np.int64))]
             prediction = path.class_index
+        elif self.engine == "box":  # the ensemble's arrays, compiled: no per-tree Python loop
+            prediction = prepare(self.model).classify(cells)
         else:
             prediction = predict_one(self.model, cells)
         if path_restricted:
