@@ -50,7 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError, XdtError
-from xdt.ir.ensemble import Reference, TreeEnsemble
+from xdt.interop.sklearn import class_label
+from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 
@@ -184,7 +185,7 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     if classes is None:
         fitted = getattr(model_or_path, "classes_", None)
         classes = list(fitted) if fitted is not None else list(range(n_classes))
-    classes = [_label(c) for c in classes]
+    classes = [class_label(c) for c in classes]
     if len(classes) != n_classes or len(set(classes)) != n_classes:
         raise DataError(f"the model has {n_classes} classes; give as many distinct class "
                         f"labels, in the order of LightGBM's class indices, got {classes}")
@@ -228,19 +229,6 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
                         reference=reference)
 
 
-def _label(v: object) -> str | int:
-    """A class label as the IR keeps it: integers (and integral numbers, booleans as 0/1)
-    as ints, anything else as its text (as :func:`xdt.from_sklearn` does)."""
-    v = v.item() if isinstance(v, np.generic) else v
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return str(v)
-
-
 def _domains(dump: dict, trees_doc: list[dict], n_features: int) -> list[tuple | None]:
     """Per feature: its domain when categorical, else None."""
     used: dict[int, set[int]] = {}
@@ -280,12 +268,7 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
             raise UnsupportedModelError(
                 f"tree {index} is a linear tree (linear_tree=True); xdt imports constant "
                 "leaves only")
-        v = float(node["leaf_value"])
-        if n_scores == 1:
-            return Leaf(classes[1] if v > 0 else classes[0], (v,))
-        value = [0.0] * n_scores
-        value[group] = v
-        return Leaf(classes[group], tuple(value))
+        return margin_leaf(classes, n_scores, group, float(node["leaf_value"]))
 
     def build(node: dict) -> Node:
         if "split_feature" not in node:

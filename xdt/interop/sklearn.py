@@ -50,7 +50,9 @@ def float32_threshold(t: float) -> float:
     return m if a_even else float(np.nextafter(m, -math.inf))
 
 
-def _label(v: object) -> str | int:
+def class_label(v: object) -> str | int:
+    """A class label as the IR keeps it: integers (and integral numbers, booleans as 0/1)
+    as ints, anything else as its text."""
     v = v.item() if isinstance(v, np.generic) else v
     if isinstance(v, bool):  # the IR's labels are str or int: False/True become 0/1
         return int(v)
@@ -262,7 +264,7 @@ def estimator_classes(estimator) -> list:
     UnsupportedEstimatorError
         Two labels collide once converted (e.g. ``1`` and ``1.0``).
     """
-    classes = [_label(c) for c in estimator.classes_]
+    classes = [class_label(c) for c in estimator.classes_]
     if len(set(classes)) != len(classes):
         raise UnsupportedEstimatorError(f"class labels {classes} collide once converted")
     return classes

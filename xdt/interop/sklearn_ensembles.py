@@ -44,14 +44,14 @@ import numpy as np
 
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
 from xdt.interop.sklearn import (
-    _label,
+    class_label,
     column_split,
     estimator_classes,
     resolve_features,
     tree_root,
 )
 from xdt.interop.tabular import TabularEncoder
-from xdt.ir.ensemble import Reference, TreeEnsemble
+from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node
 
@@ -154,7 +154,7 @@ def _reference(estimator, features: Sequence[Feature], encoder: TabularEncoder |
             X = rows
         if names_in is not None:
             X = pd.DataFrame(X, columns=list(names_in)).infer_objects()
-        labels = [_label(v) for v in estimator.predict(X)]
+        labels = [class_label(v) for v in estimator.predict(X)]
         return np.asarray(labels, dtype=np.int64 if ints else object)
 
     return predict
@@ -280,12 +280,8 @@ def _gradient_boosting(estimator, features, columns, classes, target, source) ->
             value = stages[i, k].tree_.value[:, 0, 0]
 
             def leaf(node: int, value=value, k=k) -> Leaf:
-                v = scale * float(value[node])  # one float64 product, as predict_stages
-                if binary:
-                    return Leaf(classes[int(v > 0.0)], (v,))
-                out = [0.0] * n_scores  # adding 0.0 leaves the other scores as they are
-                out[k] = v
-                return Leaf(classes[k], tuple(out))
+                # one float64 product, as predict_stages
+                return margin_leaf(classes, n_scores, k, scale * float(value[node]))
 
             root = tree_root(stages[i, k].tree_, features, columns, leaf)
             trees.append(DecisionTree(features, classes, root, target=target,
@@ -337,12 +333,7 @@ def _hgb_root(predictor, features, columns, codes, classes, k: int, n_scores: in
     bitsets = predictor.raw_left_cat_bitsets
 
     def leaf_of(i: int) -> Leaf:
-        v = float(nodes["value"][i])
-        if n_scores == 1:
-            return Leaf(classes[int(v > 0.0)], (v,))
-        out = [0.0] * n_scores
-        out[k] = v
-        return Leaf(classes[k], tuple(out))
+        return margin_leaf(classes, n_scores, k, float(nodes["value"][i]))
 
     def build(i: int) -> Node:
         if nodes["is_leaf"][i]:

@@ -51,7 +51,7 @@ import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError
 from xdt.interop.sklearn import float32_threshold
-from xdt.ir.ensemble import Reference, TreeEnsemble
+from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import float32_below
@@ -264,12 +264,7 @@ def _tree(t: dict, features: FeatureSpace, classes: list, n_scores: int, group: 
         cat_sets[node] = {int(c) for c in t["categories"][start:start + size]}
 
     def leaf(v: float) -> Leaf:
-        v32 = float(np.float32(v))
-        if n_scores == 1:
-            return Leaf(classes[1] if v32 > 0 else classes[0], (v32,))
-        value = [0.0] * n_scores
-        value[group] = v32
-        return Leaf(classes[group], tuple(value))
+        return margin_leaf(classes, n_scores, group, float(np.float32(v)))
 
     def build(i: int) -> Node:
         if left[i] == -1:

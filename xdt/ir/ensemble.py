@@ -109,6 +109,19 @@ class Reference:
         return (Reference, (self.factory, *self.args))
 
 
+def margin_leaf(classes: Sequence, n_scores: int, score: int, value: float) -> Leaf:
+    """The leaf of a boosted tree that adds ``value`` to score ``score`` of an ensemble with
+    ``n_scores`` scores (``"margin"``): for a binary margin (``n_scores == 1``) the value
+    alone, labelled ``classes[1]`` when it is positive, else ``classes[0]``; otherwise one
+    number per score, ``value`` at ``score`` and 0.0 elsewhere (adding 0.0 leaves a float
+    score as it is), labelled ``classes[score]``. The label is for reading only."""
+    if n_scores == 1:
+        return Leaf(classes[1] if value > 0 else classes[0], (value,))
+    out = [0.0] * n_scores
+    out[score] = value
+    return Leaf(classes[score], tuple(out))
+
+
 class TreeEnsemble:
     """Trees over one feature space, combined by vote, averaged probabilities or margins.
 
