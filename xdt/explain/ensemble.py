@@ -172,10 +172,9 @@ class EnsembleEncoding(ModelEncoding):
         self.n_trees = model.n_trees
         self.n_scores = model.n_scores
         self.dtype = np.dtype(model.precision)
-        start = model.base if model.combine == "margin" else (0.0,) * model.n_scores
-        self.start = np.asarray(start, dtype=self.dtype)
-        self.divisor = (self.dtype.type(model.divisor)
-                        if model.combine == "proba" and model.divisor != 1.0 else None)
+        self.start = model.start_scores()
+        self.divisor = (self.dtype.type(model.score_divisor)
+                        if model.score_divisor != 1.0 else None)
         self.threshold = self.dtype.type(model.threshold)
         clauses: list[list[int]] = []
         ys: list[int] = []
@@ -324,16 +323,9 @@ class EnsembleEncoding(ModelEncoding):
                     self._differs[c] = self.leaf_clauses + [list(self.beats_vars(c).values())]
         return self._differs[c]
 
-    def solver(self, c: int, name: str = DEFAULT_SOLVER) -> LazySolver:
-        key = (c, name)
-        shared = self._solvers.get(key)
-        if shared is None:
-            with self._lock:
-                shared = self._solvers.get(key)
-                if shared is None:
-                    shared = LazySolver(name, self.domain + self.differs(c), self.phases(c))
-                    self._solvers[key] = shared
-        return shared  # type: ignore[return-value]
+    def _new_solver(self, c: int, name: str) -> LazySolver:
+        """The lazily refined solver of class ``c`` (see the module docstring)."""
+        return LazySolver(name, self.domain + self.differs(c), self.phases(c))
 
     def phases(self, c: int) -> list[int]:
         """The solver's preferred values of the order variables for class ``c``: every

@@ -65,10 +65,8 @@ class Prepared:
         self.roots = np.asarray(roots, dtype=np.int64)
         dtype = np.dtype(model.precision)
         self.values = np.ascontiguousarray(np.concatenate(model.values), dtype=dtype)
-        start = model.base if model.combine == "margin" else (0.0,) * model.n_scores
-        self.start = np.asarray(start, dtype=dtype)
-        divisor = model.divisor if model.combine == "proba" else 1.0
-        self.divisor = dtype.type(divisor)
+        self.start = model.start_scores()
+        self.divisor = dtype.type(model.score_divisor)
         self.threshold = dtype.type(model.threshold)
         self.n_classes = len(model.classes)
         self.ordinal = ordinal

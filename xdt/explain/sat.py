@@ -279,9 +279,14 @@ class ModelEncoding:
             with self._lock:
                 shared = self._solvers.get(key)
                 if shared is None:
-                    shared = SharedSolver(name, self.domain + self.differs(c))
+                    shared = self._new_solver(c, name)
                     self._solvers[key] = shared
         return shared
+
+    def _new_solver(self, c: int, name: str) -> SharedSolver:
+        """A solver over ``domain + differs(c)`` (kinds of models with other solvers, such as
+        the lazily refined ones of tree ensembles, override it)."""
+        return SharedSolver(name, self.domain + self.differs(c))
 
     def oracle(self, cells: Sequence[int], allowed: Sequence[int], universe: int,
                prediction: int, solver: str = DEFAULT_SOLVER) -> SatOracle:

@@ -347,16 +347,24 @@ class TreeEnsemble:
         shape (n, n_scores), in ``precision`` (``"proba"``: after the division), summed in
         tree order exactly as the library does."""
         leaves = np.asarray(leaves, dtype=np.int64).reshape(-1, len(self.trees))
-        dtype = np.dtype(self.precision)
-        if self.combine == "margin":
-            out = np.tile(np.asarray(self.base, dtype=dtype), (len(leaves), 1))
-        else:
-            out = np.zeros((len(leaves), self.n_scores), dtype=dtype)
+        out = np.tile(self.start_scores(), (len(leaves), 1))
         for t, values in enumerate(self.values):
             out += values[leaves[:, t]]
-        if self.combine == "proba" and self.divisor != 1.0:
-            out /= dtype.type(self.divisor)
+        if self.score_divisor != 1.0:
+            out /= out.dtype.type(self.score_divisor)
         return out
+
+    def start_scores(self) -> np.ndarray:
+        """The scores before the first tree: ``base`` for ``"margin"``, zeros otherwise;
+        shape (n_scores,), in ``precision`` (a new array)."""
+        start = self.base if self.combine == "margin" else (0.0,) * self.n_scores
+        return np.asarray(start, dtype=np.dtype(self.precision))
+
+    @property
+    def score_divisor(self) -> float:
+        """What the sums are divided by before the decision: ``divisor`` for ``"proba"``,
+        1.0 for the other rules."""
+        return self.divisor if self.combine == "proba" else 1.0
 
     def decide(self, scores: np.ndarray) -> np.ndarray:
         """Class index per row of ``scores`` (shape (n, n_scores)); shape (n,), int64."""
