@@ -878,11 +878,19 @@ def main() -> None:
     notes += (["first-call cost: not measured with --quick"] if args.quick
               else compile_cost())
 
+    print_report(lines, "CPU time per call (per batch for explain_batch and predict); ratio: "
+                 "PyXAI / xdt for PyXAI rows (target: at least), xdt / peer for the others "
+                 "(target: at most); medians of per-row ratios", notes, args.markdown,
+                 t_start, cpu_start)
+
+
+def print_report(lines: Sequence[Line], heading: str, notes: Sequence[str], as_markdown: bool,
+                 t_start: float, cpu_start: float) -> None:
+    """Print the table of ``lines`` under ``heading`` (markdown or plain text), the notes,
+    and the run's wall and CPU seconds since ``t_start`` / ``cpu_start``."""
     table = pd.DataFrame([line.cells() for line in lines])
-    print("\nCPU time per call (per batch for explain_batch and predict); ratio: PyXAI / xdt "
-          "for PyXAI rows (target: at least), xdt / peer for the others (target: at most); "
-          "medians of per-row ratios\n")
-    if args.markdown:
+    print(f"\n{heading}\n")
+    if as_markdown:
         print(markdown(table))
     else:
         with pd.option_context("display.width", 250, "display.max_colwidth", 90):

@@ -58,17 +58,17 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _data import load, markdown
+from _data import load
 from engines import (
     Line,
     agree,
     cpu_ns_with_children,
     load_pyxai,
     median_ratio,
+    print_report,
     progress,
     scratch_directory,
     timed,
@@ -515,22 +515,11 @@ def main() -> None:
         progress(f"[2] XGBoost, {name}: done")
     lines += growth_section(trees, depths, args, cache)
 
-    table = pd.DataFrame([line.cells() for line in lines])
-    print("\nCPU time per AXp (medians over rows); ratio: PyXAI (or RFxpl) / xdt on peer "
-          "lines (target: at least), the seconds on the others (target: at most)\n")
-    if args.markdown:
-        print(markdown(table))
-    else:
-        with pd.option_context("display.width", 250, "display.max_colwidth", 90):
-            print(table.to_string(index=False))
-    print()
-    for note in notes:
-        print(note)
-    print(f"every xdt AXp kept the library's predict on {args.samples:,} sampled agreeing "
-          "points and was subset-minimal")
-    print(f"\nxdt {xdt.__version__} from {Path(xdt.__file__).parent}; total "
-          f"{time.perf_counter() - t_start:.0f} s wall, {time.process_time() - cpu_start:.0f} s "
-          "CPU")
+    notes.append(f"every xdt AXp kept the library's predict on {args.samples:,} sampled "
+                 "agreeing points and was subset-minimal")
+    print_report(lines, "CPU time per AXp (medians over rows); ratio: PyXAI (or RFxpl) / xdt "
+                 "on peer lines (target: at least), the seconds on the others (target: at "
+                 "most)", notes, args.markdown, t_start, cpu_start)
 
 
 if __name__ == "__main__":
