@@ -342,6 +342,8 @@ class EnsembleEncoding(ModelEncoding):
 
     def oracle(self, cells: Sequence[int], allowed: Sequence[int], universe: int,
                prediction: int, solver: str = DEFAULT_SOLVER) -> EnsembleOracle:
+        """The oracle of one instance (arguments of :class:`EnsembleOracle`), on this
+        encoding's shared solvers."""
         return EnsembleOracle(self, cells, allowed, universe, prediction, solver=solver)
 
     # ------------------------------------------------------------------ lemmas

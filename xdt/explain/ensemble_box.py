@@ -76,6 +76,8 @@ class Prepared:
         self.n_cat = int(cat_sizes.sum())
 
     def arrays(self) -> tuple:
+        """The model's arguments of :func:`~xdt.explain.ensemble_kernels.search` and
+        :func:`~xdt.explain.ensemble_kernels.deletion`, in their order."""
         return (self.feature, self.cut, self.offset, self.child, self.leaf, self.roots,
                 self.values, self.start, self.divisor, self.threshold, self.n_classes,
                 self.ordinal, self.n_cells, self.cat_offset)

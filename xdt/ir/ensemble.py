@@ -420,6 +420,7 @@ class TreeEnsemble:
     # ------------------------------------------------------------------ sizes
     @property
     def n_trees(self) -> int:
+        """Number of trees."""
         return len(self.trees)
 
     @property
