@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from xdt import errors
+from xdt._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
     from xdt.explain import Explainer, Explanation
@@ -46,22 +47,11 @@ __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", 
            "__version__"]
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("xdt")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "0+unknown"
-
-
 def __getattr__(name: str) -> Any:
-    """The public names of :data:`_LAZY`, ``__version__`` and the subpackages
-    :data:`_SUBMODULES`, imported on first use and then kept as attributes of ``xdt``."""
+    """The public names of :data:`_LAZY` and the subpackages :data:`_SUBMODULES`, imported
+    on first use and then kept as attributes of ``xdt``."""
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name == "__version__":
-        value = _version()
     elif name in _SUBMODULES:
         value = importlib.import_module(f"xdt.{name}")
     else:
