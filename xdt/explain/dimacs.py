@@ -387,7 +387,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
 
 
 def _header(q: CnfQuery) -> list[str]:
-    from xdt import __version__
+    from xdt._version import __version__
 
     pred = _json(q.prediction)
     scope = ("path-restricted (each selector holds its feature to the literal of the "
