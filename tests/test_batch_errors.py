@@ -343,8 +343,15 @@ def run_xdt(args: list[str], *, path: str = str(ROOT), script: str | None = None
     """``xdt ARGS`` in a new process group (as a terminal runs it), output captured."""
     env = dict(os.environ, PYTHONPATH=path)
     command = [sys.executable, script] if script else [sys.executable, "-m", "xdt"]
+    # Ctrl-C reaches it even when pytest itself runs with SIGINT ignored (a background job of
+    # a non-interactive shell), which a child would otherwise inherit
     return subprocess.Popen(command + args, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint, **kwargs)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def assert_only_xdt_lines(stderr: str) -> None:
