@@ -256,7 +256,7 @@ def test_crosscheck_reports_a_wrong_engine():
     fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
     m = _labelled(fs)
     from xdt.explain.crosscheck import crosscheck_ensemble
-    from xdt.explain.sat import shared_encoding
+    from xdt.explain.sat_cache import shared_encoding
 
     enc = shared_encoding(m)
     enc.leaf_values = -enc.leaf_values  # the engine now sums the opposite margins

@@ -1,5 +1,7 @@
-"""Pictures: a tree with an instance's path, AXp and CXps (DOT or matplotlib), formal feature
-importance, the accuracy / explanation-size trade-off, redundant paths.
+"""Pictures of models and their explanations.
+
+A tree with an instance's path, AXp and CXps (DOT or matplotlib), the formal feature
+importance, the accuracy / explanation-size trade-off, and the redundant paths of a tree.
 
 matplotlib (``pip install "xdt[plot]"``) is needed by the ``plot_*`` functions only; without
 it they raise :class:`PlotDependencyError`. :func:`to_dot` needs none.
