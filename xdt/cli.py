@@ -34,6 +34,7 @@ import click
 import xdt
 from xdt.errors import DataError, InstanceError, XdtError
 from xdt.interop.learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
+from xdt.report.command import report
 
 # numpy, pandas, the engines and the learners are imported by the commands that use them, so
 # that `xdt --help` (and every command's --help) starts without them
@@ -1861,6 +1862,8 @@ def demo(show: int, write_examples: str | None, force: bool) -> None:
 
     run_demo(show=show, width=terminal_width())
 
+
+main.add_command(report)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
