@@ -25,8 +25,16 @@ from click.testing import CliRunner, Result
 import xdt
 from xdt.cli import main
 from xdt.errors import CertificateError, ParameterError
-from xdt.ir import DNF, Branch, CategoricalSplit, Condition, DecisionTree, Feature, Leaf
-from xdt.ir import ThresholdSplit
+from xdt.ir import (
+    DNF,
+    Branch,
+    CategoricalSplit,
+    Condition,
+    DecisionTree,
+    Feature,
+    Leaf,
+    ThresholdSplit,
+)
 from xdt.report import build_report, write_report
 from xdt.report import html as report_html
 from xdt.report.svg import layout, tree_svg

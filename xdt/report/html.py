@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from xdt._version import __version__
 from xdt.errors import CertificateError, ParameterError
 from xdt.explain import Explainer, ExplanationList
 from xdt.explain.certificates import check_certificates
@@ -654,8 +655,6 @@ def build_report(model: Model, data: Any, *, rows: object = None,
         report = explain_rows(model, data, rows=rows, max_rows=max_rows, max_cxps=max_cxps,
                               time_limit=time_limit, engine=engine, target=target,
                               progress=progress)
-    from xdt import __version__
-
     title = title or (f"{kind_name(model)}" + (f" on {data_name}" if data_name else ""))
     if report.nodes is not None:
         first = report.rows[0] if report.rows else None

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from xdt.ir.tree import DecisionTree
 
 __all__ = ["DrawnNode", "class_colours", "highlights", "layout", "next_prefix", "node_path",
-           "path_of_leaf", "tree_svg"]
+           "tree_svg"]
 
 FONT_SIZE = 12
 """Font size of the labels, in pixels."""
@@ -256,16 +256,6 @@ def node_path(nodes: Sequence[DrawnNode], cells: Sequence[int]) -> list[int]:
             raise ValueError(f"no edge of node {k} takes cell {cell}")
         out.append(k)
     return out
-
-
-def path_of_leaf(nodes: Sequence[DrawnNode], leaf: int) -> list[int]:
-    """Numbers of the nodes from the root down to node ``leaf``."""
-    out = []
-    k = leaf
-    while k >= 0:
-        out.append(k)
-        k = nodes[k].parent
-    return out[::-1]
 
 
 _PREFIXES = itertools.count(1)

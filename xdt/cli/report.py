@@ -2,19 +2,33 @@
 
 The command reads the model and the CSV file as ``xdt explain --data`` does (the same
 column types, the same checks of every selected row, the same error messages) and writes
-:func:`xdt.report.html.build_report`'s page. Only click is imported at module level, so that
-``xdt --help`` stays fast; the rest when the command runs.
+:func:`xdt.report.html.build_report`'s page.
 """
 
 from __future__ import annotations
 
 import click
 
-DEFAULT_MAX_ROWS = 1000  # xdt.report.html.DEFAULT_MAX_ROWS, not imported: it loads pandas
-DEFAULT_MAX_CXPS = 20  # xdt.report.html.DEFAULT_MAX_CXPS
+import xdt
+from xdt.cli.app import main
+from xdt.cli.common import (
+    PROGRESS_MIN_ROWS,
+    SecondsType,
+    cli_errors,
+    csv_dtypes,
+    parse_rows,
+    read_csv,
+    stderr_is_terminal,
+    validate_rows,
+)
+
+# xdt.report.html.DEFAULT_MAX_ROWS and DEFAULT_MAX_CXPS, not imported: that module loads
+# pandas and the engines, which `xdt --help` must not
+DEFAULT_MAX_ROWS = 1000
+DEFAULT_MAX_CXPS = 20
 
 
-@click.command("report", short_help="Write an HTML audit report of a model on rows of a CSV.")
+@main.command(short_help="Write an HTML audit report of a model on rows of a CSV file.")
 @click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
 @click.option("--data", "-d", required=True, metavar="DATA.csv",
               type=click.Path(dir_okay=False),
@@ -31,7 +45,7 @@ DEFAULT_MAX_CXPS = 20  # xdt.report.html.DEFAULT_MAX_CXPS
 @click.option("--max-cxps", type=click.IntRange(min=1), default=DEFAULT_MAX_CXPS,
               show_default=True, metavar="N",
               help="List at most N CXps per row (the row says when more exist).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--time-limit", type=SecondsType(), metavar="S",
               help="Seconds allowed to each row's enumeration of CXps.")
 @click.option("--target", "-t", metavar="COL",
               help="The column of true labels, for the accuracy and a label column "
@@ -42,6 +56,7 @@ DEFAULT_MAX_CXPS = 20  # xdt.report.html.DEFAULT_MAX_CXPS
                    "a tree, box for a tree ensemble, sat for a DNF.")
 @click.option("--title", metavar="TEXT", help="The page's title.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@cli_errors
 def report(model_path: str, data: str, output: str, rows: str | None, max_rows: int,
            max_cxps: int, time_limit: float | None, target: str | None, engine: str,
            title: str | None, quiet: bool) -> None:
@@ -69,28 +84,8 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
       xdt report model.json --data german.csv --rows 0:200 -o first-200.html
       xdt report model.json --data big.csv --max-rows 5000 --max-cxps 5 -o big.html
     """
-    # the command's body, with the CLI's error handling (xdt.cli.cli_errors), imported
-    # here: xdt.cli registers this command
-    from xdt.cli import cli_errors
-
-    cli_errors(_report)(model_path, data, output, rows, max_rows, max_cxps, time_limit,
-                        target, engine, title, quiet)
-
-
-def _report(model_path: str, data: str, output: str, rows: str | None, max_rows: int,
-            max_cxps: int, time_limit: float | None, target: str | None, engine: str,
-            title: str | None, quiet: bool) -> None:
     from pathlib import Path
 
-    import xdt
-    from xdt.cli import (
-        PROGRESS_MIN_ROWS,
-        _csv_dtypes,
-        _stderr_is_terminal,
-        _validate_rows,
-        parse_rows,
-        read_csv,
-    )
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
     from xdt.ir.tree import DecisionTree
@@ -108,7 +103,7 @@ def _report(model_path: str, data: str, output: str, rows: str | None, max_rows:
             f"--engine box explains tree ensembles, and {model_path} is a {kind}: use "
             "--engine path or sat (or leave --engine out: auto picks one)")
     label = target if target is not None else getattr(model, "target", None)
-    dtype = _csv_dtypes(model)
+    dtype = csv_dtypes(model)
     if label is not None and all(isinstance(c, str) for c in model.classes):
         dtype[label] = str
     frame = read_csv(data, dtype=dtype)
@@ -119,8 +114,8 @@ def _report(model_path: str, data: str, output: str, rows: str | None, max_rows:
     X = as_frame(model.features, frame)
     selected = parse_rows(rows, len(X)) if rows is not None else range(len(X))
     positions = list(selected)[:max_rows]
-    _validate_rows(model, X, positions)
-    progress = not quiet and _stderr_is_terminal() and len(positions) > PROGRESS_MIN_ROWS
+    validate_rows(model, X, positions)
+    progress = not quiet and stderr_is_terminal() and len(positions) > PROGRESS_MIN_ROWS
     result = explain_rows(model, frame, rows=list(selected), max_rows=max_rows,
                           max_cxps=max_cxps, time_limit=time_limit,
                           engine=None if engine == "auto" else engine, target=target,
