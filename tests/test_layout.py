@@ -26,7 +26,7 @@ ALLOWED = {
     "cluster": {"ir", "learn", "interop", "errors", "_numba"},
     "run": {"ir", "explain", "interop", "errors"},
     "plot": {"ir", "explain", "metrics", "errors"},
-    "report": {"ir", "explain", "metrics", "interop", "plot", "errors"},
+    "report": {"ir", "explain", "metrics", "interop", "plot", "errors", "_version"},
     "cli": {"ir", "explain", "learn", "cluster", "metrics", "interop", "run", "plot", "report",
             "errors", "xdt", "_version"},
 }
