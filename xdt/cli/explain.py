@@ -294,7 +294,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                        quiet: bool, unsupported: dict[str, bool], *,
                        skip_invalid: bool = False, invalid_output: str | None = None,
                        force: bool = False) -> None:
-    """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.batch`."""
+    """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.run`."""
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
@@ -377,7 +377,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
 
 
 def _interrupted_text(e: Any, output: str, distributed: bool, remote: bool) -> str:
-    """What an interrupted batch run (``xdt.batch.BatchInterrupted``) wrote."""
+    """What an interrupted batch run (``xdt.run.BatchInterrupted``) wrote."""
     from xdt.run import distributed as on_dask
     from xdt.run import records
 
@@ -401,7 +401,7 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
                      workers: int | None, scheduler: str | None, partitions: int | None,
                      quiet: bool, *, on_invalid: str = "raise",
                      invalid_output: Path | None = None, force: bool = False) -> Any:
-    """Run :func:`xdt.batch.explain_dask` on a local cluster of ``workers`` processes or on
+    """Run :func:`xdt.run.explain_dask` on a local cluster of ``workers`` processes or on
     the cluster at ``scheduler``, with distributed's logs silenced (only xdt's messages
     reach the terminal). Interrupted, a local cluster is closed (its workers stopped) and
     the partition files on disk are what is reported."""

@@ -7,7 +7,7 @@ its path reaches (a leaf, or an internal node none of whose edges takes the row)
 the rows of node ``u`` are those whose deepest node lies in ``u .. end[u]``. One pass over
 the rows replaces a mask per node over all rows.
 
-Node table (built by :func:`xdt.cluster.tree_nodes`):
+Node table (built by :func:`xdt.cluster.supervised.tree_nodes`):
 
 ``kind``, int64 (N,)
     0 leaf, 1 threshold test ``x <= threshold`` on a column of ``values``, 2 a table from

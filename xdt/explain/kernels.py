@@ -359,7 +359,7 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
     features: the order of :meth:`xdt.Explainer.all_cxps`) to ``cx_words`` (uint64
     (capacity, W)) and returns how many words rows it wrote, or -1 - r when row ``r`` did not
     fit (the caller enlarges ``cx_words`` and calls again from row ``r``: see
-    :func:`xdt.explain.compiled.explain_rows`).
+    :func:`xdt.explain.vectorised.explain_rows`).
     """
     n, n_features = cells.shape
     n_paths = paths.shape[0]
