@@ -123,6 +123,25 @@ def test_model_and_dimacs_outputs_in_a_missing_folder_say_what_to_do(tour, tmp_p
                          "is a file, not a folder")
 
 
+def test_an_output_that_is_the_commands_own_input_is_refused(tour, tmp_path):
+    for name in ("german.csv", "model.json", "row.json"):
+        (tmp_path / name).write_bytes((tour / name).read_bytes())
+    data, model, row = (str(tmp_path / n) for n in ("german.csv", "model.json", "row.json"))
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "german.csv")
+    for args, victim in (
+            (["fit", data, "-t", "class", "-o", data], data),
+            (["fit", str(link), "-t", "class", "-o", data], data),  # the same file by a link
+            (["encode", model, "--instance", f"@{row}", "-o", row], row),
+            (["encode", model, "--instance", f"@{row}", "-o", model], model),
+            (["report", model, "--data", data, "-o", data], data),
+            (["report", model, "--data", data, "-o", model], model)):
+        before = Path(victim).read_bytes()
+        assert_clean_failure(run(*args), f"cannot write {victim}: it is the input file",
+                             "choose another output path")
+        assert Path(victim).read_bytes() == before
+
+
 def test_redundancy_reads_the_model_target_and_warns_on_a_column_of_no_class(tour):
     model, data = str(tour / "model.json"), str(tour / "german.csv")
     tree = xdt.load_model(model)

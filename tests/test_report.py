@@ -538,6 +538,18 @@ def test_cli_writes_the_report(tennis, tennis_csv, tmp_path):
     assert result.exit_code == 0 and "4 of 14 rows explained" in result.stdout
 
 
+def test_cli_report_checks_its_output_before_explaining(tennis_csv, tmp_path, monkeypatch):
+    def explain_rows(*args, **kwargs):
+        raise AssertionError("the rows were explained before the output was checked")
+
+    monkeypatch.setattr(report_html, "explain_rows", explain_rows)
+    for out, message in ((tmp_path / "no" / "r.html", "folder"),
+                         (tennis_csv, "it is the input file"),
+                         (TENNIS_MODEL, "it is the input file")):
+        assert_clean_failure(run("report", str(TENNIS_MODEL), "-d", str(tennis_csv),
+                                 "-o", str(out)), f"cannot write {out}: {message}")
+
+
 def test_cli_report_help_has_an_example():
     result = run("report", "--help")
     assert result.exit_code == 0
@@ -576,8 +588,10 @@ def test_cli_report_bad_arguments_give_clean_errors(tennis_csv, tmp_path):
                              "--target", "label"), "target column 'label' is not in")
     assert_clean_failure(run("report", str(TENNIS_MODEL), "-d", str(tennis_csv), "-o", out,
                              "--engine", "box"), "--engine box explains tree ensembles")
+    missing = tmp_path / "no" / "dir" / "r.html"
     assert_clean_failure(run("report", str(TENNIS_MODEL), "-d", str(tennis_csv),
-                             "-o", str(tmp_path / "no" / "dir" / "r.html")),
-                         "No such file or directory")
+                             "-o", str(missing)),
+                         f"cannot write {missing}: folder '{missing.parent}' does not exist; "
+                         "create it or choose another path")
     assert_clean_failure(run("report", str(TENNIS_MODEL), "-d", str(tennis_csv)),
                          "Missing option '--output'")

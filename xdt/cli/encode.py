@@ -46,7 +46,8 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     from xdt.run.outputs import check_output_file, write_output_file
 
     if output != "-":
-        check_output_file(output)
+        read = [model_path, *([instance[1:]] if instance.startswith("@") else [])]
+        check_output_file(output, inputs=read)
     model = xdt.load_model(model_path)
     if path_restricted and not isinstance(model, DecisionTree):
         raise click.UsageError(

@@ -228,7 +228,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     from xdt.run.outputs import check_output_file, write_output_file
 
     if output is not None:
-        check_output_file(output)  # before the fit, not after it
+        check_output_file(output, inputs=[data])  # before the fit, not after it
     if factor_expl is not None and learner != "ser-dt":
         raise click.UsageError(f"--factor-expl is a parameter of SER-DT; it needs --learner "
                                f"ser-dt (the learner is {learner})")

@@ -108,7 +108,7 @@ def import_model(model_file: str, library: str, features_file: str | None,
 
     from xdt.run.outputs import check_output_file, write_output_file
 
-    check_output_file(output)
+    check_output_file(output, inputs=[model_file, *([features_file] if features_file else [])])
     names = _feature_names_option(features_file, feature_names)
     module = __import__(f"xdt.interop.{library}", fromlist=[IMPORTERS[library]])
     importer = getattr(module, IMPORTERS[library])

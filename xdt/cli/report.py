@@ -84,13 +84,13 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
       xdt report model.json --data german.csv --rows 0:200 -o first-200.html
       xdt report model.json --data big.csv --max-rows 5000 --max-cxps 5 -o big.html
     """
-    from pathlib import Path
-
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
     from xdt.ir.tree import DecisionTree
     from xdt.report.html import build_report, explain_rows
+    from xdt.run.outputs import check_output_file, write_output_file
 
+    check_output_file(output, inputs=[model_path, data])  # before the work, not after it
     model = xdt.load_model(model_path)
     kind = kind_name(model)
     if engine == "path" and not isinstance(model, DecisionTree):
@@ -122,7 +122,7 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
                           progress=progress)
     page = build_report(model, frame, report=result, title=title, model_name=model_path,
                         data_name=data, selection=rows)
-    Path(output).write_text(page, encoding="utf-8")
+    write_output_file(output, lambda path: path.write_text(page, encoding="utf-8"))
     n = len(result.rows)
     click.echo(f"wrote {output}: {n} of {result.n_data} rows explained "
                f"({sum(r.checked for r in result.rows)} with every certificate checked)")

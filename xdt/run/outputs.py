@@ -1,15 +1,16 @@
 """Output files and folders: checking, before any work, that a path can be written, and
 turning an :class:`OSError` met while writing into an :class:`~xdt.errors.OutputError` that
 says why and what to do (missing folder, a file where a folder should be, permission, a
-read-only or full file system). Used by the command line (``fit -o``, ``encode -o``), the
-batch runners (:mod:`xdt.run`) and :func:`xdt.cli.demo_job.write_examples`.
+read-only or full file system), or that would replace the command's own input. Used by the
+command line (``fit -o``, ``encode -o``, ``import -o``, ``report -o``), the batch runners
+(:mod:`xdt.run`) and :func:`xdt.cli.demo_job.write_examples`.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xdt.errors import OutputError
@@ -52,19 +53,33 @@ def output_error(e: OSError, path: Path) -> OutputError:
     return OutputError(f"cannot write {path}: {e.strerror or e}", path)
 
 
-def check_output_file(output: str | os.PathLike) -> Path:
-    """Check, before any work, that one output file (a model, a DIMACS file) can be created
-    at ``output``; the path.
+def check_output_file(output: str | os.PathLike,
+                      inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    """Check, before any work, that one output file (a model, a DIMACS file, a report) can
+    be created at ``output``; the path.
+
+    Parameters
+    ----------
+    output : path
+        The file to write (replaced if it exists).
+    inputs : sequence of paths
+        The files the command reads (its model, its data): ``output`` must be none of them,
+        or writing it would destroy what was read.
 
     Raises
     ------
     OutputError
-        ``output`` is a folder, its folder does not exist, or a file stands where a folder
-        of the path should be; the message says what to do.
+        ``output`` is a folder, is one of ``inputs``, its folder does not exist, or a file
+        stands where a folder of the path should be; the message says what to do.
     """
     path = Path(output)
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
+    for source in map(Path, inputs):
+        if path.resolve() == source.resolve() or (
+                path.exists() and source.exists() and path.samefile(source)):
+            raise OutputError(f"cannot write {path}: it is the input file {source}, which "
+                              "writing would replace; choose another output path", path)
     problem = path_problem(path)
     if problem is not None:
         raise OutputError(f"cannot write {path}: {problem}", path)
