@@ -90,6 +90,12 @@ def test_accuracy_and_data_coverage():
     assert "50.0% on reads.csv (4 rows)" in str(named) and named.to_dict()["data"] == "reads.csv"
     only_rows = redundancy_report(tree, READS_ROWS)
     assert only_rows.accuracy is None and only_rows.pct_covered_data == pytest.approx(50.0)
+    # a missing label (an empty CSV cell) is no wrong prediction: 2 right of the 3 labelled
+    for missing in (None, float("nan"), pd.NA):
+        gaps = redundancy_report(tree, READS_ROWS, ["skips", missing, "reads", "maybe"])
+        assert gaps.accuracy == pytest.approx(100.0 * 2 / 3), missing
+    unlabelled = redundancy_report(tree, READS_ROWS, [None] * 4)
+    assert unlabelled.accuracy is None and unlabelled.pct_covered_data == pytest.approx(50.0)
     with pytest.raises(ValueError):
         redundancy_report(tree, None, READS_LABELS)
     with pytest.raises(ValueError):

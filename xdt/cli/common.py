@@ -274,6 +274,59 @@ def csv_dtypes(model: Model) -> dict:
             if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
 
 
+def read_labelled_csv(model: Model, data: str, target: str | None
+                      ) -> tuple[pd.DataFrame, str | None]:
+    """Read the rows of ``data`` for ``model``, and find their column of true labels.
+
+    Parameters
+    ----------
+    model : Model
+    data : str
+        The CSV file.
+    target : str or None
+        The ``--target`` option: the column of labels. Without it, the model's own target
+        column is the labels' when the file has it.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Every column, the features read as :func:`csv_dtypes` says and the labels as text
+        when the model's classes are text.
+    label : str or None
+        The labels' column, or None when there is none.
+
+    Raises
+    ------
+    click.UsageError
+        ``target`` is not a column of ``data``.
+
+    Notes
+    -----
+    When no label of the column is a class of the model (another column named as the
+    target, labels coded otherwise), a warning on stderr says so: every row would count as
+    wrongly predicted.
+    """
+    label = target if target is not None else getattr(model, "target", None)
+    dtype = csv_dtypes(model)
+    if label is not None and all(isinstance(c, str) for c in model.classes) \
+            and label not in model.features.names:  # a feature is read as the model reads it
+        dtype[label] = str
+    frame = read_csv(data, dtype=dtype)
+    if target is not None and target not in frame.columns:
+        raise click.UsageError(
+            f"target column {target!r} is not in {data}; its columns are: "
+            f"{', '.join(map(str, frame.columns))}")
+    if label is None or label not in frame.columns:
+        return frame, None
+    labels = set(frame[label].dropna().tolist())
+    if labels and not (set(model.classes) & labels
+                       or {str(c) for c in model.classes} & {str(v) for v in labels}):
+        click.echo(f"warning: no label of column {label!r} is a class of the model "
+                   f"({', '.join(map(str, model.classes))}), so every row counts as "
+                   "wrongly predicted; is it the target column?", err=True)
+    return frame, label
+
+
 class ExplainInterrupted(KeyboardInterrupt):
     """:func:`explain_one` was interrupted (Ctrl-C); ``record`` holds what was done: the
     keys computed so far, an interrupted enumeration with the explanations it had found

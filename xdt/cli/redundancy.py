@@ -13,10 +13,9 @@ import xdt
 from xdt.cli.app import main
 from xdt.cli.common import (
     cli_errors,
-    csv_dtypes,
     describe_features,
     outcome,
-    read_csv,
+    read_labelled_csv,
     validate_rows,
 )
 
@@ -94,23 +93,11 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     X = y = None
     if data is not None:
         # without --target, the model's own target column, when the file has it
-        label = target if target is not None else getattr(model, "target", None)
-        dtype = csv_dtypes(model)
-        if label is not None and all(isinstance(c, str) for c in model.classes):
-            dtype[label] = str
-        frame = read_csv(data, dtype=dtype)
-        if target is not None and target not in frame.columns:
-            raise click.UsageError(
-                f"target column {target!r} is not in {data}; its columns are: "
-                f"{', '.join(map(str, frame.columns))}")
+        frame, label = read_labelled_csv(model, data, target)
         X = as_frame(model.features, frame)
         validate_rows(model, X, range(len(X)))
-        if label is not None and label in frame.columns:
+        if label is not None:
             y = frame[label].tolist()
-            if not set(model.classes) & set(y):
-                click.echo(f"warning: no label of column {label!r} is a class of the model "
-                           f"({', '.join(map(str, model.classes))}), so every row counts as "
-                           "wrongly predicted; is it the target column?", err=True)
     report = redundancy_report(model, X, y, data=data)
     rules = {r.path: (path_rule(model, r.path, r.features),
                       path_rule(model, r.path, r.pi_explanation)) for r in report.per_path}

@@ -15,9 +15,8 @@ from xdt.cli.common import (
     PROGRESS_MIN_ROWS,
     SecondsType,
     cli_errors,
-    csv_dtypes,
     parse_rows,
-    read_csv,
+    read_labelled_csv,
     stderr_is_terminal,
     validate_rows,
 )
@@ -102,15 +101,7 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
         raise click.UsageError(
             f"--engine box explains tree ensembles, and {model_path} is a {kind}: use "
             "--engine path or sat (or leave --engine out: auto picks one)")
-    label = target if target is not None else getattr(model, "target", None)
-    dtype = csv_dtypes(model)
-    if label is not None and all(isinstance(c, str) for c in model.classes):
-        dtype[label] = str
-    frame = read_csv(data, dtype=dtype)
-    if target is not None and target not in frame.columns:
-        raise click.UsageError(
-            f"target column {target!r} is not in {data}; its columns are: "
-            f"{', '.join(map(str, frame.columns))}")
+    frame, label = read_labelled_csv(model, data, target)
     X = as_frame(model.features, frame)
     selected = parse_rows(rows, len(X)) if rows is not None else range(len(X))
     positions = list(selected)[:max_rows]

@@ -51,7 +51,8 @@ class RedundancyReport:
     depth, n_nodes, n_paths, n_redundant : int
         D, #N, #P and the number of redundant paths.
     accuracy : float or None
-        %A: the accuracy on the given rows (test accuracy only when they are test rows).
+        %A: the accuracy on the given rows that have a label (test accuracy only when they
+        are test rows); None without labels.
     pct_redundant : float
         %R (0 for a tree without consistent paths, which cannot happen for a valid tree).
     pct_covered : float or None
@@ -150,6 +151,16 @@ def covered_share(tree: DecisionTree, paths) -> float | None:
     return total
 
 
+def missing_label(value: object) -> bool:
+    """Whether a label is missing: None, NaN (a CSV's empty cell) or pandas' NA."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, NaT
+    except TypeError:  # pandas.NA, whose comparisons are NA
+        return True
+
+
 def _labels_equal(pred: np.ndarray, y) -> np.ndarray:
     """Element-wise ``pred == y``; labels are compared by their text so that a CSV's ``1``
     matches a class ``"1"``; a label that is no class of the model never matches."""
@@ -177,7 +188,7 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
         accuracy on these rows, whichever they are (test accuracy on test rows).
     y_test : array-like, optional
         True labels of ``X_test``; a label that is not a class of the model counts as a
-        wrong prediction.
+        wrong prediction, and a missing one (None, NaN: an empty CSV cell) is left out of %A.
     data : str, optional
         Where the rows come from (a file name), kept as ``data`` to say what %A is on.
 
@@ -237,7 +248,9 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
             y = list(y_test)
             if len(y) != len(leaves):
                 raise ValueError(f"y_test has {len(y)} labels for {len(leaves)} rows")
-            labels = np.asarray([model.paths[i].label for i in leaves], dtype=object)
-            if len(y):
-                report.accuracy = 100.0 * float(_labels_equal(labels, y).mean())
+            known = [i for i, v in enumerate(y) if not missing_label(v)]
+            labels = np.asarray([model.paths[leaves[i]].label for i in known], dtype=object)
+            if known:
+                report.accuracy = 100.0 * float(
+                    _labels_equal(labels, [y[i] for i in known]).mean())
     return report

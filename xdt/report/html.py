@@ -63,6 +63,7 @@ from xdt.ir.instances import as_frame
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import format_number, to_python
 from xdt.metrics import RedundancyReport, redundancy_report
+from xdt.metrics.redundancy import missing_label
 from xdt.report import svg
 from xdt.report.assets import PAGE_CSS, PAGE_JS
 
@@ -99,7 +100,8 @@ class RowResult:
     prediction : object
         The model's class for the row.
     label : object or None
-        The row's true label, when the data has a target column.
+        The row's true label, when the data has a target column (None where its cell is
+        empty).
     axp : Explanation
         One AXp (the Explainer's default order: for a tree, the path's).
     cxps : ExplanationList
@@ -260,7 +262,8 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         The :class:`~xdt.explain.Explainer`'s engine (default: chosen from the model).
     target : str, optional
         The column of true labels in a DataFrame ``data`` (default: the model's target,
-        when ``data`` has that column).
+        when ``data`` has that column). A row whose label is missing (None, NaN) has none:
+        it is left out of the accuracy.
     progress : bool
         Show a progress bar (tqdm, on stderr) of the rows explained.
 
@@ -294,7 +297,8 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
             raise ParameterError(f"target column {target!r} is not in the data; its columns "
                                  f"are: {', '.join(map(str, data.columns))}")
         if column is not None and column in data.columns:
-            labels = data[column].reset_index(drop=True).iloc[positions].tolist()
+            labels = [None if missing_label(v) else v for v in
+                      data[column].reset_index(drop=True).iloc[positions].tolist()]
     part = frame.iloc[positions].reset_index(drop=True)
     cells = model.encode(part) if len(part) else np.zeros((0, len(model.features)), int)
     records = part.to_dict("records")
@@ -450,7 +454,9 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
                  f"the model's own predict: {checked:,} of {n:,} rows passed.</p>")
     acc = report.accuracy
     if acc is not None:
-        parts.append(f"<p>Accuracy on these rows (their labels): {acc:.1f}%.</p>")
+        labelled = sum(r.label is not None for r in report.rows)
+        some = f" ({labelled:,} of the {n:,} rows have one)" if labelled < n else ""
+        parts.append(f"<p>Accuracy on these rows (their labels{some}): {acc:.1f}%.</p>")
     if n:
         sizes = [len(r.axp) for r in report.rows]
         line = f"Mean AXp size {np.mean(sizes):.2f} features (max {max(sizes)})"
