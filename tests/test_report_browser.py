@@ -73,6 +73,15 @@ def highlighted(driver, what: str) -> list[int]:
         By.CSS_SELECTOR, f"#xdt-tree-box {what}"))
 
 
+def shown_rows(driver, words: str) -> list[int]:
+    """The rows the filter keeps for ``words``."""
+    driver.execute_script(
+        "var f = document.getElementById('xdt-filter'); f.value = arguments[0];"
+        "f.dispatchEvent(new Event('input'))", words)
+    return sorted(int(e.get_attribute("data-row")) for e in driver.find_elements(
+        "css selector", "#xdt-rows tbody tr") if e.is_displayed())
+
+
 def test_report_in_a_headless_browser(browser, tmp_path: Path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -104,6 +113,8 @@ def test_report_in_a_headless_browser(browser, tmp_path: Path):
     assert "IF Humidity = normal THEN play = yes" in detail
     selected = browser.find_elements(By.CSS_SELECTOR, "tr.selected")
     assert [e.get_attribute("data-row") for e in selected] == ["4"]
+    selected = browser.find_elements(By.CSS_SELECTOR, 'tr[aria-selected="true"]')
+    assert [e.get_attribute("data-row") for e in selected] == ["4"]  # row 0 no longer
 
     # and by keyboard: Enter on row 2 (overcast, high -> yes)
     row2 = browser.find_element(By.CSS_SELECTOR, 'tr[data-row="2"]')
@@ -130,9 +141,45 @@ def test_report_in_a_headless_browser(browser, tmp_path: Path):
     browser.execute_script(
         "document.getElementById('xdt-filter').dispatchEvent(new Event('input'))")
 
+    # NAME=VALUE words: a column of the table, or a feature the row carries, exactly
+    for words, expected in (
+            ("prediction=no", [k for k, r in enumerate(records) if r["Outlook"] != "overcast"
+                               and r["Humidity"] == "high"]),
+            ("Outlook=rain label=no", [k for k, r in enumerate(records)
+                                       if r["Outlook"] == "rain" and r["play"] == "no"]),
+            # normal humidity, or an overcast sky, alone guarantees "yes"
+            ("|AXp|=1", [k for k, r in enumerate(records)
+                         if r["Humidity"] == "normal" or r["Outlook"] == "overcast"])):
+        assert shown_rows(browser, words) == expected, words
+    assert shown_rows(browser, "Outlook=rai") == []  # exact, not a part of the value
+    assert shown_rows(browser, "") == list(range(14))
+
     browser.find_element(By.CSS_SELECTOR, 'tr[data-row="13"]').click()
     browser.execute_script("window.scrollTo(0, 0)")
     shot = tmp_path / "report.png"
     assert browser.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert severe(browser) == []
+
+
+def test_text_columns_sort_numbers_as_numbers(browser, tmp_path: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+
+    tree = DecisionTree([Feature("x", "ordinal")], ["9", "10"],
+                        ThresholdSplit("x", 0.5, Leaf("10"), Leaf("9")))
+    rows = pd.DataFrame({"x": [0.0, 1.0, 0.2, 3.0, 0.1]})  # 10, 9, 10, 9, 10
+    page = write_report(tree, rows, tmp_path / "classes.html")
+    browser.get(page.as_uri())
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    header = browser.find_element(By.XPATH, "//table[@id='xdt-rows']//th[text()='prediction']")
+    header.click()
+    order = [(e.get_attribute("data-row"), e.find_elements(By.TAG_NAME, "td")[1].text)
+             for e in browser.find_elements(By.CSS_SELECTOR, "#xdt-rows tbody tr")]
+    # class 9 before class 10 (as text, "10" < "9"), ties in row order
+    assert order == [("1", "9"), ("3", "9"), ("0", "10"), ("2", "10"), ("4", "10")]
+    assert shown_rows(browser, "prediction=9") == [1, 3]
     assert severe(browser) == []

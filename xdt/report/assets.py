@@ -6,7 +6,9 @@ header), filterable (the text box) and selectable (a click, or Enter, on a row):
 selected row's path, AXp and CXps are then highlighted in the tree (the classes of
 :func:`xdt.report.svg.highlights`, set the same way) and its explanations shown beside it.
 The filter matches the words typed against each row's cells and its values (those the
-page carries). It writes text with ``textContent`` only, never markup, and loads nothing.
+page carries); a word ``NAME=VALUE`` matches the rows whose column or feature ``NAME`` is
+``VALUE`` exactly (``prediction=9``, ``age=35``). Text sorts with its numbers compared as
+numbers. It writes text with ``textContent`` only, never markup, and loads nothing.
 """
 
 from __future__ import annotations
@@ -183,7 +185,10 @@ PAGE_JS = r"""
   function select(i) {
     var r = data.rows[i];
     if (!r) { return; }
-    if (current !== null && byIndex[current]) { byIndex[current].classList.remove("selected"); }
+    if (current !== null && byIndex[current]) {
+      byIndex[current].classList.remove("selected");
+      byIndex[current].removeAttribute("aria-selected");
+    }
     current = String(i);
     byIndex[current].classList.add("selected");
     byIndex[current].setAttribute("aria-selected", "true");
@@ -202,8 +207,10 @@ PAGE_JS = r"""
     });
   });
 
-  // sorting: a click on a header sorts by its column, a second click reverses
+  // sorting: a click on a header sorts by its column, a second click reverses; text is
+  // compared with the numbers in it as numbers (class 2 before class 10)
   var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+  var collate = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   heads.forEach(function (th, col) {
     th.addEventListener("click", function () {
       var asc = th.getAttribute("aria-sort") !== "ascending";
@@ -214,32 +221,49 @@ PAGE_JS = r"""
         var cell = tr.cells[col];
         var key = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort")
                                                  : cell.textContent;
-        return { tr: tr, key: numeric ? Number(key) : key.toLowerCase(), pos: pos };
+        return { tr: tr, key: numeric ? Number(key) : key, pos: pos };
       });
       keyed.sort(function (a, b) {
-        var c = a.key < b.key ? -1 : a.key > b.key ? 1 : a.pos - b.pos;
-        return asc ? c : -c;
+        var c = numeric ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+                        : collate.compare(a.key, b.key);
+        return (asc ? c : -c) || a.pos - b.pos;
       });
       trs = keyed.map(function (k) { return k.tr; });
       trs.forEach(function (tr) { body.appendChild(tr); });
     });
   });
 
-  // filtering: the rows whose text, or values, hold every word typed
+  // filtering: the rows whose text, or values, hold every word typed; a word NAME=VALUE
+  // holds when the column NAME (a header of the table, or a feature whose value the row
+  // carries) is VALUE
   var filter = byId("xdt-filter");
   var shown = byId("xdt-shown");
   var texts = {};
+  var fields = {};
+  var columns = heads.map(function (th) { return th.textContent.trim().toLowerCase(); });
   trs.forEach(function (tr) {
-    var r = data.rows[Number(tr.getAttribute("data-i"))];
+    var i = tr.getAttribute("data-i");
+    var r = data.rows[Number(i)];
     var values = r.v.map(function (kv) { return kv[0] + " = " + kv[1]; }).join(" ");
-    texts[tr.getAttribute("data-i")] = (tr.textContent + " " + values).toLowerCase();
+    texts[i] = (tr.textContent + " " + values).toLowerCase();
+    var f = new Map();
+    r.v.forEach(function (kv) { f.set(kv[0].toLowerCase(), String(kv[1]).toLowerCase()); });
+    columns.forEach(function (c, k) { f.set(c, tr.cells[k].textContent.trim().toLowerCase()); });
+    fields[i] = f;
   });
+  function holds(i, w) {
+    var eq = w.indexOf("=");
+    if (eq > 0 && fields[i].has(w.slice(0, eq))) {
+      return fields[i].get(w.slice(0, eq)) === w.slice(eq + 1);
+    }
+    return texts[i].indexOf(w) >= 0;
+  }
   filter.addEventListener("input", function () {
     var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     var n = 0;
     trs.forEach(function (tr) {
-      var text = texts[tr.getAttribute("data-i")];
-      var ok = words.every(function (w) { return text.indexOf(w) >= 0; });
+      var i = tr.getAttribute("data-i");
+      var ok = words.every(function (w) { return holds(i, w); });
       tr.hidden = !ok;
       if (ok) { n += 1; }
     });

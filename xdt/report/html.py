@@ -720,11 +720,13 @@ proved (AXp, CXp), and its certificate re-checked with the model's own predict.<
 </div>
 <div class="right">
 <div class="table-tools"><input type="search" id="xdt-filter"
- placeholder="Filter rows: words of any column or value (e.g. a feature, a class)"
+ placeholder="Filter rows: words of any column or value, or NAME=VALUE (prediction=bad)"
  aria-label="filter rows"><span class="meta">showing <span id="xdt-shown">{n} of {n}</span>
 </span></div>
 <div class="table-box">{_table(report)}</div>
-<p class="meta">Click a header to sort, a row to show it in the picture.</p>
+<p class="meta">Click a header to sort, a row to show it in the picture. The filter keeps
+the rows holding every word typed; <code>NAME=VALUE</code> (no spaces) keeps those whose column
+or feature NAME is VALUE: <code>prediction=bad</code>, <code>|AXp|=2</code>.</p>
 </div>
 </div>
 <footer><dl>{glossary}</dl></footer>
