@@ -268,6 +268,16 @@ def test_table_holds_the_explainers_axp_and_cxps(tennis, tennis_rows):
         assert d["axp"] == axp.rule and d["cx"] == [c.rule for c in cxps]
     # Quinlan's rows 0 and 3: sunny and rain with high humidity, both predicted no
     assert rows[0]["AXp"] == "Humidity = high AND Outlook = sunny"
+    # each row's path as a rule (the tree tests Humidity, then for high humidity Outlook)
+    for d, x in zip(data, tennis_rows.to_dict("records"), strict=True):
+        if x["Humidity"] == "normal":
+            assert (d["pr"], d["pn"]) == ("IF Humidity = normal THEN play = yes", 1)
+        elif x["Outlook"] == "overcast":
+            assert (d["pr"], d["pn"]) == ("IF Humidity = high AND Outlook = overcast THEN "
+                                          "play = yes", 2)
+        else:
+            assert (d["pr"], d["pn"]) == ("IF Humidity = high AND Outlook != overcast THEN "
+                                          "play = no", 2)  # {rain, sunny}
     assert rows[3]["prediction"] == "no" and rows[3]["label"] == "yes"
     assert "Accuracy on these rows (their labels): 85.7%" in page  # 12 of 14
 

@@ -110,6 +110,7 @@ def test_report_in_a_headless_browser(browser, tmp_path: Path):
     assert highlighted(browser, ".xdt-node.cxp") == [0]  # its one CXp, {Humidity}
     detail = browser.find_element(By.ID, "xdt-detail").text
     assert "Row 4: predicted yes (label yes)" in detail
+    assert "Its path (1 test):\nIF Humidity = normal THEN play = yes" in detail
     assert "IF Humidity = normal THEN play = yes" in detail
     selected = browser.find_elements(By.CSS_SELECTOR, "tr.selected")
     assert [e.get_attribute("data-row") for e in selected] == ["4"]

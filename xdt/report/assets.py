@@ -163,6 +163,10 @@ PAGE_JS = r"""
     if (r.label !== null) {
       head.textContent += " (label " + r.label + (r.ok ? ")" : ", wrong)");
     }
+    if (r.pr) {
+      add(d, "p", "Its path (" + r.pn + " test" + (r.pn === 1 ? "" : "s") + "):");
+      add(add(d, "ul"), "li", r.pr, "rule");
+    }
     if (r.red !== null) {
       add(d, "p", r.red ? "Its path is explanation-redundant: some of its tests can be dropped."
                         : "Its path is not redundant: it is a PI-explanation.");

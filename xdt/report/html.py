@@ -68,7 +68,7 @@ from xdt.report import svg
 from xdt.report.assets import PAGE_CSS, PAGE_JS
 
 __all__ = ["DEFAULT_MAX_CXPS", "DEFAULT_MAX_ROWS", "Report", "RowResult", "build_report",
-           "explain_rows", "write_report"]
+           "explain_rows", "path_rule", "write_report"]
 
 DEFAULT_MAX_ROWS = 1000
 """Rows a report explains unless told otherwise: the first of the selection."""
@@ -591,10 +591,25 @@ def _table(report: Report) -> str:
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
+def path_rule(tree: DecisionTree, leaf: int) -> str:
+    """The rule of path ``leaf`` of ``tree``: its tests, one literal per tested feature in
+    the order of first test (``IF Humidity = high AND Outlook in {rain, sunny} THEN play =
+    no``)."""
+    path = tree.paths[leaf]
+    label = to_python(path.label)
+    then = f"{tree.target} = {label}" if tree.target else str(label)
+    lits = [tree.cells[f].describe(path.masks[f]) for f in path.features]
+    return f"IF {' AND '.join(lits)} THEN {then}" if lits else f"ALWAYS {then}"
+
+
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
+    tree = report.model if isinstance(report.model, DecisionTree) else None
+    rules: dict[int, str] = {}
     out = []
     for r in report.rows:
+        if tree is not None and r.leaf is not None and r.leaf not in rules:
+            rules[r.leaf] = path_rule(tree, r.leaf)
         out.append({
             "r": r.position, "pred": str(to_python(r.prediction)),
             "label": None if r.label is None else str(to_python(r.label)), "ok": r.correct,
@@ -602,6 +617,8 @@ def _row_data(report: Report) -> list[dict]:
             "c": [[index[f] for f in c.features] for c in r.cxps],
             "axp": r.axp.rule, "cx": [c.rule for c in r.cxps], "more": _more_text(r.cxps),
             "red": r.path_redundant,
+            "pr": rules.get(r.leaf) if r.leaf is not None else None,
+            "pn": len(tree.paths[r.leaf]) if tree is not None and r.leaf is not None else None,
             "chk": "yes" if r.checked else f"FAILED: {r.check_error}",
             "v": [list(kv) for kv in r.values]})
     return out
