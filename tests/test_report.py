@@ -492,7 +492,14 @@ def test_repr_html_of_a_large_tree_does_not_draw_it():
     tree = DecisionTree([Feature("x", "ordinal")], ["a", "b"], node)
     shown = tree._repr_html_()
     assert "1201 nodes" in shown and "<svg" not in shown and "not drawn" in shown
+    assert "<code>xdt report</code> draws it" in shown  # 1201 <= 5000
     assert len(layout(tree)) == 1201  # the layout itself has no depth limit
+    for k in range(600, 2600):  # 5201 nodes: the report does not draw it either
+        node = ThresholdSplit("x", float(-k), Leaf("a" if k % 2 else "b"), node)
+    huge = DecisionTree([Feature("x", "ordinal")], ["a", "b"], node)
+    shown = huge._repr_html_()
+    assert "5201 nodes" in shown and "<svg" not in shown and "draws it" not in shown
+    assert "lists each row's path" in shown
 
 
 def test_the_svg_renderer_imports_no_engine_and_not_the_tree_module():

@@ -506,8 +506,10 @@ class DecisionTree:
                 f"{self.n_leaves} leaves, depth {self.depth}, classes "
                 f"{escape(', '.join(map(str, self.classes)))}{escape(target)}")
         if self.n_nodes > REPR_MAX_NODES:
-            picture = (f"<div>(not drawn: more than {REPR_MAX_NODES} nodes; "
-                       "<code>xdt report</code> draws it)</div>")
+            where = ("<code>xdt report</code> draws it" if self.n_nodes <= svg.MAX_DRAWN_NODES
+                     else "too many for a readable picture; <code>xdt report</code> lists "
+                          "each row's path")
+            picture = f"<div>(not drawn: more than {REPR_MAX_NODES} nodes; {where})</div>"
         else:
             picture = svg.tree_svg(self, id_prefix=svg.next_prefix(), style=False)
         return f'<div class="xdt-decision-tree"><div>{head}</div>{picture}</div>'

@@ -74,7 +74,7 @@ DEFAULT_MAX_ROWS = 1000
 """Rows a report explains unless told otherwise: the first of the selection."""
 DEFAULT_MAX_CXPS = 20
 """CXps listed per row unless told otherwise (the row says when more exist)."""
-MAX_TREE_NODES = 5000
+MAX_TREE_NODES = svg.MAX_DRAWN_NODES
 """Trees with more nodes are summarised, not drawn (a picture past this size is unreadable
 and heavy)."""
 MAX_VALUES = 30

@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["DrawnNode", "class_colours", "highlights", "layout", "next_prefix", "node_path",
            "tree_svg"]
 
+MAX_DRAWN_NODES = 5000
+"""Trees with more nodes are not drawn by the report (a picture past this size is unreadable
+and heavy)."""
 FONT_SIZE = 12
 """Font size of the labels, in pixels."""
 CHAR_WIDTH = 7.2
