@@ -399,6 +399,22 @@ def test_cxps_beyond_max_cxps_are_announced():
     assert page_data(page)["rows"][1]["more"].startswith("… more CXps exist")
 
 
+def test_an_enumeration_stopped_before_any_cxp_does_not_say_there_is_none(tennis,
+                                                                          monkeypatch):
+    from xdt.explain import ExplanationList
+
+    def stopped(self, x, **options):
+        return ExplanationList([], complete=False, stopped_by="time_limit")
+
+    monkeypatch.setattr(report_html.Explainer, "all_cxps", stopped)
+    rows = pd.DataFrame({"Outlook": ["sunny"], "Humidity": ["high"], "Wind": ["weak"]})
+    page = build_report(tennis, rows, time_limit=1.0)
+    assert table_rows(page)[0]["CXps"] == "none found …(stopped by time_limit)"
+    assert table_rows(page)[0]["#CXps"] == "0+"
+    assert page_data(page)["rows"][0]["more"] == ("… the enumeration was stopped by its "
+                                                  "time_limit: there may be more")
+
+
 def test_a_failed_certificate_shows_as_not_checked(tennis, tennis_rows, monkeypatch):
     real = report_html.check_certificates
 

@@ -184,3 +184,25 @@ def test_text_columns_sort_numbers_as_numbers(browser, tmp_path: Path):
     assert order == [("1", "9"), ("3", "9"), ("0", "10"), ("2", "10"), ("4", "10")]
     assert shown_rows(browser, "prediction=9") == [1, 3]
     assert severe(browser) == []
+
+
+def test_a_row_whose_enumeration_stopped_early_does_not_claim_no_cxp(browser, tmp_path: Path,
+                                                                   monkeypatch):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from xdt.explain import ExplanationList
+    from xdt.report import html as report_html
+
+    monkeypatch.setattr(report_html.Explainer, "all_cxps", lambda self, x, **options:
+                        ExplanationList([], complete=False, stopped_by="time_limit"))
+    tennis = xdt.load_model(TENNIS_MODEL)
+    rows = pd.DataFrame({"Outlook": ["sunny"], "Humidity": ["high"], "Wind": ["weak"]})
+    page = write_report(tennis, rows, tmp_path / "stopped.html", time_limit=1.0)
+    browser.get(page.as_uri())
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    detail = browser.find_element(By.ID, "xdt-detail").text
+    assert "CXps: none found." in detail and "there may be more" in detail
+    assert "no change of features changes the prediction" not in detail
+    assert severe(browser) == []

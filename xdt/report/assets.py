@@ -175,7 +175,8 @@ PAGE_JS = r"""
         " that alone guarantee the prediction):");
     add(add(d, "ul"), "li", r.axp, "rule");
     add(d, "p", r.cx.length ? "CXps (minimal sets of features whose change can change it):"
-                            : "CXps: none (no change of features changes the prediction).");
+                : r.more ? "CXps: none found."
+                : "CXps: none (no change of features changes the prediction).");
     var ul = add(d, "ul");
     r.cx.forEach(function (t) { add(ul, "li", t, "rule"); });
     if (r.more) { add(ul, "li", r.more); }

@@ -380,7 +380,8 @@ def _pct(v: float | None, why: str = "n/a") -> str:
 
 
 def _cxps_text(cxps: ExplanationList) -> str:
-    text = " ".join("{" + ", ".join(c.features) + "}" for c in cxps) or "none"
+    text = " ".join("{" + ", ".join(c.features) + "}" for c in cxps) or (
+        "none" if cxps.complete else "none found")
     if not cxps.complete:
         text += " …" + ("(more exist)" if cxps.stopped_by == "max_count"
                         else f"(stopped by {cxps.stopped_by})")
