@@ -623,7 +623,9 @@ def test_cli_report_help_has_an_example():
     result = run("report", "--help")
     assert result.exit_code == 0
     assert "xdt report model.json --data german.csv -o report.html" in result.output
-    assert "report" in run("--help").output
+    start = run("--help").output
+    assert "xdt report model.json --data data.csv -o report.html" in start  # Start with:
+    assert "tree ensembles" in start
 
 
 @pytest.mark.parametrize("csv, fragments", [

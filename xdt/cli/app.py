@@ -8,7 +8,7 @@ import xdt
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    """``xdt --version``: the version is read from the package's metadata only when asked."""
+    """``xdt --version``: the version of :mod:`xdt._version`."""
     if value and not ctx.resilient_parsing:
         click.echo(f"xdt {xdt.__version__}")
         ctx.exit()
@@ -20,7 +20,8 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
               callback=_show_version,
               help="Show the version and exit.")
 def main() -> None:
-    """xdt: formal explanations (AXp, CXp) of the predictions of decision trees and DNFs.
+    """xdt: formal explanations (AXp, CXp) of the predictions of decision trees, DNFs and
+    tree ensembles.
 
     An AXp (abductive explanation) is a subset-minimal set of feature values that is enough,
     on its own, for the prediction; a CXp (contrastive explanation) is a subset-minimal set
@@ -31,6 +32,7 @@ def main() -> None:
       xdt demo                                      # the whole job on German credit
       xdt fit data.csv --target class -o model.json # or --learner ser-dt
       xdt explain model.json --data data.csv --rows 0:5
+      xdt report model.json --data data.csv -o report.html  # a page to hand on
 
     Run `xdt COMMAND --help` for the options of each command.
     """
