@@ -142,6 +142,21 @@ def test_an_output_that_is_the_commands_own_input_is_refused(tour, tmp_path):
         assert Path(victim).read_bytes() == before
 
 
+def test_an_empty_or_folder_path_is_named_as_such(tour, tmp_path):
+    model, data = str(tour / "model.json"), str(tour / "german.csv")
+    for args in (["report", model, "--data", "", "-o", str(tmp_path / "r.html")],
+                 ["explain", model, "--data", "", "--rows", "0"],
+                 ["fit", "", "-t", "class"]):
+        assert_clean_failure(run(*args), "no data file named (an empty path)")
+    for args in (["report", model, "--data", data, "-o", ""],
+                 ["fit", data, "-t", "class", "-o", ""]):
+        assert_clean_failure(run(*args), "no output file named (an empty path)")
+    from xdt.cli.common import read_csv
+
+    with pytest.raises(DataError, match="is a folder, not a data file"):
+        read_csv(tmp_path)
+
+
 def test_redundancy_reads_the_model_target_and_warns_on_a_column_of_no_class(tour):
     model, data = str(tour / "model.json"), str(tour / "german.csv")
     tree = xdt.load_model(model)

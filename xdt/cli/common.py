@@ -71,16 +71,21 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
         A line has more fields than the header (:mod:`xdt.interop.csvfile`; the message
         names the line, 1-based with the header as line 1).
     DataError
-        The file is empty, not parseable as CSV, not text, has no rows, or is a damaged
-        compressed file (``.gz`` that ends early or is not gzip).
+        The path is empty or a folder; the file is empty, not parseable as CSV, not text,
+        has no rows, or is a damaged compressed file (``.gz`` that ends early or is not
+        gzip).
     """
     import pandas as pd
 
     from xdt.interop import csvfile
 
+    if not str(path):
+        raise DataError("no data file named (an empty path); give the CSV file's path")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no data file at {str(path)!r}")
+    if path.is_dir():
+        raise DataError(f"{path} is a folder, not a data file; give a CSV file's path")
     try:
         csvfile.check_first_line(path)  # pandas would read its extra field as a row label
         # only empty cells are missing: text such as "None" or "NA" is a category's name

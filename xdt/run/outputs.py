@@ -69,9 +69,11 @@ def check_output_file(output: str | os.PathLike,
     Raises
     ------
     OutputError
-        ``output`` is a folder, is one of ``inputs``, its folder does not exist, or a file
-        stands where a folder of the path should be; the message says what to do.
+        ``output`` is empty, a folder or one of ``inputs``, its folder does not exist, or a
+        file stands where a folder of the path should be; the message says what to do.
     """
+    if not str(output):
+        raise OutputError("no output file named (an empty path); give the file's path", output)
     path = Path(output)
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
