@@ -619,6 +619,20 @@ def test_cli_report_labels_missing_miscoded_or_of_a_feature(tennis, tennis_csv, 
     assert "no label of column 'x' is a class of the model" in result.stderr
 
 
+def test_cli_report_ctrl_c_writes_nothing_and_says_so(tennis_csv, tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report_html, "explain_rows", interrupted)
+    out = tmp_path / "r.html"
+    out.write_text("an earlier report")
+    result = run("report", str(TENNIS_MODEL), "-d", str(tennis_csv), "-o", str(out))
+    assert result.exit_code == 130, result.output
+    assert "Aborted!" not in result.output and "Traceback" not in result.output
+    assert result.stderr.startswith(f"interrupted: no report written ({out} is as it was)")
+    assert out.read_text() == "an earlier report"
+
+
 def test_cli_report_help_has_an_example():
     result = run("report", "--help")
     assert result.exit_code == 0

@@ -75,7 +75,8 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
     At most --max-rows rows are explained, the first of the selection (--rows), so that a
     large table gives a page of a few MB; the page says how many of how many. Only empty
     CSV cells are missing values ("NA", "None" are values). Row numbers are 0-based
-    positions in the CSV.
+    positions in the CSV. REPORT.html is replaced if it exists (it must not be MODEL.json
+    or DATA.csv); Ctrl-C stops the run, writes nothing and exits with code 130.
 
     \b
     Examples:
@@ -107,10 +108,15 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
     positions = list(selected)[:max_rows]
     validate_rows(model, X, positions)
     progress = not quiet and stderr_is_terminal() and len(positions) > PROGRESS_MIN_ROWS
-    result = explain_rows(model, frame, rows=list(selected), max_rows=max_rows,
-                          max_cxps=max_cxps, time_limit=time_limit,
-                          engine=None if engine == "auto" else engine, target=target,
-                          progress=progress)
+    try:
+        result = explain_rows(model, frame, rows=list(selected), max_rows=max_rows,
+                              max_cxps=max_cxps, time_limit=time_limit,
+                              engine=None if engine == "auto" else engine, target=target,
+                              progress=progress)
+    except KeyboardInterrupt:  # as xdt explain and crosscheck: a message and code 130
+        click.echo(f"interrupted: no report written ({output} is as it was); explain fewer "
+                   "rows with --max-rows N or --rows A:B", err=True)
+        raise SystemExit(130) from None
     page = build_report(model, frame, report=result, title=title, model_name=model_path,
                         data_name=data, selection=rows)
     write_output_file(output, lambda path: path.write_text(page, encoding="utf-8"))
