@@ -1,4 +1,4 @@
-"""The batch path-walker (:mod:`xdt.explain.batch`) gives, row by row, the same AXp and CXps
+"""The batch path-walker (:mod:`xdt.explain.vectorised`) gives, row by row, the same AXp and CXps
 as the per-row path engine, whatever the chunking."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from xdt.errors import (
     MissingValueError,
     UnknownCategoryError,
 )
-from xdt.explain.batch import (
+from xdt.explain.vectorised import (
     MAX_WORD_FEATURES,
     deletion_axps,
     distinct_sets,
@@ -77,7 +77,7 @@ def test_batch_equals_per_row_engine_on_big_trees(case):
 
 @pytest.fixture(scope="module")
 def german_tree():
-    from xdt.demo import load_german
+    from xdt.cli.demo_job import load_german
     from xdt.interop.fit import fit_tree
 
     frame = load_german()
@@ -95,7 +95,7 @@ def test_batch_equals_per_row_engine_on_german_data(german_tree):
 
 
 def test_batch_on_a_cart_tree_of_unbounded_depth(german_tree):
-    from xdt.demo import load_german
+    from xdt.cli.demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german().iloc[:400]

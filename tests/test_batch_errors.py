@@ -1,4 +1,4 @@
-"""xdt.batch when something goes wrong: a row the model cannot read (the error says what was
+"""xdt.run when something goes wrong: a row the model cannot read (the error says what was
 written and where; on_invalid="skip" / --skip-invalid writes it to a side file and goes on),
 an output that exists (kept unless overwrite=True / --force), an output that cannot be written
 (the message says what to do), and Dask runs that fail or are interrupted without a line of
@@ -20,10 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 import xdt
-from xdt import batch as xb
+import xdt.run as xb
 from xdt.cli import main
 from xdt.errors import DataError, InvalidRowError, OutputError, OutputExistsError
 from xdt.explain.explainer import Explainer
+from xdt.run.distributed import describe_partitions
 
 try:
     import dask.dataframe as dd
@@ -41,7 +42,7 @@ SPACESHIP = "feature 'purpose' has value 'spaceship', which is not in its domain
 def german():
     """400 German credit rows (features only), a CART tree of depth 6 on all 1000, and the
     records ``Explainer.explain_batch`` gives for the 400 rows, as JSON gives them."""
-    from xdt.demo import load_german
+    from xdt.cli.demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german()
@@ -310,7 +311,7 @@ def test_dask_bad_row_names_the_partitions_written_stopped_and_not_run(german, c
     written = {int(Path(p).name[5:10]) for p in on_disk}
     not_run = sorted({0, 1, 2} - written)
     if not_run:  # started after partition 3 had failed
-        assert f"{xb.describe_partitions(not_run)} {'was' if len(not_run) == 1 else 'were'}" \
+        assert f"{describe_partitions(not_run)} {'was' if len(not_run) == 1 else 'were'}" \
                " not run" in message
     assert xb.read_outputs(on_disk).to_dict("records") == \
         [r for r in expected if r["row"] // 100 in written]
@@ -342,8 +343,15 @@ def run_xdt(args: list[str], *, path: str = str(ROOT), script: str | None = None
     """``xdt ARGS`` in a new process group (as a terminal runs it), output captured."""
     env = dict(os.environ, PYTHONPATH=path)
     command = [sys.executable, script] if script else [sys.executable, "-m", "xdt"]
+    # Ctrl-C reaches it even when pytest itself runs with SIGINT ignored (a background job of
+    # a non-interactive shell), which a child would otherwise inherit
     return subprocess.Popen(command + args, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint, **kwargs)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def assert_only_xdt_lines(stderr: str) -> None:
@@ -381,7 +389,7 @@ def test_cli_workers_bad_row_shows_only_xdt_message(files, german, tmp_path):
 
 SLOW_PARTITIONS = '''
 import os, time
-import xdt.batch as xb
+import xdt.run.distributed as xb
 
 explain_partition = xb._explain_partition
 
@@ -398,7 +406,7 @@ def first_then_stall(model, frame, number, output, *args, **kwargs):
 RUN_XDT = '''
 import sys
 import slow_partitions
-import xdt.batch as xb
+import xdt.run.distributed as xb
 
 xb._explain_partition = slow_partitions.first_then_stall
 if __name__ == "__main__":

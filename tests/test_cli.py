@@ -17,7 +17,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 import xdt
-from xdt.cli import main, pack_tokens, parse_rows, wrap_rule
+from xdt.cli import main
+from xdt.cli.common import pack_tokens, parse_rows, wrap_rule
 from xdt.interop.fit import fit_sklearn_tree
 from xdt.interop.tabular import TabularEncoder
 
@@ -440,7 +441,7 @@ def test_explain_progress_bar_on_a_terminal_unless_quiet(zhou, tmp_path, monkeyp
                                                                                 index=False)
     logged = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
     assert len(jsonl(logged)) == 30 and logged.stderr == ""   # stderr to a file: no bar
-    monkeypatch.setattr(xdt.cli, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(xdt.cli.common, "stderr_is_terminal", lambda: True)
     loud = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
     assert len(jsonl(loud)) == 30 and "explaining" in loud.stderr
     quiet = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl", "--quiet")
@@ -558,7 +559,7 @@ def test_demo_prints_comparison_table_and_summary():
 
 
 def test_run_demo_numbers_are_consistent():
-    from xdt.demo import load_german, run_demo
+    from xdt.cli.demo_job import load_german, run_demo
 
     lines: list[str] = []
     result = run_demo(show=0, echo=lines.append)
@@ -574,7 +575,7 @@ def test_run_demo_numbers_are_consistent():
 def test_demo_comparison_matches_fitting_the_learners_directly():
     """The side-by-side rows are SER-DT (factor_expl 0.97) and CART, depth 6, fit by hand on
     the stratified 70/30 split of seed 0; the explained tree is SER-DT's."""
-    from xdt.demo import load_german, run_demo
+    from xdt.cli.demo_job import load_german, run_demo
     from xdt.metrics import tree_sizes
 
     lines: list[str] = []
@@ -728,7 +729,7 @@ def test_crosscheck_fitted_model_progress_and_quiet(table, tmp_path, monkeypatch
     assert run("fit", str(csv), "-t", "label", "-o", str(model)).exit_code == 0
     logged = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
     assert logged.exit_code == 0 and logged.stderr == ""  # stderr to a file: no bar
-    monkeypatch.setattr(xdt.cli, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(xdt.cli.common, "stderr_is_terminal", lambda: True)
     loud = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
     assert loud.exit_code == 0, loud.output
     assert "30 rows" in loud.stdout and "crosschecking" in loud.stderr

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 import xdt
 from xdt.cli import main
-from xdt.demo import load_german, write_examples
+from xdt.cli.demo_job import load_german, write_examples
 from xdt.errors import DataError
 
 
@@ -65,7 +65,7 @@ def test_a_damaged_gz_file_is_named_not_aborted(tour, damaged, kind, tmp_path):
 
 @pytest.mark.parametrize("kind", ["not gzip", "ended early"])
 def test_dask_reader_names_a_damaged_gz_file(tour, damaged, kind):
-    from xdt.batch import read_dask
+    from xdt.run import read_dask
 
     model = xdt.load_model(tour / "model.json")
     with pytest.raises(DataError, match=r"cannot read it \((Not a gzipped|Compressed file)"):
@@ -140,7 +140,7 @@ def test_redundancy_reads_the_model_target_and_warns_on_a_column_of_no_class(tou
 
 
 def test_a_numeric_column_with_text_late_in_a_large_file_is_read_without_a_warning(tmp_path):
-    from xdt.cli import read_csv
+    from xdt.cli.common import read_csv
 
     path = tmp_path / "late.csv"
     rows = ["x,y"] + [f"{i},a" for i in range(300_000)] + ["abc,b"]

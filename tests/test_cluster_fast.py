@@ -22,27 +22,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import xdt.cluster as cluster
+import xdt.cluster.supervised as cluster
 from tests.conftest import DATASETS, require_shared
-from xdt.cluster import SupervisedClusters, _rows_of, _same, _View, tree_nodes
-from xdt.errors import UnknownCategoryError
-from xdt.ir import CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.terms import Literal
-from xdt.ir.tree import Branch
-from xdt.learn.cart import CARTClassifier
-from xdt.learn.preprocess import (
+from xdt.cluster.preprocess import (
     MISSING,
     ColumnTreatment,
     Preprocessor,
     _bins,
     _factorize,
     _looks_like_dates,
-    _named_like_an_id,
     _parse_dates,
     _plain,
     _sort_key,
-    id_column_reason,
 )
+from xdt.cluster.supervised import SupervisedClusters, _rows_of, _same, _View, tree_nodes
+from xdt.errors import UnknownCategoryError
+from xdt.interop.columns import _named_like_an_id, id_column_reason
+from xdt.ir import CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
+from xdt.ir.terms import Literal
+from xdt.ir.tree import Branch
+from xdt.learn.cart import CARTClassifier
 
 
 # ---------------------------------------------------------------------- what a fit gives
@@ -384,7 +383,7 @@ def reference_nodes(tree: DecisionTree, cells: np.ndarray, target: np.ndarray) -
 
 class ReferenceClusters(SupervisedClusters):
     """The fit as it was: each round takes its rows of the original table, then the view's
-    ``refit_round`` and ``transform`` (:meth:`xdt.cluster._View.training_frame`, the base
+    ``refit_round`` and ``transform`` (:meth:`xdt.cluster.supervised._View.training_frame`, the base
     path); node rows by :func:`reference_nodes`."""
 
     def _prepare(self, frame, is_target):
@@ -609,7 +608,7 @@ class OldPreprocessor(Preprocessor):
         return "categorical"
 
     def _fit(self, X, y, values):
-        from xdt.learn.preprocess import _as_frame, _columns_arg
+        from xdt.cluster.preprocess import _as_frame, _columns_arg
 
         self._check_params()
         frame = _as_frame(X)
@@ -645,7 +644,7 @@ class OldPreprocessor(Preprocessor):
         return frame
 
     def _fit_categorical(self, name, col, method, ordinal, positive_rows, values=None):
-        from xdt.learn.preprocess import group_values
+        from xdt.cluster.preprocess import group_values
 
         values = self._labels(col)
         counts = values.value_counts(sort=False)

@@ -12,8 +12,8 @@ import pytest
 from conftest import load_case
 
 import xdt
-from xdt.crosscheck import CHECKS, CrosscheckReport
 from xdt.errors import DataError, MissingFeatureError, UnsupportedModelError
+from xdt.explain.crosscheck import CHECKS, CrosscheckReport
 from xdt.explain.explainer import Explainer, ExplanationList
 from xdt.interop.fit import fit_sklearn_tree
 

@@ -12,9 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 import xdt
-from xdt import batch as xb
-from xdt.cli import main, read_csv
-from xdt.demo import load_german
+import xdt.run as xb
+from xdt.cli import main
+from xdt.cli.common import read_csv
+from xdt.cli.demo_job import load_german
 from xdt.errors import FieldCountError
 from xdt.interop import csvfile
 

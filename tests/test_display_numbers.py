@@ -28,7 +28,7 @@ from xdt.errors import (
     UnknownFeatureError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.sklearn import float32_threshold
+from xdt.interop.sklearn_tree import float32_threshold
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir import (
     CategoricalSplit,

@@ -1,4 +1,4 @@
-"""xdt.batch: chunked explanations on one process and on a Dask cluster give the same records
+"""xdt.run: chunked explanations on one process and on a Dask cluster give the same records
 as the batch path-walker, row by row; Ctrl-C leaves only complete records."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 import xdt
-from xdt import batch as xb
+import xdt.run as xb
 from xdt.cli import main
 from xdt.errors import DataError, EngineNotAvailableError
 from xdt.explain.explainer import Explainer
+from xdt.run.records import _complete_lines
 
 try:
     import dask.dataframe as dd
@@ -29,7 +30,7 @@ except ImportError:  # the test extra installs Dask; only a hand-made environmen
 @pytest.fixture(scope="module")
 def german():
     """The German credit rows (features only) and a CART tree of depth 6 on them."""
-    from xdt.demo import load_german
+    from xdt.cli.demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german()
@@ -180,7 +181,7 @@ def test_cli_interrupt_prints_rows_written_without_traceback(german, expected, t
 def test_half_written_line_is_cut(tmp_path):
     out = tmp_path / "o.jsonl"
     out.write_bytes(b'{"row": 0}\n{"row": 1}\n{"row": 2, "pre')
-    assert xb._complete_lines(out) == 2
+    assert _complete_lines(out) == 2
     assert out.read_bytes() == b'{"row": 0}\n{"row": 1}\n'
 
 

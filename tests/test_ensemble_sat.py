@@ -243,7 +243,7 @@ def test_crosscheck_of_ensembles_agrees_with_brute_force(data):
     assert report.checker == "brute force"
     assert report.ok, report.summary()
     assert report.rows == 3 and report.agreements["all_axps"] == 3
-    from xdt.crosscheck import crosscheck_ensemble
+    from xdt.explain.crosscheck import crosscheck_ensemble
 
     by_sampling = crosscheck_ensemble(model, rows, max_points=0)
     assert by_sampling.checker == "sampling" and by_sampling.ok, by_sampling.summary()
@@ -255,8 +255,8 @@ def test_crosscheck_reports_a_wrong_engine():
     model is changed behind the engine's back (its encoding was made for the old leaves)."""
     fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
     m = _labelled(fs)
-    from xdt.crosscheck import crosscheck_ensemble
-    from xdt.explain.sat import shared_encoding
+    from xdt.explain.crosscheck import crosscheck_ensemble
+    from xdt.explain.sat_cache import shared_encoding
 
     enc = shared_encoding(m)
     enc.leaf_values = -enc.leaf_values  # the engine now sums the opposite margins

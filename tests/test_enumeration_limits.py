@@ -22,16 +22,18 @@ import pytest
 from click.testing import CliRunner, Result
 
 import xdt
-import xdt.cli as cli
+import xdt.cli.common as cli_common
+import xdt.cli.explain as cli
 from xdt.cli import main
-from xdt.crosscheck import CrosscheckInterrupted
 from xdt.explain import Deadline, EnumerationInterrupted, Explainer
 from xdt.explain import explainer as explainer_module
+from xdt.explain.crosscheck import CrosscheckInterrupted
 from xdt.explain.explanation import Explanation
 from xdt.ir import model_from_dict
 
 K = 4  # 16 AXps at the all-zeros instance
-crosscheck_module = importlib.import_module("xdt.crosscheck")  # xdt.crosscheck: the function
+# xdt.crosscheck is the function; its module is xdt.explain.crosscheck
+crosscheck_module = importlib.import_module("xdt.explain.crosscheck")
 
 
 def pairs_tree(k: int) -> dict:
@@ -315,7 +317,7 @@ def test_explain_shows_a_counter_of_the_explanations_found(model_file, monkeypat
         count(self, kind, n)
 
     monkeypatch.setattr(cli._FoundCounter, "__call__", record)
-    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_common, "stderr_is_terminal", lambda: True)
     x = json.dumps(ZEROS)
     shown = run("explain", str(model_file), "--instance", x, "--all-axps", "--all-cxps")
     assert shown.exit_code == 0, shown.output
@@ -324,7 +326,7 @@ def test_explain_shows_a_counter_of_the_explanations_found(model_file, monkeypat
     assert "instance: CXps found" in shown.stderr
     quiet = run("explain", str(model_file), "--instance", x, "--all-axps", "-q")
     assert quiet.exit_code == 0 and quiet.stderr == ""
-    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: False)  # e.g. redirected
+    monkeypatch.setattr(cli_common, "stderr_is_terminal", lambda: False)  # e.g. redirected
     plain = run("explain", str(model_file), "--instance", x, "--all-axps")
     assert plain.exit_code == 0 and plain.stderr == ""
 

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 import xdt
-from xdt.batch import explain_table
 from xdt.errors import InstanceError, InvalidRowError, ValueOutOfRangeError
-from xdt.interop.sklearn import float32_threshold
+from xdt.interop.sklearn_tree import float32_threshold
 from xdt.ir import IntervalCells
+from xdt.run import explain_table
 
 F32 = np.float32
 F32_MAX = float(np.finfo(F32).max)  # 3.4028234663852886e+38

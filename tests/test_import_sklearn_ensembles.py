@@ -51,7 +51,7 @@ def load(name: str, n: int | None = None) -> tuple[pd.DataFrame, pd.Series]:
 
 def labels_of(est, X) -> np.ndarray:
     """``est.predict`` as IR labels (str or int)."""
-    from xdt.interop.sklearn import class_label
+    from xdt.interop.sklearn_tree import class_label
 
     return np.asarray([class_label(v) for v in est.predict(X)], dtype=object)
 

@@ -17,16 +17,16 @@ import xdt
 from xdt.explain import compiled as compiled_module
 from xdt.explain import duality
 from xdt.explain import explainer as explainer_module
-from xdt.explain.batch import (
+from xdt.explain.compiled import CompiledTree, NumberReader, masks_of
+from xdt.explain.oracle import bits
+from xdt.explain.vectorised import (
     BatchPlan,
     deletion_axps,
     distinct_sets,
     explain_batch,
     minimal_sets_batch,
 )
-from xdt.explain.batch import explain_rows as kernel_rows
-from xdt.explain.compiled import CompiledTree, NumberReader, masks_of
-from xdt.explain.oracle import bits
+from xdt.explain.vectorised import explain_rows as kernel_rows
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.instances import encode_instance
 

@@ -11,7 +11,7 @@ from conftest import DATASETS, require_shared
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from xdt.demo import load_german
+from xdt.cli.demo_job import load_german
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import Binarizer, CARTClassifier, NestedKDNFClassifier, SERDTClassifier

@@ -1,4 +1,4 @@
-"""xdt.learn.preprocess: binning, grouping, date/time, ordinal encoding and symbolic reordering
+"""xdt.cluster.preprocess: binning, grouping, date/time, ordinal encoding and symbolic reordering
 ("Using Decision Trees for Interpretable Supervised Clustering", Section "Data Pre-processing
 Pipeline"), and the inversion of every transform to conditions on the original columns."""
 
@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from xdt.cluster.preprocess import MISSING, DateCondition, Preprocessor, group_values
 from xdt.errors import (
     NotFittedError,
     ParameterError,
@@ -19,7 +20,6 @@ from xdt.errors import (
     UnknownFeatureError,
 )
 from xdt.ir.dnf import Condition
-from xdt.learn.preprocess import MISSING, DateCondition, Preprocessor, group_values
 
 # ---------------------------------------------------------------------------- reordering
 CITIES = {1: "Amsterdam", 2: "London", 3: "New York", 4: "Shanghai"}
@@ -433,7 +433,7 @@ def test_is_a_scikit_learn_transformer_and_its_doctest_passes():
 
     from sklearn.base import clone
 
-    import xdt.learn.preprocess as module
+    import xdt.cluster.preprocess as module
 
     pre = Preprocessor(n_bins=4, reorder=["city"])
     assert clone(pre).get_params() == pre.get_params()

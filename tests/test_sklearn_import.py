@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTre
 
 import xdt
 from xdt.errors import NotFittedError, UnsupportedEstimatorError
-from xdt.interop.sklearn import float32_threshold
+from xdt.interop.sklearn_tree import float32_threshold
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 

@@ -12,15 +12,14 @@ The names below are imported on first use (PEP 562), so that ``import xdt`` -- a
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from xdt import errors
+from xdt._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
-    from xdt.crosscheck import crosscheck
     from xdt.explain import Explainer, Explanation
+    from xdt.explain.crosscheck import crosscheck
     from xdt.interop.lightgbm import from_lightgbm
     from xdt.interop.sklearn import from_sklearn
     from xdt.interop.xgboost import from_xgboost
@@ -28,7 +27,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
 
 #: Public name -> the module it comes from, imported on first access.
 _LAZY = {
-    "crosscheck": "xdt.crosscheck",
+    "crosscheck": "xdt.explain.crosscheck",
     "DecisionTree": "xdt.ir",
     "Explainer": "xdt.explain",
     "Explanation": "xdt.explain",
@@ -41,29 +40,18 @@ _LAZY = {
 }
 
 #: Subpackages reachable as attributes (they import scikit-learn, networkx or Dask).
-_SUBMODULES = ("batch", "cluster", "learn", "metrics")
+_SUBMODULES = ("cluster", "learn", "metrics", "plot", "report", "run")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
            "from_lightgbm", "from_sklearn", "from_xgboost", "load_model", "save_model",
            "__version__"]
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("xdt")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "0+unknown"
-
-
 def __getattr__(name: str) -> Any:
-    """The public names of :data:`_LAZY`, ``__version__`` and the subpackages
-    :data:`_SUBMODULES`, imported on first use and then kept as attributes of ``xdt``."""
+    """The public names of :data:`_LAZY` and the subpackages :data:`_SUBMODULES`, imported
+    on first use and then kept as attributes of ``xdt``."""
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name == "__version__":
-        value = _version()
     elif name in _SUBMODULES:
         value = importlib.import_module(f"xdt.{name}")
     else:
@@ -74,16 +62,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
-
-
-class _Package(types.ModuleType):
-    """The class of the ``xdt`` module: importing the submodule :mod:`xdt.crosscheck` binds it
-    as the attribute ``xdt.crosscheck``, which is the *function* of that module; keep it so."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return  # the submodule stays reachable as sys.modules["xdt.<name>"]
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -184,7 +184,7 @@ class FieldCountError(DataError):
 
 
 class InvalidRowError(DataError):
-    """A row of a batch run (:mod:`xdt.batch`) cannot be explained: one of its values is not
+    """A row of a batch run (:mod:`xdt.run`) cannot be explained: one of its values is not
     acceptable to the model (an unknown category, a missing value, text for a number), and
     the run was not asked to skip such rows. The run stopped; what it wrote is complete.
 

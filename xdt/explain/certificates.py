@@ -33,7 +33,7 @@ for a DNF by :func:`xdt.explain.verify.sat_counterexample`, another solver on an
 (:class:`~xdt.explain.verify.DnfCnf`: one-hot ordinal features, a variable equivalent to
 each term), which shares nothing with the SAT engine's encoding. For a tree ensemble there is no
 independent proof object: the SAT engine's UNSAT answers rest on the lemmas it generated
-lazily (:mod:`xdt.explain.ensemble`), and the check re-examines the box instead — every
+lazily (:mod:`xdt.explain.ensemble_sat`), and the check re-examines the box instead — every
 point of it with the IR's ``predict_cells`` when it has at most
 :data:`xdt.explain.verify.MAX_POINTS` points (exact), else :data:`ENSEMBLE_SAMPLES` random
 points of it (evidence, not proof). When the ensemble carries the library's own ``predict``
@@ -683,7 +683,7 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
     n = len(model.features)
     allowed = [1 << int(v) for v in cells]
     if engine == "sat":
-        from xdt.explain.sat import shared_encoding
+        from xdt.explain.sat_cache import shared_encoding
 
         oracle = shared_encoding(model).oracle(cells, allowed, full_mask(n), c)
         oracle.max_rounds = SAT_CHECK_ROUNDS

@@ -4,7 +4,7 @@ bitsets.
 
 :func:`compiled` returns the one :class:`CompiledTree` of a tree (built on first use, kept
 with the tree while it lives). The per-row engine (:class:`xdt.explain.path.PathOracle`)
-and the batch engine (:mod:`xdt.explain.batch`) both run on it.
+and the batch engine (:mod:`xdt.explain.vectorised`) both run on it.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import UnsupportedModelError
-from xdt.explain.ensemble import EnsembleEncoding
+from xdt.explain.ensemble_sat import EnsembleEncoding
 from xdt.explain.models import (
     MODEL_TYPES,
     Model,
@@ -91,7 +91,7 @@ FORMAT = "xdt-dimacs/1"
 
 ENSEMBLE_VARS = ("leaf", "order", "beats", "count", "more")
 """Kinds of variables of a tree ensemble's query (see
-:class:`~xdt.explain.ensemble.EnsembleEncoding`): a tree reaches a leaf, a tree's value on a
+:class:`~xdt.explain.ensemble_sat.EnsembleEncoding`): a tree reaches a leaf, a tree's value on a
 score is at least a level, a class is predicted before the instance's, at least ``j`` of
 the first ``i`` trees vote a class, a class has more votes than the instance's (by ``j``)."""
 
@@ -387,7 +387,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
 
 
 def _header(q: CnfQuery) -> list[str]:
-    from xdt import __version__
+    from xdt._version import __version__
 
     pred = _json(q.prediction)
     scope = ("path-restricted (each selector holds its feature to the literal of the "
@@ -591,7 +591,7 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     The weights are the leaves' values as exact rationals (every float is ``m * 2**e``,
     so one power of two ``scale`` makes them all integers), each tree's shifted by its
     smallest so that all are non-negative (the shifts go into ``offset``). The formula is
-    in exact real arithmetic, while xdt's engine (:mod:`xdt.explain.ensemble`) decides in
+    in exact real arithmetic, while xdt's engine (:mod:`xdt.explain.ensemble_sat`) decides in
     the library's floating-point arithmetic (sums in tree order and precision): they agree
     except where a lead is within rounding of zero, and there the engine's answer is the
     library's. For a binary margin the lead is ``score - threshold`` (against

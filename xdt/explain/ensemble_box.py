@@ -6,7 +6,7 @@ fixed feature, every cell elsewhere). :class:`BoxOracle` decides whether the box
 point of another class with the compiled search of :mod:`xdt.explain.ensemble_kernels`:
 bounds on every tree's leaf values over the box, summed in the library's own floating point
 (so exact, ties included: see that module), and splits of the box where the bounds do not
-decide. It answers the same question as the SAT engine (:mod:`xdt.explain.ensemble`), which
+decide. It answers the same question as the SAT engine (:mod:`xdt.explain.ensemble_sat`), which
 the tests and :func:`xdt.crosscheck` compare it with, and it computes one AXp by deletion in
 a single compiled call.
 

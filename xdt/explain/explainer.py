@@ -64,7 +64,8 @@ from xdt.explain.models import (
 )
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
-from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver, shared_encoding
+from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver
+from xdt.explain.sat_cache import shared_encoding
 from xdt.ir.cells import full_mask
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance, numeric_instance
@@ -205,7 +206,7 @@ class Explainer:
         shared by all its explainers, with one incremental solver per class, each instance
         posed as assumptions; for trees, the reference the path-walker is cross-checked
         against.
-        For a tree ensemble the SAT engine is :mod:`xdt.explain.ensemble` (decided exactly
+        For a tree ensemble the SAT engine is :mod:`xdt.explain.ensemble_sat` (decided exactly
         in the library's float arithmetic, by lazily added lemmas); ``"box"``: the exact
         branch and bound over boxes of cells of :mod:`xdt.explain.ensemble_box` (tree
         ensembles only; compiled, one AXp in one call; a query past its limit is handed to
@@ -217,7 +218,7 @@ class Explainer:
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         The solvers belong to the model (one per class and solver name, shared by every
         explainer of the model) and are released when the model is garbage-collected, or
-        by :func:`xdt.explain.sat.release_solvers`; :meth:`close` closes this explainer's
+        by :func:`xdt.explain.sat_cache.release_solvers`; :meth:`close` closes this explainer's
         oracles.
     certificates : bool
         Attach a certificate to every explanation (default): evidence a user can re-check
@@ -909,7 +910,7 @@ class Explainer:
 
         Gives, row by row, the AXp of :meth:`axp` (default order ``"path"``) and the CXps of
         :meth:`all_cxps` (path engine, ``path_restricted=False``), without certificates. See
-        :func:`xdt.explain.batch.explain_batch` for the parameters (``what``,
+        :func:`xdt.explain.vectorised.explain_batch` for the parameters (``what``,
         ``chunk_rows``, ``max_memory``, ``as_frame``, ``dedupe``) and the returned DataFrame
         (``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) or iterator of dicts.
 
@@ -920,7 +921,7 @@ class Explainer:
         InstanceError
             On bad rows (from ``model.encode``).
         """
-        from xdt.explain.batch import explain_batch
+        from xdt.explain.vectorised import explain_batch
 
         return explain_batch(self.model, X, what, chunk_rows=chunk_rows,
                              max_memory=max_memory, as_frame=as_frame, dedupe=dedupe)

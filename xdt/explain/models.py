@@ -43,7 +43,7 @@ TermMasks = tuple[int, dict[int, int]]
 
 
 def is_ensemble(model: object) -> bool:
-    """Whether ``model`` is a tree ensemble (explained by :mod:`xdt.explain.ensemble`)."""
+    """Whether ``model`` is a tree ensemble (explained by :mod:`xdt.explain.ensemble_sat`)."""
     return isinstance(model, TreeEnsemble)
 
 

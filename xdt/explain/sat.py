@@ -31,17 +31,17 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   A DNF with no terms (always ``classes[0]``) gives the empty clause for "the DNF is true";
   a term with no literal (always true) gives the empty clause for "the DNF is false": the
   formula is then UNSAT, as it should be.
-* **Instances as assumptions.** The clauses above depend on the model and the class only:
-  they are built once per model (:func:`shared_encoding`), and one incremental solver per
-  (model, class, solver name) is loaded with ``domain + differs(c)``. An instance adds no
-  clause: holding feature ``f`` to its allowed cells ``A_f`` (the instance's cell or,
-  path-restricted, the path's literal) is a list of assumption literals
+* **Instances as assumptions.** The clauses above depend on the model and the class only: they
+  are built once per model (:func:`~xdt.explain.sat_cache.shared_encoding`), and one
+  incremental solver per (model, class, solver name) is loaded with ``domain + differs(c)``. An
+  instance adds no clause: holding feature ``f`` to its allowed cells ``A_f`` (the instance's
+  cell or, path-restricted, the path's literal) is a list of assumption literals
   (:meth:`ModelEncoding.fixing`): ``[x > t_{a-1}]`` and ``not [x > t_b]`` for an ordinal
-  interval ``a..b``; ``[x = v_j]`` for one cell of a one-hot feature, and ``not [x = v_j]``
-  for each excluded cell of a larger set. Entailment of a set ``S`` of fixed features is one
-  call under the assumptions of the features of ``S``: UNSAT means every point agreeing on
-  ``S`` has class ``c``; a model is a counterexample. Learnt clauses follow from the shared
-  clauses alone, so they are valid for every instance.
+  interval ``a..b``; ``[x = v_j]`` for one cell of a one-hot feature, and ``not [x = v_j]`` for
+  each excluded cell of a larger set. Entailment of a set ``S`` of fixed features is one call
+  under the assumptions of the features of ``S``: UNSAT means every point agreeing on ``S`` has
+  class ``c``; a model is a counterexample. Learnt clauses follow from the shared clauses
+  alone, so they are valid for every instance.
 * **Selectors** exist only in the per-instance CNF written for other solvers
   (:mod:`xdt.explain.dimacs`, :attr:`SatOracle.clauses`): one variable ``s_f`` per feature
   with ``s_f -> (x_f in A_f)``; assuming the selectors of ``S`` there is the same query.
@@ -49,8 +49,8 @@ Encoding (documented with a worked example in ``encodings/README.md``):
 Lifetimes: a :class:`SatOracle` (one instance) is closed by :meth:`SatOracle.close` (it is a
 context manager; a finaliser closes a forgotten one); the shared solvers belong to the
 model's encoding, serve all its explainers, and are released when the model is
-garbage-collected or by :func:`release_solvers`. Each shared solver answers one query at a
-time (a lock), so explainers of one model may run in several threads.
+garbage-collected or by :func:`~xdt.explain.sat_cache.release_solvers`. Each shared solver
+answers one query at a time (a lock), so explainers of one model may run in several threads.
 
 References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4
 (entailment of a set of literals); Ignatiev, Narodytska & Marques-Silva, "Abduction-Based
@@ -185,7 +185,8 @@ class ModelEncoding:
     """The CNF of a model's cell space and of "the prediction differs from class c", and the
     incremental solvers over it.
 
-    Built once per model: :func:`shared_encoding` keeps one per model object for every
+    Built once per model: :func:`~xdt.explain.sat_cache.shared_encoding` keeps one per model
+    object for every
     :class:`~xdt.Explainer` and instance of it, and :meth:`solver` one incremental solver
     per (class, solver name) over ``domain + differs(c)``. An instance never adds a clause:
     :class:`SatOracle` poses it as assumptions on the cell variables (:meth:`fixing`).
@@ -193,8 +194,8 @@ class ModelEncoding:
     Parameters
     ----------
     model : DecisionTree or DNF
-        Held by the encoding (:func:`shared_encoding` holds it weakly instead, so that the
-        cache does not keep a model alive).
+        Held by the encoding (:func:`~xdt.explain.sat_cache.shared_encoding` holds it weakly
+        instead, so that the cache does not keep a model alive).
 
     Attributes
     ----------
@@ -225,8 +226,8 @@ class ModelEncoding:
                 f"k-DNFs; cannot encode {type(model).__name__}")
         if isinstance(model, TreeEnsemble) and type(self).differs is ModelEncoding.differs:
             raise UnsupportedModelError(
-                "a tree ensemble is encoded by xdt.explain.ensemble.EnsembleEncoding (use "
-                "shared_encoding(model))")
+                "a tree ensemble is encoded by xdt.explain.ensemble_sat.EnsembleEncoding (use "
+                "xdt.explain.sat_cache.shared_encoding(model))")
         self._ref = weakref.ref(model)
         self._held: Model | None = model
         self.cells = model.cells
@@ -470,61 +471,6 @@ def _release_all(solvers: dict[tuple[int, str], SharedSolver], wait: bool = Fals
         shared.release(wait)
 
 
-_SHARED: dict[int, ModelEncoding] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_encoding(model: Model) -> ModelEncoding:
-    """The one :class:`ModelEncoding` of ``model`` (this model object), made on first use.
-
-    Every :class:`~xdt.Explainer` of the model, and every instance, uses it and its solvers.
-    The cache holds the model weakly: when the model is garbage-collected its encoding is
-    dropped and its solvers are released. :func:`release_solvers` releases them earlier.
-
-    Raises
-    ------
-    UnsupportedModelError
-        For a model the encoder does not know.
-    """
-    key = id(model)
-    enc = _SHARED.get(key)
-    if enc is not None and enc._ref() is model:
-        return enc
-    with _SHARED_LOCK:  # one encoding per model, even when two threads ask at once
-        enc = _SHARED.get(key)
-        if enc is None or enc._ref() is not model:
-            if isinstance(model, TreeEnsemble):
-                from xdt.explain.ensemble import EnsembleEncoding
-
-                enc = EnsembleEncoding(model)
-            else:
-                enc = ModelEncoding(model)
-            enc._held = None  # the cache must not keep the model alive
-            _SHARED[key] = enc
-            weakref.finalize(model, _forget, key, enc)
-    return enc
-
-
-def _forget(key: int, enc: ModelEncoding) -> None:
-    """The model of ``enc`` was garbage-collected: drop its encoding, release its solvers.
-
-    Garbage collection may run this inside any call, :func:`shared_encoding` included, so it
-    takes no lock. No other object can have the dead model's ``id`` while its finalisers
-    run (its memory is not freed yet), so the entry checked is the one removed."""
-    if _SHARED.get(key) is enc:
-        _SHARED.pop(key, None)
-    _release_all(enc._solvers, wait=False)
-
-
-def release_solvers(model: Model) -> None:
-    """Release the SAT solvers the model's shared encoding holds (see
-    :func:`shared_encoding`); a later query starts them again. A no-op when the SAT engine
-    never explained this model."""
-    enc = _SHARED.get(id(model))
-    if enc is not None and enc._ref() is model:
-        enc.release()
-
-
 _BITS = bytes.maketrans(b"01", b"\0\1")
 _FEW_FEATURES = 16
 """Up to this many features, an oracle concatenates its features' assumption lists in a
@@ -546,7 +492,7 @@ class SatOracle(EntailmentOracle):
     Parameters
     ----------
     encoding : ModelEncoding
-        Usually :func:`shared_encoding` of the model.
+        Usually :func:`~xdt.explain.sat_cache.shared_encoding` of the model.
     cells, allowed, universe, prediction
         As for :class:`~xdt.explain.path.PathOracle`.
     solver : str
@@ -557,7 +503,8 @@ class SatOracle(EntailmentOracle):
     :meth:`close` (or leaving a ``with`` block, or garbage collection) closes the oracle:
     later queries raise ``RuntimeError``, and it stops holding the model and its solver.
     The solver itself belongs to the model's encoding and keeps serving the other oracles
-    of the model; it is released with the model (or by :func:`release_solvers`).
+    of the model; it is released with the model (or by
+    :func:`~xdt.explain.sat_cache.release_solvers`).
     """
 
     def __init__(self, encoding: ModelEncoding, cells: Sequence[int], allowed: Sequence[int],

@@ -1,0 +1,1 @@
+"""Importers into the IR (scikit-learn, XGBoost, LightGBM) and the reading of tables."""

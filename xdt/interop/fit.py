@@ -92,7 +92,7 @@ class FitResult:
         Algorithm 1 (lines 6-8) was used; ``None`` for the other learners.
     dropped_columns : dict of str to str
         The columns of the table that are not features, in column order, each with why:
-        the reason of :func:`xdt.learn.preprocess.id_column_reason` for an id or name
+        the reason of :func:`xdt.interop.columns.id_column_reason` for an id or name
         column, or :data:`DROPPED_AS_ASKED` for a column named in ``drop``.
     """
 
@@ -179,7 +179,7 @@ def feature_columns(frame: pd.DataFrame, target: str, categorical: Iterable[str]
                     drop_ids: bool = True) -> dict[str, str]:
     """The columns of ``frame`` that :func:`fit_tree` does not use as features, with why.
 
-    With ``drop_ids``, a column is dropped when :func:`xdt.learn.preprocess.id_column_reason`
+    With ``drop_ids``, a column is dropped when :func:`xdt.interop.columns.id_column_reason`
     finds it is an id or a name (all-distinct text, text most of whose values occur once,
     distinct integers in a column named like an id): the test ``xdt cluster``'s
     preprocessor uses. A column is read as ``"categorical"`` for that test when it is named
@@ -216,7 +216,7 @@ def feature_columns(frame: pd.DataFrame, target: str, categorical: Iterable[str]
     >>> feature_columns(frame, "Survived", keep=["PassengerId"], drop=["Sex"])
     {'Sex': 'as asked'}
     """
-    from xdt.learn.preprocess import id_column_reason
+    from xdt.interop.columns import id_column_reason
 
     keep, drop, forced = list(keep), list(drop), set(categorical)
     for verb, names in (("keep", keep), ("drop", drop)):
@@ -341,7 +341,7 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
         Integer-coded columns to treat as categorical features (string columns are
         categorical anyway).
     drop_ids : bool
-        Leave out the columns :func:`xdt.learn.preprocess.id_column_reason` finds to be ids
+        Leave out the columns :func:`xdt.interop.columns.id_column_reason` finds to be ids
         or names (``False``: every column but the target is a feature).
     keep : iterable of str, optional
         Columns to use as features even when they look like ids.

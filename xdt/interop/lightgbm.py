@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError, XdtError
-from xdt.interop.sklearn import class_label
+from xdt.interop.sklearn_tree import class_label
 from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit

@@ -43,7 +43,8 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
-from xdt.interop.sklearn import (
+from xdt.interop.sklearn_tree import (
+    SUPPORTED_ENSEMBLES,
     class_label,
     column_split,
     estimator_classes,
@@ -55,8 +56,7 @@ from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node
 
-SUPPORTED = ("RandomForestClassifier", "ExtraTreesClassifier", "GradientBoostingClassifier",
-             "HistGradientBoostingClassifier")
+SUPPORTED = SUPPORTED_ENSEMBLES
 """The scikit-learn ensembles :func:`from_sklearn_ensemble` imports (and their subclasses)."""
 
 _REGRESSORS = ("RandomForestRegressor", "ExtraTreesRegressor", "GradientBoostingRegressor",

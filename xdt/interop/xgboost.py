@@ -8,7 +8,7 @@ and checks each floating-point rule against the library:
   float32 ``split_condition``), that is when ``float32(x) <= p`` with ``p`` the largest
   float32 below ``t``. The IR tests ``x <= tau`` on float64 values with
   ``tau = float32_threshold(p)`` (the largest float64 that rounds to a float32 ``<= p``,
-  :func:`xdt.interop.sklearn.float32_threshold`), so ``x <= tau`` exactly when XGBoost goes
+  :func:`xdt.interop.sklearn_tree.float32_threshold`), so ``x <= tau`` exactly when XGBoost goes
   left, for every float64 ``x``, including points on ``t`` and one float32 / float64 step
   either side. (``p`` itself as the threshold would send the float64 values between ``p``
   and the rounding midpoint the wrong way.) The ensemble has ``input_dtype="float32"``, and
@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import DataError, UnsupportedModelError
-from xdt.interop.sklearn import float32_threshold
+from xdt.interop.sklearn_tree import float32_threshold
 from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit

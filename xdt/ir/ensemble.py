@@ -26,7 +26,7 @@ the model computes it, then a decision on them:
 Floating-point addition is monotone in each argument (``a <= a'`` implies
 ``fl(a + b) <= fl(a' + b)``), and so are the division and the comparison: raising the
 values a class's score collects can only raise it. The SAT engine relies on this to decide
-exactly as the library does (``xdt.explain.ensemble``).
+exactly as the library does (``xdt.explain.ensemble_sat``).
 
 Cells: the ensemble's cells of an ordinal feature are cut by the thresholds of *all* its
 trees (one tree's cells are unions of runs of them); :meth:`TreeEnsemble.tree_cells` maps

@@ -11,7 +11,7 @@ way (:func:`display_threshold`):
   ``0.15000000000000002``;
 * a tree fitted on float32 copies of its inputs (``input_dtype="float32"``, trees imported
   from scikit-learn): its thresholds are float64 images of float32 tests
-  (``0.5000000298023224``, see :func:`xdt.interop.sklearn.float32_threshold`), shown as the
+  (``0.5000000298023224``, see :func:`xdt.interop.sklearn_tree.float32_threshold`), shown as the
   shortest decimal ``d`` that lies between the largest float32 value on the left side and
   the threshold: ``x <= d`` then holds for exactly the float32 values that go left, and ``d``
   itself goes left (``0.5``, ``17.5``).

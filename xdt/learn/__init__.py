@@ -18,8 +18,7 @@ the nested k-DNF learner keeps an :class:`xdt.ir.NestedKDNF` over the original f
 from xdt.learn.binarize import Binarizer, BooleanColumn
 from xdt.learn.cart import CARTClassifier
 from xdt.learn.nested import NestedKDNFClassifier
-from xdt.learn.preprocess import Preprocessor
 from xdt.learn.serdt import SERDTClassifier
 
 __all__ = ["Binarizer", "BooleanColumn", "CARTClassifier", "NestedKDNFClassifier",
-           "Preprocessor", "SERDTClassifier"]
+           "SERDTClassifier"]

@@ -1,4 +1,4 @@
-"""``xdt demo``: the main job end to end on German credit data shipped with xdt.
+"""The main job of ``xdt demo``, end to end on German credit data shipped with xdt.
 
 1. Read ``xdt/data/german.csv.gz`` (UCI Statlog German credit, 1000 rows, 14 categorical and
    7 numeric features; see ``xdt/data/README.md``).
@@ -18,7 +18,7 @@
 
 Example
 -------
->>> from xdt.demo import run_demo
+>>> from xdt.cli.demo_job import run_demo
 >>> result = run_demo(show=0, echo=lambda line: None)   # doctest: +SKIP
 >>> result.n_rows                                        # doctest: +SKIP
 300
@@ -42,13 +42,13 @@ import click
 import numpy as np
 import pandas as pd
 
-from xdt.cli import describe_features, pack_tokens, wrap_rule
+from xdt.cli.common import describe_features, pack_tokens, wrap_rule
 from xdt.errors import OutputExistsError
 from xdt.explain import Explainer
 from xdt.interop.fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
-from xdt.outputs import output_error
+from xdt.run.outputs import output_error
 
 #: The shipped German credit data (a gzipped CSV inside the package).
 GERMAN = files("xdt").joinpath("data/german.csv.gz")

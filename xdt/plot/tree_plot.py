@@ -4,79 +4,28 @@
   labelled with their tests and classes, coloured by feature (one colour per feature, as in
   Souza et al.'s Figure 1), and for an instance its path in bold and its AXp's nodes marked;
 * :func:`plot_tree` — the same drawn with matplotlib (layered layout: leaves left to right in
-  depth-first order, each node above the middle of its children, one row per depth);
-* :func:`plot_feature_importance` — formal feature importance: how often each feature is in
-  the AXp of the rows of ``X``;
-* :func:`plot_tradeoff` — accuracy and ``expl_avg`` against ``factor_expl`` (Souza et al.,
-  Figure 2);
-* :func:`plot_redundancy` — per path, the share of its literals that are explanation-redundant
-  (:func:`xdt.explain.redundancy.path_redundancy`).
+  depth-first order, each node above the middle of its children, one row per depth).
 
-matplotlib is imported only when a ``plot_*`` function is called; every one of them checks
-for it first, before looking at its arguments, through one gate (:func:`_needs_matplotlib`),
-and without it raises :class:`PlotDependencyError` (an ``ImportError``) saying
-``pip install "xdt[plot]"``. :func:`to_dot` needs no matplotlib.
 Every ``plot_*`` function returns the matplotlib ``Figure``; when ``ax`` is given it draws
 there and returns ``ax.figure``.
 """
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from xdt.errors import ParameterError, XdtError
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import display_threshold
+from xdt.plot.backend import (
+    LEAF_COLOUR,
+    PALETTE,
+    PATH_COLOUR,
+    figure_axes,
+    needs_matplotlib,
+)
 
-__all__ = ["PlotDependencyError", "plot_feature_importance", "plot_redundancy",
-           "plot_tradeoff", "plot_tree", "to_dot"]
-
-#: One colour per feature (tab20, light shades first), in order of first test in the tree.
-PALETTE = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
-           "#dbdb8d", "#9edae5", "#c7c7c7", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-           "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#7f7f7f")
-LEAF_COLOUR = "#ffffff"
-PATH_COLOUR = "#d62728"
-
-
-class PlotDependencyError(XdtError, ImportError):
-    """matplotlib, needed by the ``xdt.plot`` drawing functions, is not installed."""
-
-
-def _pyplot():
-    """``matplotlib.pyplot``, the one place xdt.plot imports it.
-
-    Raises
-    ------
-    PlotDependencyError
-        matplotlib is not installed (or cannot be imported).
-    """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise PlotDependencyError(
-            f'xdt.plot needs matplotlib ({exc}): pip install "xdt[plot]" (or pip install '
-            f'"matplotlib>=3.7"); to_dot works without it') from exc
-    return plt
-
-
-_F = TypeVar("_F", bound=Callable)
-
-
-def _needs_matplotlib(func: _F) -> _F:
-    """Decorator of every public drawing function: import matplotlib (:func:`_pyplot`) before
-    anything else, so that without it each raises :class:`PlotDependencyError` at once."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        _pyplot()
-        return func(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+__all__ = ["plot_tree", "to_dot"]
 
 
 # ---------------------------------------------------------------------------- tree walk
@@ -260,11 +209,6 @@ def to_dot(tree, instance=None, explainer=None, *, name: str = "tree") -> str:
 
 
 # ---------------------------------------------------------------------------- matplotlib
-def _axes(ax, figsize):
-    plt = _pyplot()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
-    return ax.figure, ax
 
 
 def _layout(nodes: list[_Node], max_depth: int | None) -> dict[int, tuple[float, float]]:
@@ -295,7 +239,7 @@ def _layout(nodes: list[_Node], max_depth: int | None) -> dict[int, tuple[float,
     return pos
 
 
-@_needs_matplotlib
+@needs_matplotlib
 def plot_tree(tree, instance=None, *, ax=None, max_depth: int | None = None, explainer=None,
               fontsize: float | None = None):
     """Draw ``tree`` with matplotlib: nodes coloured by feature (legend of features), edges
@@ -344,7 +288,7 @@ def plot_tree(tree, instance=None, *, ax=None, max_depth: int | None = None, exp
     pos = _layout(nodes, max_depth)
     width = max(x for x, _ in pos.values()) + 1
     depth = max(-y for _, y in pos.values())
-    fig, ax = _axes(ax, (max(6.0, 1.7 * width), max(3.0, 1.4 * (depth + 1))))
+    fig, ax = figure_axes(ax, (max(6.0, 1.7 * width), max(3.0, 1.4 * (depth + 1))))
     fs = fontsize or 8
     normal, highlighted = [], []
     for i, (x, y) in pos.items():
@@ -390,131 +334,4 @@ def plot_tree(tree, instance=None, *, ax=None, max_depth: int | None = None, exp
     if title:
         ax.set_title(title, fontsize=fs + 1, loc="left")
     fig._xdt_nodes = drawn
-    return fig
-
-
-def _axp_counts(model, X) -> Counter:
-    """How many rows of ``X`` have each feature in their AXp."""
-    model = getattr(model, "tree_", model)
-    from xdt.explain.explainer import Explainer
-
-    ex = Explainer(model)
-    counts: Counter = Counter({name: 0 for name in model.features.names})
-    if isinstance(model, DecisionTree):
-        frame = ex.explain_batch(X, what="axp")
-        for axp in frame["axp"]:
-            counts.update(axp)
-        return counts
-    for x in _rows(X):
-        counts.update(ex.axp(x).features)
-    return counts
-
-
-def _rows(X):
-    import pandas as pd
-
-    if isinstance(X, pd.DataFrame):
-        return X.to_dict(orient="records")
-    if isinstance(X, dict):
-        return [X]
-    return list(X)
-
-
-@_needs_matplotlib
-def plot_feature_importance(model, X, *, ax=None):
-    """Formal feature importance: per feature, the number of rows of ``X`` whose AXp holds it.
-
-    Trees (or fitted xdt learners) are explained at once by
-    ``Explainer(model).explain_batch(X, what="axp")``; DNFs row by row with
-    ``Explainer(model).axp``. Only features with a non-zero count get a bar (one horizontal
-    bar each, most frequent at the top); the counts of all features are in
-    ``fig._xdt_counts`` (a dict, feature order).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    counts = _axp_counts(model, X)
-    shown = sorted(((c, f) for f, c in counts.items() if c), key=lambda t: (-t[0], t[1]))
-    fig, ax = _axes(ax, (6.0, max(2.5, 0.35 * len(shown) + 1.2)))
-    names = [f for _, f in shown][::-1]
-    values = [c for c, _ in shown][::-1]
-    ax.barh(names, values, color=PALETTE[10])
-    ax.set_xlabel(f"rows whose AXp holds the feature (of {1 if isinstance(X, dict) else len(X)})")
-    ax.set_title("formal feature importance (AXp frequency)")
-    fig._xdt_counts = dict(counts)
-    fig.tight_layout()
-    return fig
-
-
-@_needs_matplotlib
-def plot_tradeoff(results, *, axes=None):
-    """Accuracy and ``expl_avg`` against ``factor_expl``, in two panels (Souza et al., Figure 2).
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        Columns ``factor_expl``, ``accuracy``, ``expl_avg``; several rows per factor (seeds,
-        datasets) are averaged.
-    axes : pair of matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import pandas as pd
-
-    if not isinstance(results, pd.DataFrame):
-        raise ParameterError(f"results must be a pandas DataFrame, got "
-                             f"{type(results).__name__}")
-    missing = [c for c in ("factor_expl", "accuracy", "expl_avg") if c not in results.columns]
-    if missing:
-        raise ParameterError(f"results lacks the columns {missing}; it has "
-                             f"{list(results.columns)}")
-    if len(results) == 0:
-        raise ParameterError("results is empty")
-    plt = _pyplot()
-    mean = (results.groupby("factor_expl", sort=True)[["accuracy", "expl_avg"]].mean()
-            .reset_index())
-    if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    else:
-        fig = axes[0].figure
-    for ax, metric, label in ((axes[0], "accuracy", "accuracy"),
-                              (axes[1], "expl_avg", "mean explanation size (expl_avg)")):
-        ax.plot(mean["factor_expl"], mean[metric], marker="o")
-        ax.set_xlabel("factor_expl")
-        ax.set_ylabel(label)
-        ax.grid(alpha=0.3)
-    fig.suptitle("accuracy / explanation size trade-off (cf. Souza et al. 2022, Figure 2)")
-    fig.tight_layout()
-    return fig
-
-
-@_needs_matplotlib
-def plot_redundancy(tree, *, ax=None):
-    """Per path of ``tree``, the share of its literals that are explanation-redundant
-    (:func:`xdt.explain.redundancy.path_redundancy`; dead paths are left out): one bar per
-    path, red for a redundant path, labelled with the path's index.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from xdt.explain.redundancy import path_redundancy
-
-    tree = _check_tree(tree)
-    analysis = path_redundancy(tree)
-    fig, ax = _axes(ax, (max(6.0, 0.3 * len(analysis) + 2), 3.5))
-    xs = list(range(len(analysis)))
-    ax.bar(xs, [r.redundant_share for r in analysis],
-           color=[PATH_COLOUR if r.redundant else PALETTE[10] for r in analysis])
-    ax.set_xticks(xs, [str(r.path) for r in analysis],
-                  fontsize=8 if len(xs) <= 40 else 5)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("path")
-    ax.set_ylabel("redundant share of literals")
-    n_red = sum(r.redundant for r in analysis)
-    ax.set_title(f"explanation-redundant paths: {n_red} of {len(analysis)}")
-    fig.tight_layout()
     return fig

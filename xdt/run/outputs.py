@@ -2,7 +2,7 @@
 turning an :class:`OSError` met while writing into an :class:`~xdt.errors.OutputError` that
 says why and what to do (missing folder, a file where a folder should be, permission, a
 read-only or full file system). Used by the command line (``fit -o``, ``encode -o``), the
-batch runners (:mod:`xdt.batch`) and :func:`xdt.demo.write_examples`.
+batch runners (:mod:`xdt.run`) and :func:`xdt.cli.demo_job.write_examples`.
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ class _RawView(_View):
         if bad:
             raise MissingValueError(
                 f"column(s) {bad} have missing values; impute or drop them, or pass "
-                "preprocessor=xdt.learn.preprocess.Preprocessor(...) to treat them")
+                "preprocessor=xdt.cluster.preprocess.Preprocessor(...) to treat them")
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
         """``X`` with each text column a pandas categorical of the table's values (an object
@@ -407,7 +407,7 @@ class _ReorderView(_RawView):
 
 
 class _PreprocessorView(_View):
-    """Through a :class:`xdt.learn.preprocess.Preprocessor` (or a transformer with ``fit``,
+    """Through a :class:`xdt.cluster.preprocess.Preprocessor` (or a transformer with ``fit``,
     ``transform``, ``transformed_values(column)``, ``condition(column, codes)``,
     ``describe(column, codes)`` and ``evaluate(column, codes, X)``): the learner sees its
     codes, each literal's set of codes reads back in the original values, and rows are
@@ -533,7 +533,7 @@ class _Positions:
     none of them).
 
     :meth:`round` gives the views' ``refit_round`` order of one round's rows, from counts
-    (one compiled pass over the rows, :func:`xdt.cluster_kernels.count_values`) instead of a
+    (one compiled pass over the rows, :func:`xdt.cluster.kernels.count_values`) instead of a
     ``groupby`` per column, and those rows with each reordered column as the rank of its
     value in that order (float64; NaN for -1), the columns in the table's order: the frame
     their ``transform`` gives.
@@ -551,7 +551,7 @@ class _Positions:
         :attr:`names`) the positions of its values in the order of their rate of ``y``
         ascending, then larger count first, then by text (``str``), values absent from the
         rows first; and the rows (index 0..m-1) with those columns as ranks."""
-        from xdt.cluster_kernels import count_values, ranked
+        from xdt.cluster.kernels import count_values, ranked
 
         idx = np.flatnonzero(rows)
         taken = self.rest.take(idx).reset_index(drop=True)
@@ -606,9 +606,9 @@ def tree_nodes(tree: DecisionTree, X: pd.DataFrame | np.ndarray,
     most ``t``'s exactly when ``x <= t``: :class:`~xdt.ir.IntervalCells` puts ``t`` at the
     top of its cell), any other test goes through ``tree.cells[f].encode`` (which raises on
     values the tree cannot route: missing, unknown, not finite). Then one compiled pass
-    (:func:`xdt.cluster_kernels.route`) sends every row down the tree.
+    (:func:`xdt.cluster.kernels.route`) sends every row down the tree.
     """
-    from xdt.cluster_kernels import route
+    from xdt.cluster.kernels import route
 
     n = len(X)
     # preorder, children in edge order
@@ -759,12 +759,12 @@ class SupervisedClusters(BaseEstimator):
         Number the values of each categorical column by their rate of the target class
         before training, so a threshold test selects a set of values (the paper's symbolic
         reordering, Section "Ordinal encoding"). Without ``preprocessor``, xdt's
-        ``Preprocessor(n_bins=100, reorder=True)`` (:mod:`xdt.learn.preprocess`: percentile
+        ``Preprocessor(n_bins=100, reorder=True)`` (:mod:`xdt.cluster.preprocess`: percentile
         bins of numeric columns, missing values as a category or bin, id columns dropped)
         is used when it is available, else a built-in reordering of the categorical
         columns only.
     preprocessor : transformer, optional
-        A :class:`xdt.learn.preprocess.Preprocessor` (or a transformer with ``fit``,
+        A :class:`xdt.cluster.preprocess.Preprocessor` (or a transformer with ``fit``,
         ``transform``, ``condition(column, codes)`` and ``describe(column, codes)``). It is
         cloned and fitted once, on the whole table (bins, groups, orders and dropped columns
         are the table's, in every retraining round), so a rule's text and its conditions
@@ -875,7 +875,7 @@ class SupervisedClusters(BaseEstimator):
         pre = self.preprocessor
         if pre is None and self.reorder:
             try:
-                from xdt.learn.preprocess import Preprocessor
+                from xdt.cluster.preprocess import Preprocessor
             except ImportError:
                 return _ReorderView(columns)
             pre = _default_reordering(Preprocessor)

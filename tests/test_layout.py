@@ -1,0 +1,155 @@
+"""The layout of the package shows its architecture: one folder per wing, each saying its job;
+the wings import the IR and never each other beyond the few edges below; no two files import
+each other, directly or in a ring -- counting imports inside functions too (only imports
+under ``if TYPE_CHECKING:`` are left out: they never run)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "xdt"
+
+#: Wing -> the wings (and top-level modules) its files may import. ``xdt`` is the package's
+#: own ``__init__`` (the version); the faces (run, plot, report, cli) sit over the wings.
+ALLOWED = {
+    "ir": {"errors"},
+    "explain": {"ir", "errors", "_numba", "_version"},
+    "learn": {"ir", "errors", "_numba"},
+    "metrics": {"ir", "explain", "errors"},
+    # fit_tree (interop/fit.py) fits the learners on a table and measures the tree
+    "interop": {"ir", "learn", "metrics", "errors"},
+    # supervised clustering grows the learners' trees on tables read as interop reads them
+    "cluster": {"ir", "learn", "interop", "errors", "_numba"},
+    "run": {"ir", "explain", "interop", "errors"},
+    "plot": {"ir", "explain", "metrics", "errors"},
+    "report": {"ir", "explain", "metrics", "interop", "plot", "errors"},
+    "cli": {"ir", "explain", "learn", "cluster", "metrics", "interop", "run", "plot", "report",
+            "errors", "xdt", "_version"},
+}
+
+#: Imports inside a function that a wing may make beyond ALLOWED: an IR model shows itself in
+#: Jupyter as a picture (``DecisionTree._repr_html_``), drawn by the report's renderer.
+LAZY_ALLOWED = {"ir": {"report"}, "explain": {"report"}}
+
+WINGS = set(ALLOWED)
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    return mods
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in node.body:
+                skip.update(id(n) for n in ast.walk(inner))
+    return skip
+
+
+def _imports(mods: dict[str, Path]) -> list[tuple[str, str, bool]]:
+    """(importer, imported module, inside a function) for every runtime import of xdt."""
+    edges = []
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _type_checking_nodes(tree)
+        in_function = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                in_function.update(id(n) for n in ast.walk(node) if n is not node)
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                    and (node.module == "xdt" or node.module.startswith("xdt.")):
+                subs = [f"{node.module}.{a.name}" for a in node.names
+                        if f"{node.module}.{a.name}" in mods]
+                # ``from pkg import submodule`` imports the submodule, not the package's names
+                targets = subs if len(subs) == len(node.names) else [node.module, *subs]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names
+                           if a.name == "xdt" or a.name.startswith("xdt.")]
+            for target in targets:
+                while target not in mods:  # ``import xdt.a.b`` of a name, not a module
+                    target = target.rpartition(".")[0]
+                if target != name:
+                    edges.append((name, target, id(node) in in_function))
+    return edges
+
+
+def _wing(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "xdt"
+
+
+def test_every_wing_is_a_folder_whose_docstring_says_its_job():
+    for wing in sorted(WINGS):
+        init = PACKAGE / wing / "__init__.py"
+        assert init.is_file(), f"xdt/{wing}/ is not a package"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and doc.splitlines()[0].strip().endswith("."), \
+            f"xdt/{wing}/__init__.py needs a docstring whose first line says the wing's job"
+    loose = sorted(p.name for p in PACKAGE.glob("*.py")
+                   if p.name not in {"__init__.py", "__main__.py", "errors.py", "_numba.py",
+                                     "_version.py"})
+    assert loose == [], f"modules loose at the top of the package: {loose}"
+
+
+def test_no_import_cycle_between_files():
+    mods = _modules()
+    graph = nx.DiGraph((a, b) for a, b, _ in _imports(mods))
+    cycles = sorted(nx.simple_cycles(graph), key=len)
+    assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def test_the_probe_finds_cycles_and_lazy_imports():
+    """The checker is not blind: a ring through a function-level import is found."""
+    mods = {"xdt.a": None, "xdt.b": None}
+    source = {"xdt.a": "from xdt.b import f\n", "xdt.b": "def g():\n    import xdt.a\n"}
+
+    class Fake:
+        def __init__(self, text):
+            self.text = text
+
+        def read_text(self, encoding):
+            return self.text
+
+    fake = {k: Fake(v) for k, v in source.items()}
+    edges = _imports(fake)
+    assert sorted(edges) == [("xdt.a", "xdt.b", False), ("xdt.b", "xdt.a", True)]
+    assert list(nx.simple_cycles(nx.DiGraph((a, b) for a, b, _ in edges)))
+    del mods
+
+
+@pytest.mark.parametrize("wing", sorted(WINGS))
+def test_a_wing_imports_only_what_the_architecture_allows(wing):
+    mods = _modules()
+    wrong = sorted({(a, b) for a, b, lazy in _imports(mods)
+                    if _wing(a) == wing and _wing(b) != wing
+                    and _wing(b) not in ALLOWED[wing]
+                    and not (lazy and _wing(b) in LAZY_ALLOWED.get(wing, set()))})
+    assert wrong == [], f"xdt/{wing}/ imports outside what it may: {wrong}"
+
+
+def test_no_two_modules_share_a_name_outside_the_commands_and_kernels():
+    """Names say what a module is: one ``batch``, one ``tree``... The command modules of
+    ``xdt/cli/`` are named after their commands, and each wing's compiled kernels are its
+    ``kernels``; ``__init__`` is every package's."""
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "cli" or path.stem in {"__init__", "kernels"}:
+            continue
+        seen.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE.parent)))
+    shared = {k: v for k, v in seen.items() if len(v) > 1}
+    assert shared == {}, f"modules of the same name: {shared}"

@@ -1,0 +1,36 @@
+"""The ``xdt`` command group: the options of ``xdt`` itself and the list of commands."""
+
+from __future__ import annotations
+
+import click
+
+import xdt
+
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``xdt --version``: the version is read from the package's metadata only when asked."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"xdt {xdt.__version__}")
+        ctx.exit()
+
+
+# ---------------------------------------------------------------------- the command group
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_show_version,
+              help="Show the version and exit.")
+def main() -> None:
+    """xdt: formal explanations (AXp, CXp) of the predictions of decision trees and DNFs.
+
+    An AXp (abductive explanation) is a subset-minimal set of feature values that is enough,
+    on its own, for the prediction; a CXp (contrastive explanation) is a subset-minimal set
+    of features whose change can change it. Both are proved, not estimated.
+
+    \b
+    Start with:
+      xdt demo                                      # the whole job on German credit
+      xdt fit data.csv --target class -o model.json # or --learner ser-dt
+      xdt explain model.json --data data.csv --rows 0:5
+
+    Run `xdt COMMAND --help` for the options of each command.
+    """
