@@ -36,7 +36,7 @@ from mdblocks import Block, blocks, indented_fences, matches, shell, transcript
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
-BENCHMARK = re.compile(r"^(\s*python\s+benchmarks/\S+.*?)(\s+#.*)?$")
+BENCHMARK = re.compile(r"^(\s*python\s+benchmarks/\S+.*?)(\s+#.*)?$", re.M)
 NEEDS_SHARED = ("shared/datasets", "benchmarks/")
 
 
@@ -64,7 +64,7 @@ def _check_output(block: Block, shown: str, printed: str | None, page: str) -> N
 
 
 def _setup(tmp_path: Path) -> Path:
-    from xdt.cli.demo import write_examples
+    from xdt.cli.demo_job import write_examples
 
     work = tmp_path / "work"
     write_examples(work)
