@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xdt.explain.path_redundancy import path_redundancy
+from xdt.explain.redundant_paths import path_redundancy
 from xdt.interop.fit import fit_sklearn_tree
 from xdt.metrics import redundancy_report
 

@@ -26,7 +26,7 @@ ALLOWED = {
     "cluster": {"ir", "learn", "interop", "errors", "_numba"},
     "run": {"ir", "explain", "interop", "errors"},
     "plot": {"ir", "explain", "metrics", "errors"},
-    "report": {"ir", "explain", "metrics", "interop", "plot", "errors"},
+    "report": {"ir", "explain", "metrics", "interop", "plot", "errors", "_version"},
     "cli": {"ir", "explain", "learn", "cluster", "metrics", "interop", "run", "plot", "report",
             "errors", "xdt", "_version"},
 }
@@ -153,3 +153,21 @@ def test_no_two_modules_share_a_name_outside_the_commands_and_kernels():
         seen.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE.parent)))
     shared = {k: v for k, v in seen.items() if len(v) > 1}
     assert shared == {}, f"modules of the same name: {shared}"
+
+
+def test_no_package_exports_a_name_that_hides_one_of_its_modules():
+    """``xdt.explain.path_redundancy`` cannot be both a function and a module: importing the
+    module would bind the package's attribute to one or the other, depending on order."""
+    import importlib
+    import pkgutil
+
+    hidden = []
+    for init in PACKAGE.rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(PACKAGE.parent).parts)
+        package = importlib.import_module(name)
+        modules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        for exported in getattr(package, "__all__", []):
+            if exported in modules and not getattr(getattr(package, exported), "__path__", None) \
+                    and getattr(package, exported).__name__ != f"{name}.{exported}":
+                hidden.append(f"{name}.{exported}")
+    assert hidden == []

@@ -1,4 +1,4 @@
-"""Path redundancy by Algorithms 1-2 of Izza et al. (xdt.explain.path_redundancy) against the
+"""Path redundancy by Algorithms 1-2 of Izza et al. (xdt.explain.redundant_paths) against the
 AXp-based definition (Explainer), on random trees, the worked cases and hand-built trees."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
 
 import xdt
-import xdt.explain.path_redundancy as redundancy_module
+import xdt.explain.redundant_paths as redundancy_module
 from xdt import Explainer
-from xdt.explain.path_redundancy import PathRedundancy, path_redundancy
+from xdt.explain.redundant_paths import PathRedundancy, path_redundancy
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 
 

@@ -13,6 +13,7 @@ and the demo's job is :mod:`xdt.cli.demo_job`.
     xdt redundancy MODEL.json [--data DATA.csv -t COL]  redundant paths (Izza et al. Table 1)
     xdt cluster DATA.csv -t COL --positive VALUE    supervised clusters of one class as rules
     xdt import FILE --from xgboost|lightgbm -o MODEL.json  a boosted model as an xdt model
+    xdt report MODEL.json --data DATA.csv -o R.html  an HTML audit report of the rows
     xdt demo                                        the whole job on a shipped dataset
 
 Errors of the user's making (a missing file, an unknown feature, a NaN, a malformed model)
@@ -31,6 +32,7 @@ from xdt.cli import (  # noqa: F401  (importing a command module registers its c
     fit,
     import_model,
     redundancy,
+    report,
 )
 from xdt.cli.app import main
 

@@ -11,14 +11,14 @@
   query as DIMACS (and, for an ensemble's sums, WCNF);
 * :mod:`~xdt.explain.duality` — deletion and hitting-set duality, written once;
 * :mod:`~xdt.explain.certificates`, :mod:`~xdt.explain.inflate` — evidence and widening;
-* :mod:`~xdt.explain.path_redundancy` — path explanation-redundancy (Izza et al., Alg. 1-2);
+* :mod:`~xdt.explain.redundant_paths` — path explanation-redundancy (Izza et al., Alg. 1-2);
 * :mod:`~xdt.explain.verify` — checks independent of both engines.
 """
 
 from xdt.explain.duality import Deadline
 from xdt.explain.explainer import EnumerationInterrupted, Explainer, ExplanationList
 from xdt.explain.explanation import Explanation
-from xdt.explain.path_redundancy import PathRedundancy, path_redundancy
+from xdt.explain.redundant_paths import PathRedundancy, path_redundancy
 
 __all__ = ["Deadline", "EnumerationInterrupted", "Explainer", "Explanation", "ExplanationList",
            "PathRedundancy", "path_redundancy"]

@@ -50,7 +50,7 @@ from xdt.explain.compiled import (
     number_reader,
 )
 from xdt.explain.ensemble_box import BoxOracle, prepare
-from xdt.explain.explanation import Deferred, Explanation, once
+from xdt.explain.explanation import Deferred, Explanation, explanations_html, once
 from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
 from xdt.explain.models import (
@@ -158,6 +158,10 @@ class ExplanationList(list):
     def __repr__(self) -> str:
         tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
         return f"ExplanationList({list.__repr__(self)}{tail})"
+
+    def _repr_html_(self) -> str:
+        """The list as HTML, for Jupyter (:func:`~xdt.explain.explanation.explanations_html`)."""
+        return explanations_html(self, self.complete, self.stopped_by)
 
 
 class EnumerationInterrupted(KeyboardInterrupt):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from xdt.ir.cells import cells_of
@@ -205,6 +206,34 @@ class Explanation:
         scope += ", inflated" if self.inflated else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
+    def _repr_html_(self) -> str:
+        """The explanation as HTML, for Jupyter: its kind and prediction, a table of its
+        features (value and literal; for a CXp, the counterexample's value) and its rule.
+        Every text is escaped."""
+        scope = ", path-restricted" if self.path_restricted else ""
+        scope += ", inflated" if self.inflated else ""
+        checked = ", certificate checked" if self.verified else ""
+        size = f"{len(self)} feature{'' if len(self) == 1 else 's'}"
+        head = (f"<b>{_html(self.kind)}</b>{scope} of the prediction "
+                f"<code>{_html(self._outcome(self.prediction))}</code>: {size}{checked}")
+        if self.kind == "AXp":
+            cols = ("feature", "value", "held to")
+            rows = [(f, v, lit) for f, v, lit in zip(self.features, self.values, self.literals,
+                                                     strict=True)]
+        else:
+            cols = ("feature", "now", "e.g. changed to")
+            cx = self.counterexample or {}
+            rows = [(f, v, cx.get(f, "")) for f, v in zip(self.features, self.values,
+                                                         strict=True)]
+        table = ""
+        if rows:
+            th = "".join(f"<th>{c}</th>" for c in cols)
+            td = "".join("<tr>" + "".join(f"<td>{_html(c)}</td>" for c in r) + "</tr>"
+                         for r in rows)
+            table = f"<table><thead><tr>{th}</tr></thead><tbody>{td}</tbody></table>"
+        return (f'<div class="xdt-explanation"><div>{head}</div>{table}'
+                f"<div><code>{_html(self.rule)}</code></div></div>")
+
     def to_dict(self, certificate: bool = True) -> dict:
         """A JSON-ready dict of the explanation; ``certificate=False`` leaves out the
         certificate (``"certificate": None``), which is most of its size."""
@@ -222,3 +251,34 @@ class Explanation:
         return out
 
 
+
+
+def _html(value: object) -> str:
+    """``value`` as escaped HTML text (numbers as they read back)."""
+    if isinstance(value, float):
+        value = format_number(value)
+    return escape(str(value), quote=True)
+
+
+REPR_MAX_EXPLANATIONS = 50
+"""Explanations an :class:`~xdt.explain.explainer.ExplanationList` shows in Jupyter."""
+
+
+def explanations_html(explanations: list, complete: bool = True,
+                      stopped_by: str | None = None) -> str:
+    """HTML of a list of explanations (the Jupyter view of
+    :class:`~xdt.explain.explainer.ExplanationList`): how many and how the enumeration
+    ended, then each rule (the first :data:`REPR_MAX_EXPLANATIONS`). Every text is
+    escaped."""
+    kinds = sorted({e.kind for e in explanations})
+    what = "/".join(kinds) if kinds else "explanation"
+    n = len(explanations)
+    end = ("complete" if complete else
+           "stopped by max_count: more exist" if stopped_by == "max_count" else
+           f"stopped by {_html(stopped_by)}: there may be more")
+    items = "".join(f"<li><code>{_html(e.rule)}</code></li>"
+                    for e in explanations[:REPR_MAX_EXPLANATIONS])
+    more = (f"<div>… and {n - REPR_MAX_EXPLANATIONS} more</div>"
+            if n > REPR_MAX_EXPLANATIONS else "")
+    return (f'<div class="xdt-explanations"><div><b>{n} {what}{"" if n == 1 else "s"}</b> '
+            f"({end})</div><ol>{items}</ol>{more}</div>")

@@ -5,7 +5,7 @@
 * :func:`plot_tradeoff` — accuracy and ``expl_avg`` against ``factor_expl`` (Souza et al.,
   Figure 2);
 * :func:`plot_redundancy` — per path, the share of its literals that are explanation-redundant
-  (:func:`xdt.explain.path_redundancy.path_redundancy`).
+  (:func:`xdt.explain.redundant_paths.path_redundancy`).
 
 Every function returns the matplotlib ``Figure``; when ``ax`` is given it draws there and
 returns ``ax.figure``.
@@ -124,14 +124,14 @@ def plot_tradeoff(results, *, axes=None):
 @needs_matplotlib
 def plot_redundancy(tree, *, ax=None):
     """Per path of ``tree``, the share of its literals that are explanation-redundant
-    (:func:`xdt.explain.path_redundancy.path_redundancy`; dead paths are left out): one bar per
+    (:func:`xdt.explain.redundant_paths.path_redundancy`; dead paths are left out): one bar per
     path, red for a redundant path, labelled with the path's index.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from xdt.explain.path_redundancy import path_redundancy
+    from xdt.explain.redundant_paths import path_redundancy
 
     tree = _check_tree(tree)
     analysis = path_redundancy(tree)
