@@ -171,3 +171,12 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     for png in ("tree-path.png", "importance.png"):  # drawn by the build (docs/hooks)
         assert (site / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "tree-path.png" in (site / "pictures" / "index.html").read_text(encoding="utf-8")
+
+
+def test_docstrings_name_the_examples_section_as_numpy_does():
+    """mkdocstrings reads numpy sections by name: an ``Example`` section is Markdown to it,
+    where a doctest's ``[...]`` reads as a broken link and the strict build fails."""
+    singular = re.compile(r"^ *Example\n *-+\n", re.M)
+    found = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "xdt").rglob("*.py"))
+             if singular.search(p.read_text(encoding="utf-8"))]
+    assert not found, f"'Example' sections (numpy's name is 'Examples') in {found}"
