@@ -1,12 +1,12 @@
 """The README's Python tour runs and shows what it claims."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from mdblocks import blocks, transcript
+from mdblocks import matches as _matches
+from mdblocks import shell as _shell
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -73,69 +73,17 @@ def test_readme_dnf_block_runs_and_values_match():
 
 
 # ------------------------------------------------------------------ the whole tour, as written
-TIME = re.compile(r"\d+(?:\.\d+)?(?=\s*(?:s|ms|seconds)\b)")
-"""A duration in seconds or milliseconds: the one thing in the tour's output that differs
-from run to run."""
-
-
-def _normal(line: str) -> str:
-    return " ".join(TIME.sub("<t>", line).split())
-
-
-def _matches(expected: list[str], actual: list[str]) -> str | None:
-    """``None`` when ``actual`` shows ``expected``; else what is missing. In ``expected``, a
-    line ``...`` stands for any number of lines; the other lines must appear in order, each
-    run of them on consecutive lines, equal but for white space and durations."""
-    runs: list[list[str]] = [[]]
-    for line in expected:
-        if line.strip() == "...":
-            runs.append([])
-        else:
-            runs[-1].append(_normal(line))
-    got = [_normal(line) for line in actual]
-    at = 0
-    for k, run in enumerate(runs):
-        if not run:
-            continue
-        n = len(run)
-        anchored = k == 0  # no "..." before the first run: it starts the output
-        starts = [at] if anchored else range(at, len(got) - n + 1)
-        hit = next((i for i in starts if got[i:i + n] == run), None)
-        if hit is None:
-            return "lines not found in order:\n  " + "\n  ".join(run)
-        at = hit + n
-    return None
-
-
-def _shell(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    """Run a README line in bash, with ``xdt`` as this interpreter's ``python -m xdt``."""
-    prelude = f'xdt() {{ "{sys.executable}" -m xdt "$@"; }}\nset -e\n'
-    return subprocess.run(["bash", "-c", prelude + command], cwd=cwd, capture_output=True,
-                          text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"})
-
-
 def _tour() -> list[tuple[str, list[str] | None]]:
     """The README's commands in order: (command, expected output lines) for ``$ xdt`` lines
     of text blocks, (line, None) for the lines of sh blocks. Left out: ``pip install`` (the
     set-up the suite already stands on) and ``--scheduler`` (it needs a Dask cluster of the
     reader's own)."""
     steps: list[tuple[str, list[str] | None]] = []
-    for lang, body in re.findall(r"```(text|sh)\n(.*?)```", README.read_text(), re.S):
-        lines = body.rstrip("\n").split("\n")
-        if lang == "sh":
-            steps += [(line, None) for line in lines if line.strip()]
-            continue
-        shown: list[str] | None = None  # lines before a block's first command show none
-        for line in lines:
-            if line.startswith("$ "):
-                shown = []
-                steps.append((line[2:], shown))
-            elif shown is not None:
-                shown.append(line)
-    for _, out in steps:
-        while out and not out[-1].strip():  # the blank line before the next command
-            out.pop()
+    for block in blocks(README.read_text()):
+        if block.lang == "sh":
+            steps += [(line, None) for line in block.body.split("\n") if line.strip()]
+        elif block.lang == "text":
+            steps += transcript(block.body)
     return [(c.replace("pip install -e . && ", "").replace('pip install -e ".[test]" && ', ""),
              out) for c, out in steps
             if "--scheduler" not in c and not c.startswith("pip install")
@@ -152,8 +100,7 @@ def test_readme_command_line_tour_runs_as_written(tmp_path):
     for command, expected in steps:
         result = _shell(command, cwd)
         assert result.returncode == 0, f"{command!r} failed:\n{result.stdout}\n{result.stderr}"
-        if "cd tour" in command:
-            cwd = tmp_path / "tour"
+        cwd = result.cwd
         if expected:
             problem = _matches(expected, result.stdout.splitlines())
             assert problem is None, f"{command!r} does not print what the README shows: " \

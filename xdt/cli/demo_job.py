@@ -16,8 +16,8 @@
    explanation-redundant (:meth:`xdt.Explainer.path_is_redundant`).
 5. Print a table of the first rows and a summary over all test rows.
 
-Example
--------
+Examples
+--------
 >>> from xdt.cli.demo_job import run_demo
 >>> result = run_demo(show=0, echo=lambda line: None)   # doctest: +SKIP
 >>> result.n_rows                                        # doctest: +SKIP

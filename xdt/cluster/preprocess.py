@@ -63,8 +63,8 @@ when ``id`` is a word of the name (row numbers such as ``PassengerId``): no
 rule can generalise over them (the paper's "Features with too many unique values should
 either be binned ... or excluded"). A column named in ``ordinal`` or ``reorder`` is kept.
 
-Example
--------
+Examples
+--------
 >>> import pandas as pd
 >>> from xdt.cluster.preprocess import Preprocessor
 >>> X = pd.DataFrame({"city": ["Amsterdam", "London", "New York", "Shanghai",

@@ -13,8 +13,8 @@ be reordered by their rate of the target class so that one threshold test on the
 selects a whole set of values (Section "Ordinal encoding"), and the stability of the
 clusters is estimated by bagging (Section "Evaluating Stability of Clusters").
 
-Example
--------
+Examples
+--------
 >>> import pandas as pd
 >>> from xdt.cluster import SupervisedClusters
 >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "green", "green"],

@@ -1,4 +1,4 @@
-"""Formal explanations.
+"""Formal explanations: the engines (path-walker, SAT oracle, box engine) and what is built on them.
 
 * :mod:`~xdt.explain.oracle` — the contract every engine fulfils (entailment of a set of
   fixed features, and a counterexample when it fails);

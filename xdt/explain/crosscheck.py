@@ -18,8 +18,8 @@ Definitions: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (202
 Section 2 (AXps, CXps, path-restricted explanations, explanation-redundant paths) and
 Section 5 (polynomial-time CXps, AXps by hitting-set duality).
 
-Example
--------
+Examples
+--------
 >>> import xdt
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")],

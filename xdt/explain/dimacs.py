@@ -35,8 +35,8 @@ never contains a raw tab). :func:`parse_dimacs` reads a file back, and
 :meth:`CnfQuery.decode` turns a solver's model into a point (feature name -> value) from
 those comments alone.
 
-Example
--------
+Examples
+--------
 >>> import xdt
 >>> from xdt.explain.dimacs import dimacs_text, parse_dimacs
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit

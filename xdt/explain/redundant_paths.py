@@ -11,8 +11,8 @@ Trees" (arXiv:2010.11034), Section 4:
 * the extraction of one PI-explanation per redundant path: features are made universal in
   reverse path order, each checked by ``ChkDown`` with ``rec = 1``.
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> t = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], ["a", "b"],
 ...                  ThresholdSplit("x", 1.0, Leaf("a"),

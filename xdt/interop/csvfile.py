@@ -18,8 +18,8 @@ Files are read as pandas reads them by default: comma-separated, ``"`` quotes (d
 inside a quoted value), UTF-8, blank lines skipped, compressed by their extension
 (``.gz``, ``.bz2``, ``.xz``, ``.zip`` holding one file).
 
-Example
--------
+Examples
+--------
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
 >>> _ = path.write_text('a,b,c\\n1,2,3\\n4,"five, six",7\\n8,9,10,11\\n')

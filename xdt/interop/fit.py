@@ -20,8 +20,8 @@ Learners:
   imported with :func:`~xdt.interop.sklearn.from_sklearn` (categorical splits on the
   original values); :func:`fit_sklearn_tree` is this learner.
 
-Example
--------
+Examples
+--------
 >>> import pandas as pd
 >>> from xdt.interop.fit import fit_tree
 >>> frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
@@ -207,8 +207,8 @@ def feature_columns(frame: pd.DataFrame, target: str, categorical: Iterable[str]
     DataError
         A name in ``keep`` or ``drop`` is not a column, is the target, or is in both.
 
-    Example
-    -------
+    Examples
+    --------
     >>> frame = pd.DataFrame({"PassengerId": [1, 2, 4, 7], "Sex": ["m", "f", "f", "m"],
     ...                       "Survived": [0, 1, 1, 0]})
     >>> feature_columns(frame, "Survived")
@@ -488,8 +488,8 @@ def fit_sklearn_tree(frame: pd.DataFrame, target: str, max_depth: int | None = 6
     :func:`fit_tree` with ``learner="sklearn"`` (``max_depth`` ``None``: unlimited; at least
     1 otherwise).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
     ...                       "size": [1.0, 2.0, 3.0, 4.0] * 5,

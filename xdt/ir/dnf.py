@@ -18,8 +18,8 @@ prefix lengths ``r_p1 .. r_pk`` with ``sum_i r_pi <= k``: term ``p`` is the conj
 rows ``i``, of the ``r_pi`` leftmost conditions of row ``i``. Every nested k-DNF is
 k-AXp-interpretable (their Proposition 2).
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import Feature
 >>> from xdt.ir.dnf import DNF, Condition
 >>> bits = [Feature(n, "binary") for n in "abcd"]

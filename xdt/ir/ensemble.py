@@ -32,8 +32,8 @@ Cells: the ensemble's cells of an ordinal feature are cut by the thresholds of *
 trees (one tree's cells are unions of runs of them); :meth:`TreeEnsemble.tree_cells` maps
 the ensemble's cells to each tree's.
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> from xdt.ir.ensemble import TreeEnsemble
 >>> fs = [Feature("x", "ordinal")]

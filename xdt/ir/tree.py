@@ -12,8 +12,8 @@ A tree is built from three node types:
 cells of each feature (:mod:`xdt.ir.cells`), lists every leaf's path as a term, and predicts
 vectorised over many rows at once.
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> t = DecisionTree([Feature("x", "ordinal")], ["lo", "hi"],
 ...                  ThresholdSplit("x", 0.5, Leaf("lo"), Leaf("hi")))

@@ -162,8 +162,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     feature_names_in_ : numpy.ndarray of str
         Only when ``X`` was a DataFrame with string column names.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> from xdt.learn import Binarizer
     >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "colour": ["red", "blue", "red", "green"],

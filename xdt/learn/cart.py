@@ -59,8 +59,8 @@ class CARTClassifier(TreeClassifierBase):
     See :class:`xdt.learn.base.TreeClassifierBase` (``tree_``, ``classes_``,
     ``leaf_weights_``, ...).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> from xdt.learn import CARTClassifier
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = ["a", "a", "b", "b"]

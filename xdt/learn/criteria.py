@@ -16,8 +16,8 @@ The ``*_mass`` functions give the *weighted* impurity ``w(S) * impurity(S)``: th
 the two children's masses divided by the parent's weight is the impurity of a split,
 ``Gini(tau, nu) = |S_L|/|S| Gini(S_L) + |S_R|/|S| Gini(S_R)`` in the paper's notation.
 
-Example
--------
+Examples
+--------
 >>> import numpy as np
 >>> gini(np.array([3.0, 1.0]))        # 1 - (3/4)^2 - (1/4)^2
 0.375

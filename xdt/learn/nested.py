@@ -537,8 +537,8 @@ class NestedKDNFClassifier(ClassifierMixin, BaseEstimator):
     feature_names_in_ : numpy.ndarray of str
         Only when ``X`` was a DataFrame with string column names.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import itertools, numpy as np
     >>> from xdt.learn import NestedKDNFClassifier
     >>> X = np.array(list(itertools.product([0, 1], repeat=4)))

@@ -204,8 +204,8 @@ class SERDTClassifier(TreeClassifierBase):
     Others as :class:`xdt.learn.base.TreeClassifierBase` (``tree_``, ``classes_``,
     ``leaf_weights_``, ...).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> from xdt.learn import SERDTClassifier
     >>> X = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 3.0], [3.0, 2.0]]); y = [0, 0, 1, 1]

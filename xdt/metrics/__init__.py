@@ -1,4 +1,4 @@
-"""Metrics of interpretability.
+"""Metrics of interpretability: depth, explanation size, path redundancy, certificate complexity.
 
 * :mod:`xdt.metrics.size` — depth and explanation size, worst case and weighted average
   (Souza, Cicalese, Laber & Molinaro, "Decision Trees with Short Explainable Rules",

@@ -33,8 +33,8 @@ negation of a literal is again one literal (the other cells of its feature), so 
 transversal of ``t`` literals gives a term of the complement that tests at most ``t``
 features.
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DNF, Condition, Feature
 >>> bits = [Feature(n, "binary") for n in "abcd"]
 >>> d = DNF(bits, [0, 1], [[Condition("a", (1,)), Condition("b", (1,))],

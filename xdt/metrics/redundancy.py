@@ -17,8 +17,8 @@ D      depth (edges on the longest path)
 %avg   mean share of redundant literals over redundant paths
 ====== ===================================================================================
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> t = DecisionTree([Feature("x", "ordinal")], ["lo", "hi"],
 ...                  ThresholdSplit("x", 0.5, Leaf("lo"), Leaf("hi")))

@@ -17,8 +17,8 @@ The worst cases range over every leaf of the tree (also leaves no object reaches
 weights of the averages are those of the rows ``X`` given (with ``sample_weight``), or, for a
 fitted xdt learner, the training weight reaching each leaf (its ``leaf_weights_``).
 
-Example
--------
+Examples
+--------
 A tree that tests ``x`` twice on its deepest paths (depth 3, explanation size 2):
 
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit

@@ -24,8 +24,8 @@ are written as ``\\u003c``, ``\\u003e``, ``\\u0026``. Only the first ``max_rows`
 the selection are explained (default :data:`DEFAULT_MAX_ROWS`, a page of a few MB at
 most), and the page says how many of how many.
 
-Example
--------
+Examples
+--------
 >>> import pandas as pd, xdt
 >>> from xdt.report import build_report, write_report
 >>> model = xdt.load_model("encodings/examples/playtennis.json")  # doctest: +SKIP

@@ -21,8 +21,8 @@ The module reads a tree only through its public attributes (``root``, ``features
 ``classes``, ``edges``, ``input_dtype``); it imports no engine and not :mod:`xdt.ir.tree`,
 which imports it (``DecisionTree._repr_html_``).
 
-Example
--------
+Examples
+--------
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> t = DecisionTree([Feature("x", "ordinal")], ["lo", "hi"],
 ...                  ThresholdSplit("x", 0.5, Leaf("lo"), Leaf("hi")))
