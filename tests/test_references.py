@@ -1,7 +1,7 @@
-"""Every dotted name ``xdt.a.b`` that the package's docstrings, the READMEs, the notebooks and
-the benchmarks mention names something that exists: a module, or an attribute of one (a
-class's field or instance attribute counts). A module moved or renamed leaves no reader
-sent to its old name.
+"""Every dotted name ``xdt.a.b`` that the package's docstrings, the READMEs, the documentation
+site, the notebooks and the benchmarks mention names something that exists: a module, or an
+attribute of one (a class's field or instance attribute counts). A module moved or renamed
+leaves no reader sent to its old name.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NAME = re.compile(r"(?<![\w.])xdt(?:\.[A-Za-z_]\w*)+")
 #: text files that name xdt's modules for a reader (the tests are not among them)
 SOURCES = ("README.md", "encodings/README.md", "notebooks/README.md", "benchmarks/README.md",
-           "notebooks/*.ipynb", "benchmarks/*.py", "xdt/**/*.py")
+           "notebooks/*.ipynb", "benchmarks/*.py", "xdt/**/*.py", "docs/**/*.md")
 #: file names that look like dotted names
 FILES = re.compile(r"xdt\.(json|csv|html|svg|png|txt|cnf|egg-info)\b")
 
