@@ -160,3 +160,36 @@ def test_write_examples_refuses_to_overwrite(tmp_path):
     assert [p.name for p in written] == ["german.csv", "titanic.csv", "reads.json", "row.json",
                                          "big.csv"]
     assert sum(1 for _ in open(tmp_path / "big.csv")) == 20_001
+
+
+def test_readme_import_block_runs_as_written(tmp_path):
+    """The README's ``xdt import`` block, as written, on an XGBoost and a LightGBM model of
+    three features fitted here (the files it names): both commands succeed, and each writes a
+    model that predicts as its library does, with the names and classes the block gives."""
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    import numpy as np
+
+    import xdt
+
+    [block] = [b for b in blocks(README.read_text()) if b.lang == "bash"]
+    lines = [line for line in block.body.splitlines() if line.strip()]
+    assert [line.split()[:4] for line in lines] == [
+        ["xdt", "import", "xgb-model.json", "--from"], ["xdt", "import", "lgbm-model.txt",
+                                                         "--from"]]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    xgb_model = xgb.XGBClassifier(n_estimators=5, max_depth=2).fit(X, y)
+    xgb_model.save_model(tmp_path / "xgb-model.json")
+    lgb_model = lgb.LGBMClassifier(n_estimators=5, num_leaves=4, verbose=-1).fit(X, y)
+    lgb_model.booster_.save_model(tmp_path / "lgbm-model.txt")
+    (tmp_path / "names.txt").write_text("x\ny\nz\n")
+    for line, library, names, classes in ((lines[0], xgb_model, ["a", "b", "c"], ["no", "yes"]),
+                                          (lines[1], lgb_model, ["x", "y", "z"], [0, 1])):
+        result = _shell(line, tmp_path)
+        assert result.returncode == 0, f"{line!r} failed:\n{result.stdout}\n{result.stderr}"
+        model = xdt.load_model(tmp_path / "model.json")
+        assert list(model.features.names) == names and list(model.classes) == classes
+        expected = np.asarray(classes, dtype=object)[library.predict(X).astype(int)]
+        assert model.predict(X).tolist() == expected.tolist()
