@@ -697,3 +697,16 @@ def test_encode_gives_one_cell_per_feature():
     tree = three_class_tree()
     assert tree.encode([list(r) for r in ROWS]).tolist() == [
         [1, 0, 0], [0, 1, 1], [1, 2, 0], [1, 2, 1], [2, 0, 0], [2, 1, 1]]
+
+
+def test_edge_labels_show_thresholds_as_rules_do_and_categories_as_they_are():
+    """The one place the pictures (xdt.plot, xdt.report) take their edge labels from."""
+    from xdt.interop.sklearn_tree import float32_threshold
+    from xdt.ir.tree import Branch, CategoricalSplit, Leaf, ThresholdSplit
+
+    split = ThresholdSplit("age", float32_threshold(17.5), Leaf("a"), Leaf("b"))
+    assert split.edge_labels("float32") == ["<= 17.5", "> 17.5"]
+    assert split.edge_labels() == ["<= 17.500000953674316", "> 17.500000953674316"]
+    multi = CategoricalSplit("colour", (Branch(("red",), Leaf("a")),
+                                        Branch(("green", "blue"), Leaf("b"))))
+    assert multi.edge_labels() == ["= red", "in {green, blue}"]

@@ -40,7 +40,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
-from xdt.ir.values import INPUT_DTYPES
+from xdt.ir.values import INPUT_DTYPES, display_threshold
 
 REPR_MAX_NODES = 1000
 """Trees with more nodes are not drawn in Jupyter (:meth:`DecisionTree._repr_html_`)."""
@@ -68,6 +68,13 @@ class ThresholdSplit:
     left: Node
     right: Node
 
+    def edge_labels(self, input_dtype: str = "float64") -> list[str]:
+        """The labels of the two edges, as rules show the threshold
+        (:func:`~xdt.ir.values.display_threshold` for the tree's ``input_dtype``):
+        ``["<= t", "> t"]``."""
+        t = display_threshold(self.threshold, input_dtype)
+        return [f"<= {t}", f"> {t}"]
+
 
 @dataclass(frozen=True)
 class Branch:
@@ -84,6 +91,16 @@ class CategoricalSplit:
 
     feature: str
     branches: tuple[Branch, ...]
+
+    def edge_labels(self, input_dtype: str = "float64") -> list[str]:
+        """The label of each branch's edge, in order: ``= v`` for one value, ``in {a, b}`` for
+        several (``input_dtype`` is unused: categories are shown as they are)."""
+        labels = []
+        for b in self.branches:
+            values = [str(v) for v in b.values]
+            labels.append(f"= {values[0]}" if len(values) == 1
+                          else "in {" + ", ".join(values) + "}")
+        return labels
 
 
 Node = Leaf | ThresholdSplit | CategoricalSplit

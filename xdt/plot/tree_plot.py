@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from xdt.errors import ParameterError, XdtError
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
-from xdt.ir.values import display_threshold
 from xdt.plot.backend import (
     LEAF_COLOUR,
     PALETTE,
@@ -50,21 +49,6 @@ class _Node:
         return None if self.is_leaf else self.node.feature
 
 
-def _fmt_value(v: object) -> str:
-    return str(v)
-
-
-def _edge_labels(node: Node, input_dtype: str) -> list[str]:
-    if isinstance(node, ThresholdSplit):
-        t = display_threshold(node.threshold, input_dtype)  # as the rules show it
-        return [f"<= {t}", f"> {t}"]
-    labels = []
-    for b in node.branches:
-        vals = [_fmt_value(v) for v in b.values]
-        labels.append(f"= {vals[0]}" if len(vals) == 1 else "in {" + ", ".join(vals) + "}")
-    return labels
-
-
 def _children(node: Node) -> list[Node]:
     if isinstance(node, ThresholdSplit):
         return [node.left, node.right]
@@ -85,7 +69,7 @@ def _walk(tree: DecisionTree) -> list[_Node]:
             out[parent].children.append(me.id)
         kids = _children(node)
         if kids:
-            for child, label in reversed(list(zip(kids, _edge_labels(node, tree.input_dtype),
+            for child, label in reversed(list(zip(kids, node.edge_labels(tree.input_dtype),
                                                   strict=True))):
                 stack.append((child, depth + 1, me.id, label))
     return out

@@ -44,8 +44,6 @@ from html import escape
 from string import Template
 from typing import TYPE_CHECKING
 
-from xdt.ir.values import display_threshold
-
 if TYPE_CHECKING:
     from xdt.ir.tree import DecisionTree
 
@@ -143,19 +141,6 @@ def _text_width(text: str) -> float:
     return CHAR_WIDTH * len(text)
 
 
-def _edge_labels(node: object, input_dtype: str) -> list[str]:
-    """``<= t`` / ``> t`` for a threshold split (as rules show ``t``), ``= v`` or
-    ``in {a, b}`` per branch of a categorical one."""
-    if hasattr(node, "threshold"):
-        t = display_threshold(node.threshold, input_dtype)
-        return [f"<= {t}", f"> {t}"]
-    labels = []
-    for b in node.branches:
-        vals = [str(v) for v in b.values]
-        labels.append(f"= {vals[0]}" if len(vals) == 1 else "in {" + ", ".join(vals) + "}")
-    return labels
-
-
 def layout(tree: DecisionTree) -> list[DrawnNode]:
     """The nodes of ``tree`` in preorder, placed by the tidy layout (see the module
     docstring).
@@ -192,7 +177,7 @@ def layout(tree: DecisionTree) -> list[DrawnNode]:
             continue
         nodes.append(DrawnNode(me, depth, parent, index_of[feature], -1, str(feature), edge))
         out = tree.edges(node)
-        labels = _edge_labels(node, tree.input_dtype)
+        labels = node.edge_labels(tree.input_dtype)
         for (m, child), label in zip(reversed(out), reversed(labels), strict=True):
             stack.append((child, depth + 1, me, label, m))
     _place(nodes)
