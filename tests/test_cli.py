@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
+from clitools import assert_clean_failure, run
 from conftest import CASES, require_shared
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
@@ -34,17 +35,8 @@ ZHOU = {
 }
 
 
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
 
 
-def assert_clean_failure(result: Result, *fragments: str) -> None:
-    """Non-zero exit, the message on stderr, and no traceback."""
-    assert result.exit_code != 0, result.output
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
 
 
 def jsonl(result: Result) -> list[dict]:

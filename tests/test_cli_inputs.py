@@ -9,24 +9,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from clitools import assert_clean_failure, run
 
 import xdt
-from xdt.cli import main
 from xdt.cli.demo_job import load_german, write_examples
 from xdt.errors import DataError
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
-def assert_clean_failure(result: Result, *fragments: str) -> None:
-    assert result.exit_code not in (0, None), result.output
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output and "Aborted!" not in result.output
-    for fragment in fragments:
-        assert fragment in result.output, result.output
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner, Result
+from clitools import assert_clean_failure, run
 
 import xdt
-from xdt.cli import main
 from xdt.errors import CertificateError, ParameterError
 from xdt.ir import (
     DNF,
@@ -538,16 +537,8 @@ def test_the_svg_renderer_imports_no_engine_and_not_the_tree_module():
 
 
 # ---------------------------------------------------------------------- xdt report
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
 
 
-def assert_clean_failure(result: Result, *fragments: str) -> None:
-    assert result.exit_code != 0, result.output
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
 
 
 def test_cli_writes_the_report(tennis, tennis_csv, tmp_path):
