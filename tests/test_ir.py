@@ -710,3 +710,21 @@ def test_edge_labels_show_thresholds_as_rules_do_and_categories_as_they_are():
     multi = CategoricalSplit("colour", (Branch(("red",), Leaf("a")),
                                         Branch(("green", "blue"), Leaf("b"))))
     assert multi.edge_labels() == ["= red", "in {green, blue}"]
+
+
+def test_path_rule_reads_the_paths_literals_in_order_of_test():
+    """The three paths of a small tree, and a rule over a
+    chosen subset of a path's features (as ``xdt redundancy --per-path`` prints a
+    PI-explanation)."""
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+
+    tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], ["circle", "cross"],
+                        ThresholdSplit("y", 0.73, ThresholdSplit("x", 0.64, Leaf("circle"),
+                                                                 Leaf("cross")), Leaf("cross")),
+                        target="shape")
+    assert [tree.path_rule(i) for i in range(3)] == [
+        "IF y <= 0.73 AND x <= 0.64 THEN shape = circle",
+        "IF y <= 0.73 AND 0.64 < x THEN shape = cross",
+        "IF 0.73 < y THEN shape = cross"]
+    assert tree.path_rule(0, ["x"]) == "IF x <= 0.64 THEN shape = circle"
+    assert tree.path_rule(0, []) == "ALWAYS shape = circle"

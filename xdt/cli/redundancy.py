@@ -4,7 +4,6 @@ Marques-Silva), with the share of rows they hold."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -14,7 +13,6 @@ from xdt.cli.app import main
 from xdt.cli.common import (
     cli_errors,
     describe_features,
-    outcome,
     read_labelled_csv,
     validate_rows,
 )
@@ -22,23 +20,10 @@ from xdt.cli.common import (
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
 if TYPE_CHECKING:
-    from xdt.ir.tree import DecisionTree
+    pass
 
 
 # ---------------------------------------------------------------------- xdt redundancy
-def path_rule(model: DecisionTree, path_index: int, features: Sequence[str]) -> str:
-    """``IF a = 1 AND x <= 2 THEN class = yes``: the literals of path ``path_index`` on
-    ``features`` (names, in the given order), then the path's leaf class."""
-    from xdt.ir.values import to_python
-
-    path = model.paths[path_index]
-    names = model.features.names
-    lits = [model.cells[f].describe(path.masks[f])
-            for f in (names.index(n) for n in features)]
-    head = f"IF {' AND '.join(lits)} THEN " if lits else "ALWAYS "
-    return head + outcome(model, to_python(path.label))
-
-
 @main.command(short_help="Which paths of a tree are explanation-redundant.")
 @click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
 @click.option("--data", "-d", metavar="DATA.csv", type=click.Path(dir_okay=False),
@@ -99,8 +84,8 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
         if label is not None:
             y = frame[label].tolist()
     report = redundancy_report(model, X, y, data=data)
-    rules = {r.path: (path_rule(model, r.path, r.features),
-                      path_rule(model, r.path, r.pi_explanation)) for r in report.per_path}
+    rules = {r.path: (model.path_rule(r.path, r.features),
+                      model.path_rule(r.path, r.pi_explanation)) for r in report.per_path}
     if fmt == "json":
         out = {"model": model_path, **report.to_dict(per_path=per_path)}
         for entry in out.get("paths", []):

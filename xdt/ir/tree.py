@@ -40,7 +40,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
-from xdt.ir.values import INPUT_DTYPES, display_threshold
+from xdt.ir.values import INPUT_DTYPES, display_threshold, to_python
 
 REPR_MAX_NODES = 1000
 """Trees with more nodes are not drawn in Jupyter (:meth:`DecisionTree._repr_html_`)."""
@@ -384,6 +384,31 @@ class DecisionTree:
         if paths is None:
             paths = self.__dict__["_paths"] = self._build_paths()
         return paths
+
+    def path_rule(self, index: int, features: Sequence[str] | None = None) -> str:
+        """Path ``index`` as a readable rule: ``IF Humidity = high AND Outlook in {rain,
+        sunny} THEN play = no`` (``ALWAYS ...`` for a path without tests).
+
+        Parameters
+        ----------
+        index : int
+            The path (``self.paths[index]``, depth-first order).
+        features : sequence of str, optional
+            The features whose literals the rule holds, in that order (e.g. a PI-explanation
+            of the path); default: every feature the path tests, in the order of first test.
+
+        Raises
+        ------
+        IndexError
+            ``index`` is not a path of the tree.
+        """
+        path = self.paths[index]
+        order = path.features if features is None else \
+            [self.features.index(name) for name in features]
+        lits = [self.cells[f].describe(path.masks[f]) for f in order]
+        label = to_python(path.label)
+        then = f"{self.target} = {label}" if self.target else str(label)
+        return f"IF {' AND '.join(lits)} THEN {then}" if lits else f"ALWAYS {then}"
 
     def _build_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []

@@ -68,7 +68,7 @@ from xdt.report import svg
 from xdt.report.assets import PAGE_CSS, PAGE_JS
 
 __all__ = ["DEFAULT_MAX_CXPS", "DEFAULT_MAX_ROWS", "Report", "RowResult", "build_report",
-           "explain_rows", "path_rule", "write_report"]
+           "explain_rows", "write_report"]
 
 DEFAULT_MAX_ROWS = 1000
 """Rows a report explains unless told otherwise: the first of the selection."""
@@ -592,17 +592,6 @@ def _table(report: Report) -> str:
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
-def path_rule(tree: DecisionTree, leaf: int) -> str:
-    """The rule of path ``leaf`` of ``tree``: its tests, one literal per tested feature in
-    the order of first test (``IF Humidity = high AND Outlook in {rain, sunny} THEN play =
-    no``)."""
-    path = tree.paths[leaf]
-    label = to_python(path.label)
-    then = f"{tree.target} = {label}" if tree.target else str(label)
-    lits = [tree.cells[f].describe(path.masks[f]) for f in path.features]
-    return f"IF {' AND '.join(lits)} THEN {then}" if lits else f"ALWAYS {then}"
-
-
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
     tree = report.model if isinstance(report.model, DecisionTree) else None
@@ -610,7 +599,7 @@ def _row_data(report: Report) -> list[dict]:
     out = []
     for r in report.rows:
         if tree is not None and r.leaf is not None and r.leaf not in rules:
-            rules[r.leaf] = path_rule(tree, r.leaf)
+            rules[r.leaf] = tree.path_rule(r.leaf)
         out.append({
             "r": r.position, "pred": str(to_python(r.prediction)),
             "label": None if r.label is None else str(to_python(r.label)), "ok": r.correct,
