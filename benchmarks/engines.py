@@ -337,11 +337,25 @@ def scratch_directory():
             os.chdir(here)
 
 
+def pyxai_explainer(pyxai, est, data: pd.DataFrame, first_row) -> tuple[object, object]:
+    """PyXAI's model of the fitted ``est`` (its ``ModelIO.import_models`` on ``data``, the
+    target column last) and an explainer initialised on ``first_row``, with the history of
+    reasons PyXAI keeps for its GUI switched off (it only slows the explainer down)."""
+    learning, explaining = pyxai
+    _, models = learning.ModelIO.import_models(est, data, instances_type="tabular")
+    model = models[0] if isinstance(models, list | tuple) else models
+    explainer = explaining.initialize(model, instance=first_row)
+    visualisation = getattr(explainer, "_visualisation", None)
+    if visualisation is not None:
+        visualisation._do_history = False
+    return model, explainer
+
+
 class Pyxai:
     """PyXAI's explainer of one tree (history off), and its reasons as xdt feature sets."""
 
     def __init__(self, tree: Tree, pyxai):
-        self.learning, self.explaining = pyxai
+        self.explaining = pyxai[1]
         # scikit-learn tests float32(x) <= t; PyXAI tests x > t on the values it is given, so
         # it gets the float32-rounded values and follows the same branch as scikit-learn
         self.rows = tree.enc.transform(tree.test).astype(np.float32).astype(np.float64)
@@ -350,14 +364,7 @@ class Pyxai:
             # many columns as the tree uses, and fails on a condition over a later one
             data = pd.DataFrame(self.rows, columns=tree.enc.encoded_names_)
             data["target"] = tree.est.predict(self.rows)
-            _, models = self.learning.ModelIO.import_models(tree.est, data,
-                                                            instances_type="tabular")
-            self.model = models[0] if isinstance(models, list | tuple) else models
-            self.explainer = self.explaining.initialize(self.model, instance=self.rows[0])
-        # the history of reasons PyXAI keeps for its GUI only slows it down: off
-        visualisation = getattr(self.explainer, "_visualisation", None)
-        if visualisation is not None:
-            visualisation._do_history = False
+            self.model, self.explainer = pyxai_explainer(pyxai, tree.est, data, self.rows[0])
         names = [f.name for f in tree.enc.features_]
         # PyXAI numbers the (encoded) columns from 1
         self.feature_of_column = {j + 1: names[f] for j, (f, _) in enumerate(tree.enc.columns_)}

@@ -70,6 +70,7 @@ from engines import (
     median_ratio,
     print_report,
     progress,
+    pyxai_explainer,
     scratch_directory,
     timed,
 )
@@ -251,7 +252,6 @@ class PyxaiEnsemble:
     feature sets, and its predictions (class codes)."""
 
     def __init__(self, fitted: Fitted, pyxai):
-        self.learning, self.explaining = pyxai
         # scikit-learn and XGBoost compare float32(x) with their thresholds; PyXAI compares
         # the values it is given, so it gets them float32-rounded and takes the same branches
         self.rows = fitted.test.astype(np.float32).astype(np.float64)
@@ -265,13 +265,7 @@ class PyxaiEnsemble:
             # a binary model then explains the other class when that order is not 0, 1
             # (see benchmarks/README.md): class 0 first
             data = data.sort_values("target", kind="stable")
-            _, models = self.learning.ModelIO.import_models(fitted.est, data,
-                                                            instances_type="tabular")
-            self.model = models[0] if isinstance(models, list | tuple) else models
-            self.explainer = self.explaining.initialize(self.model, instance=self.rows[0])
-        visualisation = getattr(self.explainer, "_visualisation", None)
-        if visualisation is not None:
-            visualisation._do_history = False
+            self.model, self.explainer = pyxai_explainer(pyxai, fitted.est, data, self.rows[0])
         self.columns = fitted.columns
 
     def predict(self, i: int) -> int:
