@@ -23,7 +23,7 @@ import pytest
 from clitools import assert_clean_failure, run
 
 import xdt
-from xdt.errors import CertificateError, ParameterError
+from xdt.errors import CertificateError, OutputError, ParameterError
 from xdt.ir import (
     DNF,
     Branch,
@@ -471,6 +471,19 @@ def test_write_report_writes_the_page(tennis, tennis_rows, tmp_path):
     path = write_report(tennis, tennis_rows, tmp_path / "r.html", title="tennis")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and "Formal explanations: tennis" in text
+
+
+def test_write_report_says_what_is_wrong_with_its_path_before_explaining(tennis, tennis_rows,
+                                                                         tmp_path, monkeypatch):
+    """A missing folder is an OutputError naming it, raised before any row is explained."""
+    explained = []
+    monkeypatch.setattr(report_html, "explain_rows",
+                        lambda *a, **k: explained.append(1) or pytest.fail("explained"))
+    with pytest.raises(OutputError, match="does not exist"):
+        write_report(tennis, tennis_rows, tmp_path / "no" / "such" / "r.html")
+    with pytest.raises(OutputError, match="it is a folder"):
+        write_report(tennis, tennis_rows, tmp_path)
+    assert explained == []
 
 
 # ---------------------------------------------------------------------- Jupyter views

@@ -754,9 +754,15 @@ def write_report(model: Model, data: Any, path: str | Path, **options: Any) -> P
 
     Raises
     ------
-    As :func:`build_report`; OSError when the file cannot be written.
+    OutputError
+        ``path`` cannot be written (a missing folder, a folder, no permission...): checked
+        before any row is explained, and again when writing; the message says what to do.
+    Others
+        As :func:`build_report`.
     """
-    path = Path(path)
+    from xdt.run.outputs import check_output_file, write_output_file
+
+    path = check_output_file(path)
     page = build_report(model, data, **options)
-    path.write_text(page, encoding="utf-8")
+    write_output_file(path, lambda p: p.write_text(page, encoding="utf-8"))
     return path
