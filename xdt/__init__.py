@@ -20,6 +20,7 @@ from xdt._version import __version__
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
     from xdt.explain import Explainer, Explanation
     from xdt.explain.crosscheck import crosscheck
+    from xdt.interop.dl85 import from_dl85
     from xdt.interop.lightgbm import from_lightgbm
     from xdt.interop.sklearn import from_sklearn
     from xdt.interop.streed import from_pystreed
@@ -33,6 +34,7 @@ _LAZY = {
     "Explainer": "xdt.explain",
     "Explanation": "xdt.explain",
     "Feature": "xdt.ir",
+    "from_dl85": "xdt.interop.dl85",
     "from_lightgbm": "xdt.interop.lightgbm",
     "from_pystreed": "xdt.interop.streed",
     "from_sklearn": "xdt.interop.sklearn",
@@ -45,8 +47,8 @@ _LAZY = {
 _SUBMODULES = ("cluster", "learn", "metrics", "plot", "report", "run")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
-           "from_lightgbm", "from_pystreed", "from_sklearn", "from_xgboost", "load_model",
-           "save_model", "__version__"]
+           "from_dl85", "from_lightgbm", "from_pystreed", "from_sklearn", "from_xgboost",
+           "load_model", "save_model", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
