@@ -6,6 +6,7 @@ the project's workspace), but fail under CI (CI=true), where it must be present.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -32,6 +33,18 @@ def require_shared(path: Path) -> Path:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
+
+
+def require_package(name: str, extra: str):
+    """The module ``name`` if it imports; else skip (outside CI) or fail (under CI=true,
+    where ``pip install -e ".[test]"`` installs it, through xdt's ``extra``)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        message = f"{name} is not installed: pip install -e \".[{extra}]\""
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message, allow_module_level=True)
 
 
 ABSENT = "shared-cases-absent"

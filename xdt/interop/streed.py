@@ -32,7 +32,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdt.errors import NotFittedError, UnknownFeatureError, UnsupportedEstimatorError
+from xdt.errors import (
+    NotFittedError,
+    ParameterError,
+    UnknownFeatureError,
+    UnsupportedEstimatorError,
+)
 from xdt.interop.sklearn_tree import class_label, column_split
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir.features import Feature
@@ -91,8 +96,8 @@ def _binarised_columns(model) -> list[tuple[object, float | None]]:
 
 
 def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
-                  encoder: TabularEncoder | None = None, target: str | None = None
-                  ) -> DecisionTree:
+                  encoder: TabularEncoder | None = None, classes: Sequence | None = None,
+                  target: str | None = None) -> DecisionTree:
     """A :class:`~xdt.ir.tree.DecisionTree` from a fitted ``pystreed.STreeDClassifier``.
 
     The tree of STreeD (van der Linden, de Weerdt & Demirović, NeurIPS 2023), an optimal tree
@@ -119,6 +124,10 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
         named by ``encoder.encoded_names_``): the imported tree is over
         ``encoder.features_``, so a test on a one-hot indicator becomes a categorical split
         and the tree predicts on ``frame`` itself. Not together with ``feature_names``.
+    classes : sequence, optional
+        A label for each of ``model.classes_``, in that order (``pystreed`` learns integer
+        labels only: fit on codes, ``np.unique(y, return_inverse=True)``, and name them
+        here). Defaults to ``model.classes_``.
     target : str, optional
         Name of the predicted attribute, for readable rules.
 
@@ -126,11 +135,12 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     -------
     DecisionTree
         Over n features (or ``encoder.features_``), with the classes ``model.classes_``
-        (integral labels as ints: ``pystreed`` learns integer labels and its ``predict``
-        returns them as ints), predicting what ``model.predict`` predicts on every row of
-        the values it was fitted on. A binary feature accepts only 0 and 1: another value
-        raises :class:`~xdt.errors.UnknownCategoryError`, where ``pystreed`` sends any
-        non-zero value right.
+        (as ints: ``pystreed`` learns integer labels and its ``predict`` returns them as
+        ints) or ``classes``, predicting what ``model.predict`` predicts (its label, or the
+        name ``classes`` gives it) on every row of the values it was fitted on. A binary
+        feature accepts only 0 and 1: another value raises
+        :class:`~xdt.errors.UnknownCategoryError`, where ``pystreed`` sends any non-zero
+        value right.
 
     Raises
     ------
@@ -139,10 +149,12 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
         regression, cost-sensitive, survival, policy or fairness model of ``pystreed``
         predicts no class of a tree of labels, or weighs its classes by costs the IR does
         not hold); it was fitted with ``pystreed``'s categorical binarisation; the number of
-        ``feature_names`` or encoder columns does not match the model; ``encoder`` and
-        ``feature_names`` are both given.
+        ``feature_names`` or encoder columns does not match the model.
     NotFittedError
         The model is not fitted (or its fit found no feasible tree).
+    ParameterError
+        ``encoder`` and ``feature_names`` are both given; ``classes`` of another length
+        than ``model.classes_``, or with repeated labels.
     UnknownFeatureError
         A DataFrame column of the fit is missing from ``feature_names`` or
         ``encoder.encoded_names_``.
@@ -161,7 +173,7 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
             "this STreeDClassifier is not fitted (or its fit found no feasible tree); call "
             "fit(X, y) before importing it")
     if encoder is not None and feature_names is not None:
-        raise UnsupportedEstimatorError(
+        raise ParameterError(
             "give either encoder= or feature_names=, not both: the encoder names the features")
     binarised = _binarised_columns(model)
     keys = list(dict.fromkeys([*model.binarizer_.binary_columns,
@@ -169,18 +181,23 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     by_name = not all(isinstance(k, int) for k in keys)  # fitted on a DataFrame
     features, columns, index = _features(keys, by_name, model, feature_names, encoder)
 
-    classes = [class_label(c) for c in model.classes_]
-    if len(set(classes)) != len(classes):
-        raise UnsupportedEstimatorError(f"class labels {classes} collide once converted")
+    learned = [class_label(c) for c in model.classes_]
+    if len(set(learned)) != len(learned):
+        raise UnsupportedEstimatorError(f"class labels {learned} collide once converted")
+    labels = learned if classes is None else [class_label(c) for c in classes]
+    if len(labels) != len(learned) or len(set(labels)) != len(labels):
+        raise ParameterError(
+            f"classes= must give {len(learned)} distinct labels, one per label {learned} of "
+            f"the model, got {list(classes or [])}")
 
     def build(node) -> Node:
         if node.is_leaf_node():
             label = class_label(int(node.label))
-            if label not in classes:
+            if label not in learned:
                 raise UnsupportedEstimatorError(
                     f"a leaf predicts {label}, which is not among the model's classes "
-                    f"{classes}")
-            return Leaf(label)
+                    f"{learned}")
+            return Leaf(labels[learned.index(label)])
         key, cut = binarised[int(node.feature)]
         zero, one = build(node.left_child), build(node.right_child)
         column = columns[index[key]]
@@ -188,7 +205,7 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
             return column_split(features, column, 0.5, zero, one, 0.5)
         return column_split(features, column, cut, one, zero, cut)  # indicator 1: x <= cut
 
-    return DecisionTree(features, classes, build(model.get_tree()), target=target)
+    return DecisionTree(features, labels, build(model.get_tree()), target=target)
 
 
 def _features(keys: list, by_name: bool, model, feature_names: Sequence[str] | None,
