@@ -316,3 +316,19 @@ def test_dl85_errors():
     model = fit(dl85(max_depth=1), bits, bits[:, 0])
     with pytest.raises(UnsupportedEstimatorError, match="0/1 columns only"):
         xdt.from_dl85(model, encoder=numeric)
+
+
+def test_readme_optimal_block_runs_as_written():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                if "STreeDClassifier" in b]
+    scope: dict = {}
+    exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    model, est, enc, X, names = (scope[k] for k in ("model", "est", "enc", "X", "names"))
+    assert model.predict(X).tolist() == names[est.predict(enc.transform(X))].tolist()
+    assert xdt.Explainer(model).axp(X.iloc[0]).rule == (
+        "IF duration <= 24 AND credit_history = critical/other existing credit "
+        "THEN class = good")

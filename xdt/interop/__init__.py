@@ -1,1 +1,2 @@
-"""Importers into the IR (scikit-learn, XGBoost, LightGBM) and the reading of tables."""
+"""Importers into the IR (scikit-learn, XGBoost, LightGBM, the optimal trees of STreeD and
+DL8.5) and the reading of tables."""
