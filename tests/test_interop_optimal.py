@@ -194,7 +194,7 @@ def test_streed_errors():
     regressor = fit(pystreed.STreeDRegressor(max_depth=1), Z, y.astype(float))
     with pytest.raises(UnsupportedEstimatorError, match="no class labels"):
         xdt.from_pystreed(regressor)
-    with pytest.raises(UnsupportedEstimatorError, match="costs"):
+    with pytest.raises(UnsupportedEstimatorError, match="costs or group"):
         xdt.from_pystreed(pystreed.STreeDCostSensitiveClassifier())
     from sklearn.tree import DecisionTreeClassifier
     with pytest.raises(UnsupportedEstimatorError, match="STreeDClassifier"):

@@ -146,10 +146,11 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     ------
     UnsupportedEstimatorError
         ``pystreed`` is not installed; ``model`` is not a ``STreeDClassifier`` (a
-        regression, cost-sensitive, survival, policy or fairness model of ``pystreed``
-        predicts no class of a tree of labels, or weighs its classes by costs the IR does
-        not hold); it was fitted with ``pystreed``'s categorical binarisation; the number of
-        ``feature_names`` or encoder columns does not match the model.
+        regression, survival or policy model of ``pystreed`` predicts no class labels; its
+        cost-sensitive and fairness classifiers choose leaves by costs or group
+        constraints, which the imported tree would not record); it was fitted with
+        ``pystreed``'s categorical binarisation; the number of ``feature_names`` or encoder
+        columns does not match the model.
     NotFittedError
         The model is not fitted (or its fit found no feasible tree).
     ParameterError
@@ -162,10 +163,13 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     pystreed = _pystreed()
     if not isinstance(model, pystreed.STreeDClassifier):
         kind = type(model).__name__
-        hint = ("; it predicts no class labels" if kind.endswith(("Regressor",
-                "SurvivalAnalysis", "PolicyGenerator"))
-                else "; its objective weighs classes by costs or groups, which an imported "
-                     "tree does not hold" if kind.startswith("STreeD") else "")
+        if kind.endswith(("Regressor", "SurvivalAnalysis", "PolicyGenerator")):
+            hint = "; it predicts no class labels"
+        elif kind.startswith("STreeD"):
+            hint = ("; its leaves are chosen by costs or group constraints, which the "
+                    "imported tree would not record")
+        else:
+            hint = ""
         raise UnsupportedEstimatorError(
             f"from_pystreed imports fitted pystreed.STreeDClassifier models, not {kind}{hint}")
     if not (model.is_fitted() and hasattr(model, "tree_")):
