@@ -469,3 +469,31 @@ def test_paper_cluster_one_with_and_without_reordering(paper_adult):
     for k, g in ((1, 2), (2, 3)):
         assert bench.covered(full.clusters_[k], groups[g]) == 1.0
         assert full.clusters_[k].precision == 1.0
+
+
+def test_stability_default_is_the_papers_formula_on_the_sample():
+    """S(c(D), c'(D_k)) = |c(D_k) & c'(D_k)| / |c(D_k) | c'(D_k)|, best over the sample's
+    clusters: the default ``on="sample"``; ``on="full"`` counts the rows left out too."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": rng.choice(list("pqrs"), n)})
+    y = (((X.a > 0.3) & (X.c != "s")) ^ (rng.random(n) < 0.3)).astype(int).to_numpy()
+    sc = SupervisedClusters(1, n_clusters=2).fit(X, y)
+    idx = np.unique(np.random.default_rng(7).choice(n, size=round(0.5 * n), replace=False))
+    other = SupervisedClusters(1, n_clusters=2).fit(X.iloc[idx], y[idx])
+    mine, theirs = sc.matches(X), other.matches(X)
+    in_sample = np.zeros(n, dtype=bool)
+    in_sample[idx] = True
+
+    def jaccard(a, b):
+        return (a & b).sum() / (a | b).sum()
+
+    paper = [max(jaccard(mine[in_sample, i], theirs[in_sample, j]) for j in range(2))
+             for i in range(2)]
+    full = [max(jaccard(mine[:, i], theirs[:, j]) for j in range(2)) for i in range(2)]
+    assert paper != full                      # the two differ on these rows
+    sc.stability(X, y, n_samples=1, sample_frac=0.5, random_state=7)
+    assert sc.stability_ == pytest.approx(paper)
+    sc.stability(X, y, n_samples=1, sample_frac=0.5, random_state=7, on="full")
+    assert sc.stability_ == pytest.approx(full)
