@@ -49,14 +49,15 @@ the class in its node (on the rows left in its round, the paper's "entries of th
 class") and the share of each group it covers, with the CPU time of each fit
 (``time.process_time``, after an untimed fit on 2,000 rows that loads the compiled kernels;
 the paper: "within 4 s" for the run with reordering, trees drawn), and the bagging stability
-of the clusters of the runs without and with reordering (10 subsamples of 80%,
+of the clusters of the runs without and with reordering (``--stability`` subsamples of 80%,
+10 by default,
 ``random_state=0``), by the paper's formula (``on="sample"``) and by our variant on all rows
 (``on="full"``); the paper gives "around 20-25%" for the best cluster of Adult without saying
 which label it is for.
 
-Run from the project root (needs ../shared/datasets; a few seconds):
+Run from the project root (needs ../shared/datasets; about 10 s of CPU):
 
-    python benchmarks/cluster_paper.py [--markdown]
+    python benchmarks/cluster_paper.py [--stability 10] [--markdown]
 """
 
 from __future__ import annotations
@@ -165,9 +166,9 @@ def pct(x: float) -> str:
 
 
 def comparison(runs: dict, groups: dict[int, np.ndarray], X_: pd.DataFrame,
-               y_: np.ndarray) -> pd.DataFrame:
+               y_: np.ndarray, n_stability: int = STABILITY_SAMPLES) -> pd.DataFrame:
     """The paper's figures beside ours, one row each (``X_``, ``y_``: the data, for the
-    stability of the clusters)."""
+    stability of the clusters on ``n_stability`` subsamples; 0: none)."""
     n = len(X_)
     plain, full = runs["no reordering"][0], runs["reordering, every value"][0]
     default, single = runs["reordering, xdt default"][0], runs["single tree, no reordering"][0]
@@ -198,8 +199,8 @@ def comparison(runs: dict, groups: dict[int, np.ndarray], X_: pd.DataFrame,
     rows.append(("reordering, 3 clusters: CPU s", "within 4 s (wall, trees drawn)",
                  f"{runs['reordering, every value'][1]:.2f}"))
     for label, sc in (("no reordering", plain), ("reordering, every value", full)):
-        for on in ("sample", "full"):
-            sc.stability(X_, y_, n_samples=STABILITY_SAMPLES, random_state=0, on=on)
+        for on in ("sample", "full") if n_stability else ():
+            sc.stability(X_, y_, n_samples=n_stability, random_state=0, on=on)
             rows.append((f"{label}: stability of clusters 1-3, on={on!r}",
                          "around 20-25% (best cluster of Adult)" if on == "sample" else "",
                          ", ".join(f"{s:.3f}" for s in sc.stability_)))
@@ -228,13 +229,15 @@ def clusters(runs: dict, groups: dict[int, np.ndarray]) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--stability", type=int, default=STABILITY_SAMPLES, metavar="N",
+                        help="subsamples of the stability rows (0: none)")
     args = parser.parse_args()
     X, y, groups = synthetic_adult()
     fit("no reordering", X.iloc[:2000], y[:2000])   # loads the compiled kernels, untimed
     runs = {setting: fit(setting, X, y) for setting in SETTINGS}
     show(f"Synthetic Adult groups ({len(X)} rows, {y.mean():.1%} of the class; beta {BETA}, "
          f"depth 3, {N_CLUSTERS} clusters): the paper's figures and ours",
-         comparison(runs, groups, X, y), args.markdown)
+         comparison(runs, groups, X, y, args.stability), args.markdown)
     show("The clusters (share: of all rows; precision on all rows; class in node: rows of the "
          "class in the node, on its round's rows; group k: share of the group's rows the rule "
          "matches)", clusters(runs, groups), args.markdown)
