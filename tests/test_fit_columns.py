@@ -17,7 +17,7 @@ import xdt
 from xdt.cli import main
 from xdt.cluster.preprocess import Preprocessor
 from xdt.errors import DataError, MissingValueError
-from xdt.interop.columns import id_column_reason
+from xdt.interop.columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES, id_column_reason
 from xdt.interop.fit import DROPPED_AS_ASKED, fit_tree
 
 
@@ -116,10 +116,73 @@ def test_codes_most_of_whose_values_occur_once():
     own = [f"T{i}" for i in range(20)]
     assert id_column_reason(pd.Series(own + ["G"] * 19, name="t"), "categorical") == (
         "20 of the 39 rows have a value no other row has (an id or code)")
-    assert id_column_reason(pd.Series(own + ["G"] * 20, name="t"), "categorical") is None
-    assert id_column_reason(pd.Series(own[:19] + ["G"] * 2, name="t"), "categorical") is None
+    # exactly half the rows with a value of their own: not a code by that rule, but 21
+    # distinct values in 40 rows are a near-id (the share rule, test below)
+    assert id_column_reason(pd.Series(own + ["G"] * 20, name="t"), "categorical") == (
+        "21 distinct values in 40 rows (52%, at least 50%: a near-id or code)")
+    assert id_column_reason(pd.Series(own + ["G"] * 23, name="t"), "categorical") is None
+    # 19 distinct values in 21 rows: fewer than 20, rare categories by either rule
+    assert id_column_reason(pd.Series(own[:18] + ["G"] * 3, name="t"), "categorical") is None
+    assert id_column_reason(pd.Series(own[:19] + ["G"] * 2, name="t"), "categorical") == (
+        "20 distinct values in 21 rows (95%, at least 50%: a near-id or code)")
     codes = pd.Series(own + ["G"] * 19, name="t", dtype="category")   # chosen categories
     assert id_column_reason(codes, "categorical") is None
+
+
+def test_near_ids_at_the_distinct_share_threshold():
+    """A text column with at least ID_MIN_DISTINCT_SHARE (half) as many distinct values as
+    rows, and at least 20 of them, is a near-id, even when every value holds two rows (no
+    value of its own) or some cells are empty (counted as one value)."""
+    assert (ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES) == (0.5, 20)
+    pairs = [f"T{i // 2}" for i in range(40)]                       # 20 values, twice each
+    assert id_column_reason(pd.Series(pairs, name="t"), "categorical") == (
+        "20 distinct values in 40 rows (50%, at least 50%: a near-id or code)")
+    # one row more: 20 / 41 < 50%
+    assert id_column_reason(pd.Series(pairs + ["T0"], name="t"), "categorical") is None
+    # 19 distinct values in 38 rows: half, but fewer than 20 values (rare categories)
+    assert id_column_reason(pd.Series(pairs[:38], name="t"), "categorical") is None
+    # empty cells count as one value: 19 codes + missing = 20 values in 40 rows
+    holes = pd.Series(pairs[:38] + [None, None], name="t")
+    assert id_column_reason(holes, "categorical") == (
+        "20 distinct values in 40 rows (50%, at least 50%: a near-id or code)")
+    assert id_column_reason(pd.Series(pairs[:36] + [None] * 4, name="t"),
+                            "categorical") is None                 # 18 codes + missing, 40 rows
+    # chosen categories and numbers are not read this way
+    assert id_column_reason(pd.Series(pairs, name="t", dtype="category"), "categorical") is None
+    assert id_column_reason(pd.Series([i // 2 for i in range(40)], name="t"), "numeric") is None
+    # the Preprocessor reports it, and keeps it when asked to order it
+    frame = pd.DataFrame({"t": pairs, "u": ["a", "b"] * 20})
+    labels = [1, 0] * 20
+    pre = Preprocessor(reorder=True, positive=1).fit(frame, labels)
+    assert pre.dropped_ == {"t": "20 distinct values in 40 rows (50%, at least 50%: a near-id "
+                                 "or code)"}
+    assert "t" in Preprocessor(reorder=["t"], positive=1).fit(frame, labels).columns_
+
+
+def test_the_preprocessor_drops_titanic_ids_before_reordering():
+    """On Titanic, symbolic reordering never sees the id, name and ticket columns: the
+    reasons are reported, and no rule names them."""
+    from xdt.cluster import SupervisedClusters
+
+    frame = pd.read_csv(require_shared(DATASETS / "titanic.csv"))
+    X, y = frame.drop(columns="Survived"), frame["Survived"]
+    assert (X["Ticket"].nunique(), int((X["Ticket"].value_counts() == 1).sum())) == (681, 547)
+    pre = Preprocessor(reorder=True, positive=1).fit(X, y)
+    assert pre.dropped_ == {
+        "PassengerId": "891 distinct consecutive integers (a row id)",
+        "Name": "all 891 values are distinct (an id or name)",
+        "Ticket": "547 of the 891 rows have a value no other row has (an id or code)"}
+    # Cabin: 147 cabins and the empty cell in 891 rows (17%), a column rules can use
+    assert pre.columns_["Cabin"].reordered
+    # the first class: 147 tickets for 216 passengers, 97 of whom (fewer than half) have a
+    # ticket of their own; a near-id by its share of distinct values
+    first = (X["Pclass"] == 1).to_numpy()
+    pre = Preprocessor(reorder=True, positive=1).fit(X[first], y[first])
+    assert pre.dropped_["Ticket"] == ("147 distinct values in 216 rows (68%, at least 50%: a "
+                                      "near-id or code)")
+    sc = SupervisedClusters(1, n_clusters=3, reorder=True).fit(X, y)
+    assert not {"PassengerId", "Name", "Ticket"} & {
+        c.feature for cluster in sc.clusters_ for c in cluster.conditions}
 
 
 def test_the_preprocessor_of_xdt_cluster_uses_the_same_test():

@@ -57,8 +57,10 @@ values gets one more bin after the others, the *missing bin*, whose description 
 Columns dropped by ``drop_ids=True`` (reported in ``dropped_``; the test is
 :func:`xdt.interop.columns.id_column_reason`, which ``xdt fit`` uses too): text columns whose
 values are all distinct (names, ids) or of which more than half of the rows have a value of
-their own (codes such as Titanic's ``Ticket``), and integer columns named like ids (``...id``,
-``id...``, any case) holding ``n`` distinct consecutive values, or distinct values with gaps
+their own (codes such as Titanic's ``Ticket``) or with at least half as many distinct
+values as rows, 20 or more (near-ids: :data:`xdt.interop.columns.ID_MIN_DISTINCT_SHARE`;
+missing cells count as one value), and integer columns named like ids (``...id``, ``id...``,
+any case) holding ``n`` distinct consecutive values, or distinct values with gaps
 when ``id`` is a word of the name (row numbers such as ``PassengerId``): no
 rule can generalise over them (the paper's "Features with too many unique values should
 either be binned ... or excluded"). A column named in ``ordinal`` or ``reorder`` is kept.
@@ -541,9 +543,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
     positive : object, optional
         The target class of the reordering; by default the larger of two classes.
     drop_ids : bool, default True
-        Drop id-like columns (:func:`id_column_reason`: all-distinct or mostly one-row text
-        values; distinct integers in a column whose name starts or ends with ``id``), except
-        the columns named in ``ordinal`` or ``reorder``.
+        Drop id-like columns before any grouping or reordering (:func:`id_column_reason`:
+        all-distinct or mostly one-row text values, or text with at least half as many
+        distinct values as rows and 20 or more of them; distinct integers in a column whose
+        name starts or ends with ``id``), with the reason in :attr:`dropped_`, except the
+        columns named in ``ordinal`` or ``reorder``.
     categorical : list of str, optional
         Numeric columns to treat as categorical (integer-coded categories).
     date_threshold : float, default 0.95

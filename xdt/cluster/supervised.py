@@ -1141,7 +1141,7 @@ class SupervisedClusters(BaseEstimator):
         return pd.DataFrame(rows, columns=cols + (["stability"] if stab else []))
 
     def stability(self, X, y, n_samples: int = 20, sample_frac: float = 0.8,
-                  bootstrap: bool = False, on: str = "full",
+                  bootstrap: bool = False, on: str = "sample",
                   random_state: int | np.random.Generator | None = None) -> float:
         """The bagging stability of the clusters (the paper's Section "Evaluating Stability
         of Clusters").
@@ -1150,10 +1150,13 @@ class SupervisedClusters(BaseEstimator):
         without replacement; with ``bootstrap=True`` with replacement, distinct rows kept),
         extract clusters from it with the same parameters, and score each original cluster
         ``c_i`` by its best Jaccard overlap ``max_j |c_i ∩ c'_j| / |c_i ∪ c'_j|`` with the
-        sample's clusters ``c'_j``. The sets are the rows of ``X`` the two rules match: all
-        of them (``on="full"``, the default) or those of ``D_k`` only (``on="sample"``, the
-        paper's formula). A cluster's stability is its mean score over the samples; the
-        returned score is their mean over the clusters.
+        sample's clusters ``c'_j``. The sets are the rows of ``D_k`` the two rules match
+        (``on="sample"``, the default: the paper's formula, ``S(c(D), c'(D_k)) = |c(D_k) ∩
+        c'(D_k)| / |c(D_k) ∪ c'(D_k)|``), or all the rows of ``X`` they match (``on="full"``,
+        a variant of ours: it also counts how the two rules differ on the rows left out of
+        the sample, those the sample's clusters were not fitted on). A cluster's stability
+        is its mean score over the samples (``S(c_i) = 1/N sum_k max_j ...``); the returned
+        score is their mean over the clusters.
 
         Parameters
         ----------
@@ -1162,7 +1165,8 @@ class SupervisedClusters(BaseEstimator):
         n_samples : int, default 20
         sample_frac : float in (0, 1], default 0.8
         bootstrap : bool, default False
-        on : {"full", "sample"}, default "full"
+        on : {"sample", "full"}, default "sample"
+            The rows the overlap is counted on: the sample's (the paper's) or all of them.
         random_state : int or numpy Generator, optional
 
         Returns
