@@ -80,7 +80,8 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
                    "string columns always are).")
 @click.option("--stability", "n_stability", default=0, show_default=True,
               type=click.IntRange(min=0), metavar="N",
-              help="Estimate each cluster's stability on N subsamples of 80% (0: no).")
+              help="Estimate each cluster's stability on N subsamples of 80% (0: no): the paper's "
+                   "formula, both rules compared on the subsample's rows.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
               metavar="S", help="Random seed of the stability subsamples.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -186,4 +187,5 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
                "coverage on the whole file")
     if score is not None:
         click.echo(f"stability {score:.3f} (mean over clusters; best Jaccard overlap with the "
-                   f"clusters of {n_stability} subsamples of 80%, {elapsed_stab:.2f} s)")
+                   f"clusters of {n_stability} subsamples of 80% on their rows, the paper's "
+                   f"formula; {elapsed_stab:.2f} s)")
