@@ -106,8 +106,11 @@ def _order(v: str) -> tuple:
     return (0, int(v), "") if v.lstrip("-").isdigit() else (1, 0, v)
 
 
-def load(name: str, drop_leaks: bool = True) -> Dataset:
+def load(name: str, drop_leaks: bool = True, nominal: bool = True) -> Dataset:
     """Read dataset ``name`` of MANIFEST.csv (the label is the last column).
+
+    ``nominal=False`` keeps the integer-coded columns of :data:`CATEGORICAL` as numbers
+    (ordinal features); non-numeric columns are categorical either way.
 
     Raises
     ------
@@ -141,7 +144,8 @@ def load(name: str, drop_leaks: bool = True) -> Dataset:
         for col, why in LEAKS[name].items():
             X = X.drop(columns=[col])
             notes.append(f"dropped column {col} ({why})")
-    categorical = [c for c in X.columns if c in CATEGORICAL.get(name, [])
+    nominal_columns = CATEGORICAL.get(name, []) if nominal else []
+    categorical = [c for c in X.columns if c in nominal_columns
                    or not (pd.api.types.is_numeric_dtype(X[c])
                            or pd.api.types.is_bool_dtype(X[c]))]
     for c in categorical:
