@@ -38,6 +38,15 @@ def test_one_against_rest_sets_show_every_class_both_ways(datasets_dir):
     assert "1 random 80/20 split(s) (Monks: their test sets), 10 run(s) per split" in out
     found = tables(out)
     polarity = next(rows for t, rows in found.items() if t.startswith("Polarity"))
+    # each gap is named "ours:paper's", so no header reads as two (DNF-bar holds a hyphen)
+    assert polarity[0] == ["dataset", "class 1", "headline", "DT:DT", "DNF:DNF",
+                           "DNF-bar:DNF-bar", "straight", "DNF:DNF-bar", "DNF-bar:DNF",
+                           "crossed", "closer"]
+    assert "a column ours:paper's is" in out
+    for r in polarity[1:]:
+        gaps = [float(v) for v in r[4:6] + r[7:9]]
+        assert abs(float(r[6]) - (gaps[0] + gaps[1]) / 2) <= 0.006
+        assert abs(float(r[9]) - (gaps[2] + gaps[3]) / 2) <= 0.006
     # every class against the rest; the UCI class counts: B 49, L and R 288 each;
     # unacc 1210, acc 384, good 69, vgood 65
     assert [(r[0], r[1], r[2]) for r in polarity[1:]] == [

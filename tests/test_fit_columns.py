@@ -258,3 +258,47 @@ def test_readme_shows_what_xdt_fit_and_xdt_cluster_print_on_titanic(tmp_path, mo
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
         assert result.stdout.splitlines()[:2] == shown[:2]
+
+
+def _states(n: int = 80) -> pd.DataFrame:
+    """50 states over 80 rows (62% distinct: a near-id by its share), and the state alone
+    decides the class (the first 25 states are 'yes')."""
+    states = [f"S{i:02d}" for i in range(50)]
+    state = [states[i % 50] for i in range(n)]
+    return pd.DataFrame({"state": state, "age": np.arange(n) % 37,
+                         "label": ["yes" if s in states[:25] else "no" for s in state]})
+
+
+def test_a_column_the_preprocessor_drops_can_be_kept():
+    """What ``xdt fit --keep`` does for a tree, ``keep=`` (``xdt cluster --keep``) does for
+    the clusters: a near-id by the numbers that the user knows to be a real category stays,
+    and the message of the drop says how to keep it."""
+    frame = _states()
+    X, y = frame.drop(columns="label"), frame["label"]
+    assert Preprocessor().fit(X).dropped_ == {
+        "state": "50 distinct values in 80 rows (62%, at least 50%: a near-id or code)"}
+    pre = Preprocessor(keep=["state"], reorder=True, positive="yes").fit(X, y)
+    assert pre.dropped_ == {} and pre.columns_["state"].reordered
+    with pytest.raises(xdt.errors.ParameterError, match="keep names 'town'"):
+        Preprocessor(keep=["town"]).fit(X)
+
+    runner = CliRunner()
+    with runner.isolated_filesystem():
+        frame.to_csv("states.csv", index=False)
+        dropped = runner.invoke(main, ["cluster", "states.csv", "-t", "label", "-p", "yes",
+                                       "--reorder"])
+        assert dropped.exit_code == 0, dropped.output
+        assert ("dropped columns: state (50 distinct values in 80 rows (62%, at least 50%: a "
+                "near-id or code)); --keep COL uses one in the rules") in dropped.output
+        kept = runner.invoke(main, ["cluster", "states.csv", "-t", "label", "-p", "yes",
+                                    "--reorder", "--keep", "state"])
+        assert kept.exit_code == 0, kept.output
+        assert "dropped columns" not in kept.output
+        # the state decides the class: the first rule holds the 48 rows of S00..S23 (two
+        # rows each) and no other (S24's one row is grouped with rare states that are 'no')
+        (line,) = [ln for ln in kept.output.splitlines() if ln.strip().startswith("1 ")]
+        assert line.split()[1:5] == ["1.000", "0.960", "0.980", "48"]
+        assert "state in {S00, S01," in line
+        bad = runner.invoke(main, ["cluster", "states.csv", "-t", "label", "-p", "yes",
+                                   "--keep", "town"])
+        assert bad.exit_code != 0 and "'town' is not a column of states.csv" in bad.output

@@ -222,6 +222,22 @@ def test_streed_errors():
         xdt.from_pystreed(frame, list("abcdf"))
 
 
+def test_importers_check_the_encoder_before_reading_it():
+    """An unfitted encoder, or an object that is no TabularEncoder, is named as such, not met
+    with an AttributeError from inside the importer."""
+    X, y, enc = car()
+    Z = enc.transform(X).astype(int)
+    tree_model, dl85_model = fit(streed(max_depth=2), Z, y), fit(dl85(max_depth=2), Z, y)
+    for load in (xdt.from_pystreed, xdt.from_dl85):
+        model = tree_model if load is xdt.from_pystreed else dl85_model
+        with pytest.raises(NotFittedError, match=r"TabularEncoder is not fitted.*fit\(frame\)"):
+            load(model, encoder=TabularEncoder())
+        with pytest.raises(ParameterError, match="encoder= takes a fitted TabularEncoder, not "
+                                                 "OneHotEncoder"):
+            from sklearn.preprocessing import OneHotEncoder
+            load(model, encoder=OneHotEncoder().fit(X))
+
+
 def test_missing_package_says_which_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pystreed", None)
     monkeypatch.setitem(sys.modules, "pydl85", None)

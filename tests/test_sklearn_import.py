@@ -367,3 +367,17 @@ def test_encoder_column_count_mismatch():
     est = DecisionTreeClassifier(max_depth=2).fit(frame[["size", "member"]], y)
     with pytest.raises(UnsupportedEstimatorError):
         xdt.from_sklearn(est, encoder=enc)
+
+
+def test_unfitted_or_foreign_encoder_is_refused_by_name():
+    from xdt.errors import ParameterError
+    X = pd.DataFrame({"colour": ["red", "blue", "green"] * 10, "n": np.arange(30.0)})
+    enc = TabularEncoder().fit(X)
+    est = DecisionTreeClassifier(max_depth=2, random_state=0).fit(enc.transform(X),
+                                                                 np.arange(30) % 2)
+    with pytest.raises(NotFittedError, match="TabularEncoder is not fitted"):
+        xdt.from_sklearn(est, encoder=TabularEncoder())
+    with pytest.raises(ParameterError, match="not dict"):
+        xdt.from_sklearn(est, encoder={})
+    with pytest.raises(NotFittedError, match="TabularEncoder is not fitted"):
+        TabularEncoder().transform(X)

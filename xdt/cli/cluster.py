@@ -78,6 +78,9 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
 @click.option("--categorical", metavar="COL1,COL2", callback=split_names,
               help="Integer-coded columns to treat as categorical (rules x = v, x in {...}; "
                    "string columns always are).")
+@click.option("--keep", metavar="COL1,COL2", callback=split_names,
+              help="Columns to use even when they look like ids or codes (the preprocessor "
+                   "drops those, saying why).")
 @click.option("--stability", "n_stability", default=0, show_default=True,
               type=click.IntRange(min=0), metavar="N",
               help="Estimate each cluster's stability on N subsamples of 80% (0: no): the paper's "
@@ -89,20 +92,20 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
 @cli_errors
 def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
             max_depth: int, strategy: str, reorder: bool, bins: int, categorical: list[str],
-            n_stability: int, seed: int, fmt: str) -> None:
+            keep: list[str], n_stability: int, seed: int, fmt: str) -> None:
     """Describe the rows of one class by a few readable rules (supervised clusters).
 
     The method of "Using Decision Trees for Interpretable Supervised Clustering": trains a
     shallow CART tree, ranks every node (internal ones too) by the F-beta score of its rows
     against the class, keeps the best node's path as a rule, removes its rows and retrains
     (--strategy retrain), up to N clusters. Columns go through xdt's preprocessor
-    (xdt.cluster.preprocess: percentile bins, id-like columns dropped, missing values as a
-    category or bin; with --reorder, symbolic reordering; --categorical names integer-coded
-    categories), so rules read in the original values. Precision, recall (against all rows
-    of the class), F-beta, size and coverage are measured on the whole file; --stability N
-    adds the bagging stability score (mean best Jaccard overlap with the clusters of N
-    subsamples). A file whose rows are all of the class is refused: there is nothing to
-    separate.
+    (xdt.cluster.preprocess: percentile bins, id-like columns dropped unless named in
+    --keep, missing values as a category or bin; with --reorder, symbolic reordering;
+    --categorical names integer-coded categories), so rules read in the original values.
+    Precision, recall (against all rows of the class), F-beta, size and coverage are
+    measured on the whole file; --stability N adds the bagging stability score (mean best
+    Jaccard overlap with the clusters of N subsamples). A file whose rows are all of the
+    class is refused: there is nothing to separate.
 
     \b
     Examples:
@@ -121,12 +124,13 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
             f"{', '.join(map(str, frame.columns))}")
-    unknown = [c for c in categorical if c not in frame.columns or c == target]
-    if unknown:
-        what = ("is the target column" if unknown[0] == target
-                else f"is not a column of {data}; its columns are: "
-                     f"{', '.join(map(str, frame.columns))}")
-        raise click.BadParameter(f"{unknown[0]!r} {what}", param_hint="'--categorical'")
+    for option, names in (("--categorical", categorical), ("--keep", keep)):
+        unknown = [c for c in names if c not in frame.columns or c == target]
+        if unknown:
+            what = ("is the target column" if unknown[0] == target
+                    else f"is not a column of {data}; its columns are: "
+                         f"{', '.join(map(str, frame.columns))}")
+            raise click.BadParameter(f"{unknown[0]!r} {what}", param_hint=f"'{option}'")
     label = _positive_label(frame[target], positive, target)
     if frame[target].isna().any():
         raise DataError(f"column {target!r} has {int(frame[target].isna().sum())} empty "
@@ -140,7 +144,7 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     pre = None
     if Preprocessor is not None:
         pre = Preprocessor(n_bins=bins, reorder=reorder, positive=1 if reorder else None,
-                           categorical=categorical or None)
+                           categorical=categorical or None, keep=keep or None)
     else:
         missing = [str(c) for c in X.columns if X[c].isna().any()]
         if missing:
@@ -173,7 +177,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     click.echo(f"read {data}: {len(frame)} rows, {X.shape[1]} columns; {target} = {label} on "
                f"{n_target} rows ({100 * n_target / len(frame):.1f}%)")
     if dropped:
-        click.echo("dropped columns: " + ", ".join(f"{k} ({v})" for k, v in dropped.items()))
+        click.echo("dropped columns: " + ", ".join(f"{k} ({v})" for k, v in dropped.items())
+                   + "; --keep COL uses one in the rules")
     click.echo(f"clusters of {target} = {label}: strategy {strategy}, beta {beta:g}, max depth "
                f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
                f"found in {elapsed:.2f} s")

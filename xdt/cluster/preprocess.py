@@ -547,7 +547,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         all-distinct or mostly one-row text values, or text with at least half as many
         distinct values as rows and 20 or more of them; distinct integers in a column whose
         name starts or ends with ``id``), with the reason in :attr:`dropped_`, except the
-        columns named in ``ordinal`` or ``reorder``.
+        columns named in ``keep``, ``ordinal`` or ``reorder``.
+    keep : list of str, optional
+        Columns never dropped as id-like (``xdt cluster --keep``): a category with many
+        values that the user knows to be one (states in a small table), not a code.
     categorical : list of str, optional
         Numeric columns to treat as categorical (integer-coded categories).
     date_threshold : float, default 0.95
@@ -568,7 +571,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                  grouping: str | Mapping[str, str] = "frequency",
                  ordinal: bool | Sequence[str] = False, reorder: bool | Sequence[str] = False,
                  positive=None, drop_ids: bool = True, categorical: Sequence[str] | None = None,
-                 date_threshold: float = 0.95):
+                 date_threshold: float = 0.95, keep: Sequence[str] | None = None):
         self.n_bins = n_bins
         self.date_binning = date_binning
         self.max_categories = max_categories
@@ -580,6 +583,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.drop_ids = drop_ids
         self.categorical = categorical
         self.date_threshold = date_threshold
+        self.keep = keep
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
@@ -633,6 +637,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         forced = _columns_arg("categorical", self.categorical, names)
         ordinal = _columns_arg("ordinal", self.ordinal, names)
         reorder = _columns_arg("reorder", self.reorder, names)
+        keep = _columns_arg("keep", self.keep, names)
         grouping = dict(self.grouping) if isinstance(self.grouping, Mapping) else {}
         _columns_arg("grouping", list(grouping), names)
         positive_rows = self._positive_rows(y, len(frame)) if reorder else None
@@ -651,6 +656,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                     f"{asked[0]} names column {name!r}, which is {kind}, not categorical; "
                     "ordinal encoding and reordering apply to categorical columns (list a "
                     "numeric column in categorical= to treat it as categorical)")
+            if name in keep:
+                asked.append("keep")
             counts = (values[name].counts if self.drop_ids and not asked
                       and kind == "categorical" and not isinstance(col.dtype, pd.CategoricalDtype)
                       else None)

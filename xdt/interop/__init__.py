@@ -1,2 +1,3 @@
-"""Importers into the IR (scikit-learn, XGBoost, LightGBM, the optimal trees of STreeD and
-DL8.5) and the reading of tables."""
+"""Importers into the IR and the reading of tables.
+
+Models of scikit-learn, XGBoost, LightGBM, and the optimal trees of STreeD and DL8.5."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
 from xdt.interop.sklearn_tree import class_label, column_split
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import DecisionTree, Leaf, Node
 
@@ -85,9 +85,11 @@ def from_dl85(model, feature_names: Sequence[str] | None = None, *,
         ``feature_names`` or the encoder's columns; an encoder column tested by the tree is
         not 0/1.
     NotFittedError
-        The model is not fitted, or its search found no tree (``max_error``, ``time_limit``).
+        The model is not fitted, or its search found no tree (``max_error``, ``time_limit``);
+        ``encoder`` is not fitted.
     ParameterError
-        Neither or both of ``feature_names`` and ``encoder``; ``classes`` of another length
+        Neither or both of ``feature_names`` and ``encoder``, or ``encoder`` is not a
+        ``TabularEncoder``; ``classes`` of another length
         than ``model.classes_``, or with repeated labels.
     """
     pydl85 = _pydl85()
@@ -130,6 +132,7 @@ def from_dl85(model, feature_names: Sequence[str] | None = None, *,
             "(one name per column) or encoder= (the TabularEncoder whose transform it was "
             "fitted on), not both")
     if encoder is not None:
+        encoder = fitted_encoder(encoder)
         features, columns = list(encoder.features_), list(encoder.columns_)
     else:
         names = [str(n) for n in feature_names]

@@ -75,7 +75,7 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     Raises
     ------
     NotFittedError
-        The estimator is not fitted.
+        The estimator, or the ``encoder``, is not fitted.
     UnsupportedEstimatorError
         Not a single-output classifier tree or supported ensemble (e.g. a regressor, a
         bagging or AdaBoost model; for ensembles see also
@@ -91,7 +91,8 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
     DataError
         ``X`` has no rows, lacks a column, or has another number of columns.
     ParameterError
-        ``encoder`` given together with ``X`` or ``binary_features``.
+        ``encoder`` given together with ``X`` or ``binary_features``, or not a
+        :class:`~xdt.interop.tabular.TabularEncoder`.
     """
     if sklearn_ensembles.is_ensemble(estimator):
         return sklearn_ensembles.from_sklearn_ensemble(

@@ -25,7 +25,7 @@ from xdt.errors import (
     UnknownFeatureError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import float32_below
@@ -157,6 +157,7 @@ def resolve_features(n_in: int, estimator, feature_names: Sequence[str] | None, 
             raise ParameterError(
                 "give either encoder= or X=/binary_features=, not both: the encoder already "
                 "decided the kind of each column")
+        encoder = fitted_encoder(encoder)
         if len(encoder.columns_) != n_in:
             raise UnsupportedEstimatorError(
                 f"the encoder makes {len(encoder.columns_)} columns but the estimator was "

@@ -39,7 +39,7 @@ from xdt.errors import (
     UnsupportedEstimatorError,
 )
 from xdt.interop.sklearn_tree import class_label, column_split
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import DecisionTree, Leaf, Node
 
@@ -152,9 +152,10 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
         ``pystreed``'s categorical binarisation; the number of ``feature_names`` or encoder
         columns does not match the model.
     NotFittedError
-        The model is not fitted (or its fit found no feasible tree).
+        The model is not fitted (or its fit found no feasible tree), or ``encoder`` is not.
     ParameterError
-        ``encoder`` and ``feature_names`` are both given; ``classes`` of another length
+        ``encoder`` and ``feature_names`` are both given, or ``encoder`` is not a
+        ``TabularEncoder``; ``classes`` of another length
         than ``model.classes_``, or with repeated labels.
     UnknownFeatureError
         A DataFrame column of the fit is missing from ``feature_names`` or
@@ -220,6 +221,7 @@ def _features(keys: list, by_name: bool, model, feature_names: Sequence[str] | N
     binariser key."""
     binary = set(model.binarizer_.binary_columns)
     if encoder is not None:
+        encoder = fitted_encoder(encoder)
         n = len(encoder.columns_)
         if by_name:
             names = list(encoder.encoded_names_)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, MissingFeatureError
+from xdt.errors import DataError, MissingFeatureError, NotFittedError, ParameterError
 from xdt.ir.features import Feature
 from xdt.ir.values import to_python
 
@@ -106,8 +106,14 @@ class TabularEncoder:
 
     @property
     def feature_names(self) -> list[str]:
-        """Names of the fitted features, in column order."""
-        return [f.name for f in self.features_]
+        """Names of the fitted features, in column order.
+
+        Raises
+        ------
+        NotFittedError
+            :meth:`fit` has not been called.
+        """
+        return [f.name for f in fitted_encoder(self).features_]
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """The numeric matrix for scikit-learn, shape ``(n, len(encoded_names_))``, float64.
@@ -116,6 +122,8 @@ class TabularEncoder:
         ------
         MissingFeatureError
             A fitted column is absent from ``frame``.
+        NotFittedError
+            :meth:`fit` has not been called.
         """
         missing = [n for n in self.feature_names if n not in frame.columns]
         if missing:
@@ -132,3 +140,25 @@ class TabularEncoder:
     def fit_transform(self, frame: pd.DataFrame) -> np.ndarray:
         """``fit(frame)`` then ``transform(frame)``; shape ``(n, len(encoded_names_))``, float64."""
         return self.fit(frame).transform(frame)
+
+
+def fitted_encoder(encoder: object) -> TabularEncoder:
+    """``encoder`` itself, once checked to be a fitted :class:`TabularEncoder` (what the
+    importers' ``encoder=`` takes).
+
+    Raises
+    ------
+    ParameterError
+        ``encoder`` is not a TabularEncoder.
+    NotFittedError
+        It has not been fitted.
+    """
+    if not isinstance(encoder, TabularEncoder):
+        raise ParameterError(
+            f"encoder= takes a fitted TabularEncoder, not {type(encoder).__name__}: fit "
+            "xdt.interop.tabular.TabularEncoder on the frame and train on its transform")
+    if not hasattr(encoder, "columns_"):
+        raise NotFittedError(
+            "this TabularEncoder is not fitted: call fit(frame) on the table the model was "
+            "trained on (then transform(frame) is what the model saw)")
+    return encoder
