@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
     from xdt.explain.crosscheck import crosscheck
     from xdt.interop.lightgbm import from_lightgbm
     from xdt.interop.sklearn import from_sklearn
+    from xdt.interop.streed import from_pystreed
     from xdt.interop.xgboost import from_xgboost
     from xdt.ir import DecisionTree, Feature, load_model, save_model
 
@@ -33,6 +34,7 @@ _LAZY = {
     "Explanation": "xdt.explain",
     "Feature": "xdt.ir",
     "from_lightgbm": "xdt.interop.lightgbm",
+    "from_pystreed": "xdt.interop.streed",
     "from_sklearn": "xdt.interop.sklearn",
     "from_xgboost": "xdt.interop.xgboost",
     "load_model": "xdt.ir",
@@ -43,8 +45,8 @@ _LAZY = {
 _SUBMODULES = ("cluster", "learn", "metrics", "plot", "report", "run")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
-           "from_lightgbm", "from_sklearn", "from_xgboost", "load_model", "save_model",
-           "__version__"]
+           "from_lightgbm", "from_pystreed", "from_sklearn", "from_xgboost", "load_model",
+           "save_model", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
