@@ -146,6 +146,15 @@ class Path:
         return len(self.term)
 
 
+def _merged_leaf(leaves: list[Leaf]) -> Leaf:
+    """One leaf for sibling leaves of one class: their ``value`` if they share it."""
+    first = leaves[0]
+    if len(leaves) == 1:
+        return first
+    same = all(leaf.value == first.value for leaf in leaves)
+    return Leaf(first.label, first.value if same else None)
+
+
 def _fmt(v: object) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
@@ -409,6 +418,80 @@ class DecisionTree:
         label = to_python(path.label)
         then = f"{self.target} = {label}" if self.target else str(label)
         return f"IF {' AND '.join(lits)} THEN {then}" if lits else f"ALWAYS {then}"
+
+    def merge_leaves(self) -> DecisionTree:
+        """The same classifier with sibling leaves of one class merged, bottom-up.
+
+        A threshold split whose two children are leaves of one class becomes that leaf; in a
+        categorical split, the branches ending in leaves of one class become one branch with
+        the union of their values (placed where the first of them was), and a split left
+        with a single branch becomes its leaf. Merges cascade: a subtree predicting one
+        class everywhere collapses to a leaf. This is the post-processing xdt's learners
+        apply after growth (:func:`xdt.learn.grow.merge_leaves`; Souza et al., NeurIPS 2022,
+        Section 6), for a tree from anywhere, e.g. an imported scikit-learn tree, which keeps
+        such leaves whenever a split lowers the impurity without changing the majority.
+
+        Every point gets the same class as before. No two sibling leaves of the result
+        predict the same class, and paths through a merged leaf lose the test that told the
+        siblings apart.
+
+        Returns
+        -------
+        DecisionTree
+            A new tree over the same features, classes, ``target`` and ``input_dtype``
+            (``self`` unchanged); ``n_leaves`` tells how many leaves are left. A merged
+            leaf keeps the leaves' ``value`` when they all had the same one, ``None``
+            otherwise (a lone tree does not use it).
+
+        Examples
+        --------
+        >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+        >>> t = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], ["a", "b"],
+        ...                  ThresholdSplit("x", 1.0, Leaf("b"),
+        ...                                 ThresholdSplit("y", 2.0, Leaf("a"), Leaf("a"))))
+        >>> m = t.merge_leaves()
+        >>> m.n_leaves, m.root.right
+        (2, Leaf(label='a', value=None))
+        """
+        done: dict[int, Node] = {}  # id of an original node -> its merged form
+        stack: list[tuple[Node, bool]] = [(self.root, False)]
+        while stack:
+            node, visited = stack.pop()
+            if isinstance(node, Leaf):
+                done[id(node)] = node
+                continue
+            kids = [node.left, node.right] if isinstance(node, ThresholdSplit) \
+                else [b.node for b in node.branches]
+            if not visited:
+                stack.append((node, True))
+                stack.extend((k, False) for k in kids)
+                continue
+            new = [done[id(k)] for k in kids]
+            if isinstance(node, ThresholdSplit):
+                a, b = new
+                if isinstance(a, Leaf) and isinstance(b, Leaf) and a.label == b.label:
+                    done[id(node)] = _merged_leaf([a, b])
+                else:
+                    done[id(node)] = ThresholdSplit(node.feature, node.threshold, a, b)
+                continue
+            groups: dict[object, list[int]] = {}
+            for k, child in enumerate(new):
+                if isinstance(child, Leaf):
+                    groups.setdefault(child.label, []).append(k)
+            branches: list[Branch] = []
+            for k, (b, child) in enumerate(zip(node.branches, new, strict=True)):
+                if not isinstance(child, Leaf):
+                    branches.append(Branch(b.values, child))
+                    continue
+                same = groups[child.label]
+                if same[0] != k:
+                    continue  # merged into the first branch of its class
+                values = tuple(v for j in same for v in node.branches[j].values)
+                branches.append(Branch(values, _merged_leaf([new[j] for j in same])))
+            done[id(node)] = branches[0].node if len(branches) == 1 \
+                else CategoricalSplit(node.feature, tuple(branches))
+        return DecisionTree(self.features, self.classes, done[id(self.root)],
+                            target=self.target, input_dtype=self.input_dtype)
 
     def _build_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
