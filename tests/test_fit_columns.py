@@ -172,8 +172,10 @@ def test_the_preprocessor_drops_titanic_ids_before_reordering():
         "PassengerId": "891 distinct consecutive integers (a row id)",
         "Name": "all 891 values are distinct (an id or name)",
         "Ticket": "547 of the 891 rows have a value no other row has (an id or code)"}
-    # Cabin: 147 cabins and the empty cell in 891 rows (17%), a column rules can use
-    assert pre.columns_["Cabin"].reordered
+    # Cabin: 147 cabins and the empty cell in 891 rows (17%), a column rules can use, but its
+    # 204 filled cells are a near-id: it is kept as known / missing, and ordered by the class
+    assert pre.columns_["Cabin"].reordered and pre.columns_["Cabin"].known_only
+    assert list(pre.reduced_) == ["Cabin"]
     # the first class: 147 tickets for 216 passengers, 97 of whom (fewer than half) have a
     # ticket of their own; a near-id by its share of distinct values
     first = (X["Pclass"] == 1).to_numpy()

@@ -5,6 +5,7 @@ Pipeline"), and the inversion of every transform to conditions on the original c
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -438,3 +439,103 @@ def test_is_a_scikit_learn_transformer_and_its_doctest_passes():
     pre = Preprocessor(n_bins=4, reorder=["city"])
     assert clone(pre).get_params() == pre.get_params()
     assert doctest.testmod(module).failed == 0
+
+
+# ---------------------------------------------------------------------------- known / missing
+def _codes_with_gaps(n_distinct: int, repeat: int, extra: int, n_missing: int) -> pd.Series:
+    """``n_distinct`` codes ``C00, C01, ...`` each ``repeat`` times, ``extra`` more cells of
+    ``C00``, then ``n_missing`` empty cells."""
+    codes = [f"C{i:02d}" for i in range(n_distinct) for _ in range(repeat)] + ["C00"] * extra
+    return pd.Series(codes + [None] * n_missing, name="code", dtype=object)
+
+
+def test_a_column_whose_filled_cells_are_a_near_id_is_reduced_to_known_or_missing():
+    from xdt.cluster.preprocess import KNOWN
+    from xdt.interop.columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES
+
+    assert (ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES) == (0.5, 20)
+    # 20 codes in 40 filled cells (50%, 20 of them: the edge), 60 empty cells: the whole
+    # column (21 values in 100 rows) is no near-id, its filled cells are
+    col = _codes_with_gaps(20, 2, 0, 60)
+    pre = Preprocessor().fit(col.to_frame())
+    assert pre.dropped_ == {}
+    assert pre.reduced_ == {"code": "20 distinct values in 40 filled cells (50%, at least 50%: "
+                                    "a near-id or code)"}
+    t = pre.columns_["code"]
+    assert (t.kind, t.codes, t.known_only, t.missing_code) == ("nominal", (KNOWN, MISSING),
+                                                               True, MISSING)
+    assert t.groups == (tuple(f"C{i:02d}" for i in range(20)), (MISSING,))
+    assert pre.describe("code", [KNOWN]) == "code != (missing)"
+    assert pre.describe("code", [MISSING]) == "code = (missing)"
+    assert "code: reduced to known / missing, 20 distinct values" in pre.summary()
+    assert pre.columns_["code"].describe() == "code: nominal, known / missing (20 known values " \
+                                              "as one)"
+    # a code never seen at fit is a known value, an empty cell a missing one
+    new = pd.DataFrame({"code": ["C03", "Z99", None]})
+    assert pre.transform(new)["code"].tolist() == [KNOWN, KNOWN, MISSING]
+    assert pre.evaluate("code", [KNOWN], new).tolist() == [True, True, False]
+    assert pre.evaluate("code", [MISSING], new).tolist() == [False, False, True]
+    assert pre.condition("code", [MISSING]) == Condition("code", (MISSING,))
+    assert pre.condition("code", [KNOWN, MISSING]) is None
+    # ordered by the target: two codes, missing first when its rows are rarer in class 1
+    y = [1] * 40 + [0] * 60
+    ordered = Preprocessor(reorder=True, positive=1).fit(col.to_frame(), y).columns_["code"]
+    assert (ordered.kind, ordered.codes, ordered.known_only) == ("ordinal", (0, 1), True)
+    assert ordered.groups[0] == (MISSING,) and ordered.reordered
+
+
+@pytest.mark.parametrize("col", [
+    _codes_with_gaps(20, 2, 1, 60),     # 20 codes in 41 filled cells: 49%, below half
+    _codes_with_gaps(19, 2, 0, 60),     # 19 codes in 38 filled cells: fewer than 20
+], ids=["below half", "fewer than 20"])
+def test_a_column_whose_filled_cells_are_no_near_id_keeps_its_values(col):
+    pre = Preprocessor().fit(col.to_frame())
+    assert pre.reduced_ == {} and pre.dropped_ == {}
+    t = pre.columns_["code"]
+    assert not t.known_only and set(t.order) == set(col.dropna()) | {MISSING}
+    # ... as do the columns named in keep, ordinal or reorder
+    near_id = _codes_with_gaps(20, 2, 0, 60).to_frame()
+    for kw in ({"keep": ["code"]}, {"ordinal": ["code"]},
+               {"reorder": ["code"], "positive": 1}):
+        pre = Preprocessor(**kw).fit(near_id, [0, 1] * 50)
+        assert pre.reduced_ == {} and not pre.columns_["code"].known_only
+        assert len(pre.columns_["code"].order) == 21
+
+
+def test_titanic_cabin_reads_known_or_missing_with_reordering_or_without(datasets_dir):
+    """Titanic's Cabin: 687 of 891 cells empty, 147 codes in the other 204. Reordering once
+    turned it into a rule over sixty codes; reduced to known / missing, its rule is
+    ``Cabin != (missing)``, with and without reordering."""
+    from xdt.cluster import SupervisedClusters
+
+    df = pd.read_csv(datasets_dir / "titanic.csv")
+    X, y = df.drop(columns="Survived"), df["Survived"]
+    filled = df["Cabin"].notna()
+    cabins = set(df["Cabin"].dropna())
+    assert (int(filled.sum()), len(cabins)) == (204, 147)
+    pre = Preprocessor(reorder=True, positive=1).fit(X, y)
+    assert pre.reduced_ == {"Cabin": "147 distinct values in 204 filled cells (72%, at least "
+                                     "50%: a near-id or code)"}
+    kept = Preprocessor(keep=["Cabin"]).fit(X, y)          # keep: the codes, grouped
+    assert kept.reduced_ == {} and not kept.columns_["Cabin"].known_only
+    assert set(kept.columns_["Cabin"].order) == cabins | {MISSING}
+    assert kept.columns_["Cabin"].grouping == "frequency"
+    words = {w for c in cabins for w in c.split()}           # "B96 B98": B96, B98
+    new = X.iloc[:4].copy()
+    new["Cabin"] = ["Z99", None, "C85", "A1 A2"]            # two codes never seen
+    for reorder in (True, False):
+        sc = SupervisedClusters(1, n_clusters=3, reorder=reorder,
+                                preprocessor=Preprocessor(n_bins=10)).fit(X, y)
+        rules = [c.rule for c in sc.clusters_]
+        assert not any(set(re.split(r"[\s{},()]+", r)) & words for r in rules), rules
+        cabin = next(c for c in sc.clusters_ if "Cabin" in c.rule)
+        assert cabin.rule == "Cabin != (missing)"
+        assert cabin.mask.tolist() == filled.tolist()
+        assert (cabin.size, cabin.n_target) == (204, int(df.Survived[filled].sum())) == (204, 136)
+        assert cabin.precision == pytest.approx(df.Survived[filled].mean())
+        (cond,) = cabin.conditions
+        assert cond.feature == "Cabin" and set(cond.values) == cabins
+        j = sc.clusters_.index(cabin)
+        assert (sc.predict(X) == j).tolist() == (
+            cabin.mask & ~sc.matches(X)[:, :j].any(axis=1)).tolist()
+        assert cabin.matches(new).tolist() == [True, False, True, True]

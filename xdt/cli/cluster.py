@@ -80,7 +80,7 @@ def format_cluster_table(frame: pd.DataFrame) -> list[str]:
                    "string columns always are).")
 @click.option("--keep", metavar="COL1,COL2", callback=split_names,
               help="Columns to use even when they look like ids or codes (the preprocessor "
-                   "drops those, saying why).")
+                   "drops those, or reduces them to known / missing, saying why).")
 @click.option("--stability", "n_stability", default=0, show_default=True,
               type=click.IntRange(min=0), metavar="N",
               help="Estimate each cluster's stability on N subsamples of 80% (0: no): the paper's "
@@ -100,7 +100,8 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     against the class, keeps the best node's path as a rule, removes its rows and retrains
     (--strategy retrain), up to N clusters. Columns go through xdt's preprocessor
     (xdt.cluster.preprocess: percentile bins, id-like columns dropped unless named in
-    --keep, missing values as a category or bin; with --reorder, symbolic reordering;
+    --keep, and a column whose filled cells alone are id-like reduced to known / missing,
+    missing values as a category or bin; with --reorder, symbolic reordering;
     --categorical names integer-coded categories), so rules read in the original values.
     Precision, recall (against all rows of the class), F-beta, size and coverage are
     measured on the whole file; --stability N adds the bagging stability score (mean best
@@ -160,16 +161,17 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
         start = _time.perf_counter()
         score = sc.stability(X, y, n_samples=n_stability, random_state=seed)
         elapsed_stab = _time.perf_counter() - start
-    dropped = {}
+    dropped, reduced = {}, {}
     view = sc.clusters_[0]._view if sc.clusters_ else getattr(sc, "_shared_view", None)
     if hasattr(view, "pre"):
         dropped = dict(getattr(view.pre, "dropped_", {}))
+        reduced = dict(getattr(view.pre, "reduced_", {}))
     n_target = sc.n_target_
     if fmt == "json":
         doc = {"data": data, "rows": len(frame), "target": target, "positive": to_python(label),
                "n_target": n_target, "beta": beta, "max_depth": max_depth,
                "strategy": strategy, "reorder": reorder, "bins": bins,
-               "dropped_columns": dropped,
+               "dropped_columns": dropped, "reduced_columns": reduced,
                "clusters": [c.to_dict() for c in sc.clusters_],
                "stability": score, "fit_seconds": elapsed}
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
@@ -179,6 +181,9 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
     if dropped:
         click.echo("dropped columns: " + ", ".join(f"{k} ({v})" for k, v in dropped.items())
                    + "; --keep COL uses one in the rules")
+    if reduced:
+        click.echo("reduced to known / missing: " + ", ".join(
+            f"{k} ({v})" for k, v in reduced.items()) + "; --keep COL uses its values")
     click.echo(f"clusters of {target} = {label}: strategy {strategy}, beta {beta:g}, max depth "
                f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
                f"found in {elapsed:.2f} s")

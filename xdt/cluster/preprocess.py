@@ -63,7 +63,18 @@ missing cells count as one value), and integer columns named like ids (``...id``
 any case) holding ``n`` distinct consecutive values, or distinct values with gaps
 when ``id`` is a word of the name (row numbers such as ``PassengerId``): no
 rule can generalise over them (the paper's "Features with too many unique values should
-either be binned ... or excluded"). A column named in ``ordinal`` or ``reorder`` is kept.
+either be binned ... or excluded"). A column named in ``ordinal``, ``reorder`` or ``keep``
+is kept.
+
+Columns reduced to known / missing by ``drop_ids=True`` (reported in ``reduced_``): a text
+column with missing cells that the test above keeps (its missing cells, one value, weigh
+enough) but whose *filled* cells alone are id-like by the same test (Titanic's ``Cabin``: 687
+of 891 cells missing, 147 distinct codes in the 204 filled ones). Its codes would make rules
+over a long list of them (symbolic reordering finds one); whether the value is known is
+what a rule can use. The column gets two categories, :data:`KNOWN` (every known value,
+values unseen at fit included) and :data:`MISSING` (:attr:`ColumnTreatment.known_only`),
+so a rule reads ``Cabin != (missing)`` or ``Cabin = (missing)``. Not for a column named in
+``ordinal``, ``reorder`` or ``keep``.
 
 Examples
 --------
@@ -103,10 +114,15 @@ from xdt.ir.dnf import Condition
 from xdt.learn.base import LearnerNotFittedError
 from xdt.learn.data import check_int
 
-__all__ = ["MISSING", "ColumnTreatment", "DateCondition", "Preprocessor", "group_values"]
+__all__ = ["KNOWN", "MISSING", "ColumnTreatment", "DateCondition", "Preprocessor",
+           "group_values"]
 
 MISSING = "(missing)"
 """The category that stands for missing values in categorical columns."""
+
+KNOWN = "(known)"
+"""The label of every known value of a nominal column reduced to known / missing
+(:attr:`ColumnTreatment.known_only`)."""
 
 _GROUPINGS = ("frequency", "equal-width", "similarity")
 _DATE_BINNINGS = ("frequency", "equal-width")
@@ -157,6 +173,12 @@ class ColumnTreatment:
     missing_code : object or None
         The transformed value of missing cells (the missing bin, or the code / label of
         :data:`MISSING`); ``None`` when the column had no missing values at fit.
+    known_only : bool
+        Categorical columns whose filled cells alone are id-like (see
+        :attr:`Preprocessor.reduced_`): reduced to whether the value is known, two
+        transformed values, one for every known value (label :data:`KNOWN` for a nominal
+        column; ``groups`` holds the known values seen at fit; values never seen are known
+        ones too) and one for missing cells.
     """
 
     name: str
@@ -168,6 +190,7 @@ class ColumnTreatment:
     grouping: str | None = None
     reordered: bool = False
     missing_code: object = None
+    known_only: bool = False
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -190,8 +213,11 @@ class ColumnTreatment:
             return f"{self.name}: {self.kind}, {self.n_bins} bins{miss}"
         if self.kind == "binary":
             return f"{self.name}: binary"
-        how = f", grouped by {self.grouping}" if self.grouping else ""
         ro = ", reordered by target" if self.reordered else ""
+        if self.known_only:
+            return (f"{self.name}: {self.kind}, known / missing ({len(self.order) - 1} known "
+                    f"values as one){ro}")
+        how = f", grouped by {self.grouping}" if self.grouping else ""
         return (f"{self.name}: {self.kind}, {len(self.codes)} values "
                 f"({len(self.order)} original){how}{ro}{miss}")
 
@@ -547,7 +573,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         all-distinct or mostly one-row text values, or text with at least half as many
         distinct values as rows and 20 or more of them; distinct integers in a column whose
         name starts or ends with ``id``), with the reason in :attr:`dropped_`, except the
-        columns named in ``keep``, ``ordinal`` or ``reorder``.
+        columns named in ``keep``, ``ordinal`` or ``reorder``; a text column with missing
+        cells whose filled cells alone are id-like by the same test is reduced to known /
+        missing instead (:attr:`reduced_`).
     keep : list of str, optional
         Columns never dropped as id-like (``xdt cluster --keep``): a category with many
         values that the user knows to be one (states in a small table), not a code.
@@ -562,6 +590,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         The kept columns, in order, with their treatment.
     dropped_ : dict of str to str
         Dropped columns and why.
+    reduced_ : dict of str to str
+        Columns reduced to known / missing (:attr:`ColumnTreatment.known_only`) and why:
+        the reason :func:`id_column_reason` gives for their filled cells.
     feature_names_in_ : numpy.ndarray of str
     n_features_in_ : int
     """
@@ -643,6 +674,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         positive_rows = self._positive_rows(y, len(frame)) if reorder else None
         self.columns_: dict[str, ColumnTreatment] = {}
         self.dropped_: dict[str, str] = {}
+        self.reduced_: dict[str, str] = {}
         for name in names:
             col = frame[name]
             kind = self._kind(name, col, forced, values)
@@ -664,6 +696,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             if self.drop_ids and not asked and (reason := id_column_reason(col, kind, counts)):
                 self.dropped_[name] = reason
                 continue
+            known_only = False
+            if self.drop_ids and not asked and kind == "categorical" \
+                    and (reason := self._filled_cells_id_reason(col)):
+                self.reduced_[name] = reason
+                known_only = True
             if kind == "binary":
                 t = ColumnTreatment(name, "binary", (False, True))
             elif kind == "numeric":
@@ -675,7 +712,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
                                       else self.grouping)
                 t = self._fit_categorical(name, col, method, name in ordinal or name in reorder,
                                           positive_rows if name in reorder else None,
-                                          values[name])
+                                          values[name], known_only=known_only)
             index = {c: i for i, c in enumerate(t.codes)}
             object.__setattr__(t, "_index", index)
             self.columns_[name] = t
@@ -683,11 +720,23 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self.n_features_in_ = len(names)
         return frame
 
+    @staticmethod
+    def _filled_cells_id_reason(col: pd.Series) -> str | None:
+        """:func:`id_column_reason` of the filled cells of a text column with missing cells
+        (``None`` for a column without them, or whose filled cells are not id-like)."""
+        missing = col.isna()
+        if not missing.any():
+            return None
+        return id_column_reason(col[~missing].reset_index(drop=True), "categorical",
+                                rows="filled cells")
+
     def summary(self) -> str:
         """One line per column: its treatment (:meth:`ColumnTreatment.describe`), then the
-        dropped columns and why."""
+        columns reduced to known / missing and the dropped columns, and why."""
         self._check_fitted()
         lines = [t.describe() for t in self.columns_.values()]
+        lines += [f"{name}: reduced to known / missing, {why}"
+                  for name, why in getattr(self, "reduced_", {}).items()]
         lines += [f"{name}: dropped, {why}" for name, why in self.dropped_.items()]
         return "\n".join(lines)
 
@@ -781,7 +830,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
 
     def _fit_categorical(self, name: str, col: pd.Series, method: str, ordinal: bool,
                          positive_rows: np.ndarray | None,
-                         values: _Values | None = None) -> ColumnTreatment:
+                         values: _Values | None = None, *,
+                         known_only: bool = False) -> ColumnTreatment:
+        """One categorical column's treatment (grouped, ordered and coded); ``known_only``:
+        two groups, the known values and :data:`MISSING` (which the column must hold)."""
         values = _factorize(col) if values is None else values
         codes_in, uniques = values.codes, values.uniques
         counts = dict(values.counts)
@@ -794,7 +846,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             if MISSING in counts:
                 natural.append(MISSING)
         grouping = None
-        if len(natural) > int(self.max_categories):
+        if known_only:
+            groups = [[v for v in natural if v != MISSING], [MISSING]]
+        elif len(natural) > int(self.max_categories):
             grouping = method
             groups = group_values(natural, [int(counts[v]) for v in natural],
                                   int(self.n_groups), method)
@@ -816,12 +870,14 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             codes: tuple = tuple(range(len(groups_t)))
             kind = "ordinal"
         else:
-            codes = tuple(g[0] if len(g) == 1 else f"<group {i}>"
+            codes = tuple(KNOWN if known_only and i != missing_at
+                          else g[0] if len(g) == 1 else f"<group {i}>"
                           for i, g in enumerate(groups_t))
             kind = "nominal"
         return ColumnTreatment(name, kind, codes, groups=groups_t, order=order,
                                grouping=grouping, reordered=reordered,
-                               missing_code=None if missing_at is None else codes[missing_at])
+                               missing_code=None if missing_at is None else codes[missing_at],
+                               known_only=known_only)
 
     @staticmethod
     def _labels(col: pd.Series) -> pd.Series:
@@ -851,7 +907,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         ------
         NotFittedError, InstanceShapeError
         UnknownCategoryError
-            A categorical value not seen at ``fit``.
+            A categorical value not seen at ``fit`` (in a column reduced to known / missing,
+            such a value is a known one).
         DataError
             A non-number in a numeric column.
         """
@@ -902,7 +959,10 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         codes, uniques = factorized.codes, factorized.uniques
         lookup = {v: i for i, g in enumerate(t.groups) for v in g}   # value -> position
         unseen = sorted({v for v in uniques if v not in lookup}, key=_sort_key)
-        if unseen:
+        if unseen and t.known_only:   # a value never seen is a known one
+            known_at = next(i for i, g in enumerate(t.groups) if MISSING not in g)
+            lookup.update((v, known_at) for v in unseen)
+        elif unseen:
             raise UnknownCategoryError(
                 f"column {t.name!r} has value(s) not seen at fit: {unseen[:5]}; refit, or "
                 "map them to known values")
@@ -967,7 +1027,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         rows whose transformed value is in ``codes`` — for numeric and date columns, one
         interval per run of consecutive bins, on the non-missing values (see
         :meth:`allows_missing`); for categorical and binary columns, one condition on the
-        set of original values (:data:`MISSING` standing for missing cells). An empty tuple:
+        set of original values (:data:`MISSING` standing for missing cells; for a column
+        reduced to known / missing, the known side is the known values seen at fit, while
+        :meth:`evaluate` takes values never seen as known ones too). An empty tuple:
         no non-missing value is allowed. An unrestricted numeric column gives one condition
         ``-inf < x``.
 
@@ -1073,6 +1135,11 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if not conds:
             return np.zeros(len(col), bool)
         values = _factorize(col)
+        if t.known_only:   # every known value, unseen ones too, on the known side
+            missing = _isin(values.uniques, [MISSING])
+            allowed_missing = self.allows_missing(column, codes)
+            allowed_known = len(self._positions(t, codes)) > allowed_missing
+            return np.where(missing, allowed_missing, allowed_known)[values.codes]
         return _isin(values.uniques, conds[0].values)[values.codes]
 
     def describe(self, column: str, codes: Iterable) -> str:
@@ -1082,7 +1149,8 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         ``Age is missing``, ``Age <= 28 or Age is missing``, ``Age is not missing``;
         ``2020-01-01 < Date <= 2020-03-01``; ``Sex = female``, ``Embarked in {C, Q}``, and,
         when fewer values are excluded than allowed (the paper's "reverting the path
-        clause"), ``Country != US`` or ``Country not in {US, CA}``. Every value allowed:
+        clause"), ``Country != US`` or ``Country not in {US, CA}``; a column reduced to known
+        / missing, ``Cabin != (missing)`` or ``Cabin = (missing)``. Every value allowed:
         ``Age is any value``.
         """
         codes = _code_list(codes)
@@ -1104,6 +1172,9 @@ class Preprocessor(TransformerMixin, BaseEstimator):
             return text + (f" or {column} is missing" if miss else "")
         if t.kind == "binary":
             return f"{column} = {t.codes[pos[0]]}"
+        if t.known_only:
+            return (f"{column} = {MISSING}" if self.allows_missing(column, codes)
+                    else f"{column} != {MISSING}")
         allowed = [v for p in pos for v in t.groups[p]]
         excluded = [v for p, g in enumerate(t.groups) if p not in pos for v in g]
         if len(excluded) < len(allowed):

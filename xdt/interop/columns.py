@@ -38,7 +38,8 @@ def _named_like_an_id(name: str, loosely: bool) -> bool:
     return loosely and (low.startswith("id") or low.endswith("id"))
 
 
-def id_column_reason(col: pd.Series, kind: str, counts: Mapping | None = None) -> str | None:
+def id_column_reason(col: pd.Series, kind: str, counts: Mapping | None = None, *,
+                     rows: str = "rows") -> str | None:
     """Why ``col`` looks like an id or a name, a column no rule can generalise over; ``None``
     when it does not.
 
@@ -76,6 +77,9 @@ def id_column_reason(col: pd.Series, kind: str, counts: Mapping | None = None) -
     counts : mapping of value to int, optional
         The rows of each distinct value of ``col`` (``col.value_counts()`` as a mapping),
         when the caller has them.
+    rows : str, default "rows"
+        What the reason calls the cells it counts (:class:`Preprocessor` tests the filled
+        cells of a column with missing values: ``"filled cells"``).
 
     Returns
     -------
@@ -97,9 +101,9 @@ def id_column_reason(col: pd.Series, kind: str, counts: Mapping | None = None) -
                 return f"all {n} values are distinct (an id or name)"
             own = sum(1 for k in counts.values() if k == 1)
             if 2 * own > n and own >= ID_MIN_OWN_VALUES:
-                return f"{own} of the {n} rows have a value no other row has (an id or code)"
+                return f"{own} of the {n} {rows} have a value no other row has (an id or code)"
         if distinct >= ID_MIN_DISTINCT_SHARE * n and distinct >= ID_MIN_OWN_VALUES:
-            return (f"{distinct} distinct values in {n} rows ({distinct / n:.0%}, at least "
+            return (f"{distinct} distinct values in {n} {rows} ({distinct / n:.0%}, at least "
                     f"{ID_MIN_DISTINCT_SHARE:.0%}: a near-id or code)")
     if missing:
         return None
