@@ -217,6 +217,8 @@ def test_streed_errors():
         xdt.from_pystreed(model, encoder=TabularEncoder(categorical=["buying", "maint"]).fit(X))
     with pytest.raises(ParameterError, match="4 distinct labels"):
         xdt.from_pystreed(model, encoder=enc, classes=["a", "a", "b", "c"])
+    with pytest.raises(ParameterError, match="sequence of 4 labels.*'abcd'"):
+        xdt.from_pystreed(model, encoder=enc, classes="abcd")  # 4 letters, not 4 labels
     frame = fit(streed(max_depth=2), pd.DataFrame(Z[:, :5], columns=list("abcde")), y)
     with pytest.raises(UnknownFeatureError, match="absent from feature_names"):
         xdt.from_pystreed(frame, list("abcdf"))
@@ -310,6 +312,8 @@ def test_dl85_errors():
         xdt.from_dl85(model, list(enc.encoded_names_), encoder=enc)
     with pytest.raises(ParameterError, match="4 distinct labels"):
         xdt.from_dl85(model, encoder=enc, classes=["a", "b"])
+    with pytest.raises(ParameterError, match="sequence of 4 labels"):
+        xdt.from_dl85(model, encoder=enc, classes="abcd")
     with pytest.raises(UnsupportedEstimatorError, match="columns were named"):
         xdt.from_dl85(model, ["a"])
     with pytest.raises(UnsupportedEstimatorError, match="codes"):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
-from xdt.interop.sklearn_tree import class_label, column_split
+from xdt.interop.sklearn_tree import column_split, named_classes
 from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import DecisionTree, Leaf, Node
@@ -120,11 +120,7 @@ def from_dl85(model, feature_names: Sequence[str] | None = None, *,
     if classes is None:
         labels = list(range(k))
     else:
-        labels = [class_label(c) for c in classes]
-        if len(labels) != k or len(set(labels)) != k:
-            raise ParameterError(
-                f"classes= must give {k} distinct labels, one per class code 0..{k - 1} of "
-                f"the model, got {list(classes)}")
+        labels = named_classes(classes, k, f"class code 0..{k - 1} of the model")
 
     if (feature_names is None) == (encoder is None):
         raise ParameterError(

@@ -68,6 +68,26 @@ def class_label(v: object) -> str | int:
     return str(v)
 
 
+def named_classes(classes, k: int, of: str) -> list[str | int]:
+    """The labels a user gives to a model's ``k`` classes (``classes=`` of the importers of
+    learners that learn integer codes), checked: a sequence of ``k`` distinct labels, not a
+    string (whose characters would pass as labels). ``of`` says what they name, for the error.
+
+    Raises
+    ------
+    ParameterError
+        ``classes`` a string or not a sequence, of another length than ``k``, or with repeats.
+    """
+    if isinstance(classes, str | bytes) or not hasattr(classes, "__len__"):
+        raise ParameterError(
+            f"classes= must be a sequence of {k} labels, one per {of}, got {classes!r}")
+    labels = [class_label(c) for c in classes]
+    if len(labels) != k or len(set(labels)) != k:
+        raise ParameterError(
+            f"classes= must give {k} distinct labels, one per {of}, got {list(classes)}")
+    return labels
+
+
 def _is_frame(X) -> bool:
     import pandas as pd
 

@@ -38,7 +38,7 @@ from xdt.errors import (
     UnknownFeatureError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.sklearn_tree import class_label, column_split
+from xdt.interop.sklearn_tree import class_label, column_split, named_classes
 from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.features import Feature
 from xdt.ir.tree import DecisionTree, Leaf, Node
@@ -189,11 +189,8 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     learned = [class_label(c) for c in model.classes_]
     if len(set(learned)) != len(learned):
         raise UnsupportedEstimatorError(f"class labels {learned} collide once converted")
-    labels = learned if classes is None else [class_label(c) for c in classes]
-    if len(labels) != len(learned) or len(set(labels)) != len(labels):
-        raise ParameterError(
-            f"classes= must give {len(learned)} distinct labels, one per label {learned} of "
-            f"the model, got {list(classes or [])}")
+    labels = learned if classes is None else named_classes(
+        classes, len(learned), f"label {learned} of the model")
 
     def build(node) -> Node:
         if node.is_leaf_node():
