@@ -203,6 +203,12 @@ class ColumnTreatment:
         return len(self.cuts) + 1 if self.is_binned and self._has_values else 0
 
     @property
+    def known_position(self) -> int:
+        """A column reduced to known / missing (:attr:`known_only`): the position, in
+        ``codes`` and ``groups``, of the known side (every known value)."""
+        return next(i for i, g in enumerate(self.groups) if MISSING not in g)
+
+    @property
     def _has_values(self) -> bool:
         return len(self.codes) > (self.missing_code is not None)
 
@@ -736,7 +742,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         self._check_fitted()
         lines = [t.describe() for t in self.columns_.values()]
         lines += [f"{name}: reduced to known / missing, {why}"
-                  for name, why in getattr(self, "reduced_", {}).items()]
+                  for name, why in self.reduced_.items()]
         lines += [f"{name}: dropped, {why}" for name, why in self.dropped_.items()]
         return "\n".join(lines)
 
@@ -960,8 +966,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         lookup = {v: i for i, g in enumerate(t.groups) for v in g}   # value -> position
         unseen = sorted({v for v in uniques if v not in lookup}, key=_sort_key)
         if unseen and t.known_only:   # a value never seen is a known one
-            known_at = next(i for i, g in enumerate(t.groups) if MISSING not in g)
-            lookup.update((v, known_at) for v in unseen)
+            lookup.update((v, t.known_position) for v in unseen)
         elif unseen:
             raise UnknownCategoryError(
                 f"column {t.name!r} has value(s) not seen at fit: {unseen[:5]}; refit, or "
@@ -1138,7 +1143,7 @@ class Preprocessor(TransformerMixin, BaseEstimator):
         if t.known_only:   # every known value, unseen ones too, on the known side
             missing = _isin(values.uniques, [MISSING])
             allowed_missing = self.allows_missing(column, codes)
-            allowed_known = len(self._positions(t, codes)) > allowed_missing
+            allowed_known = t.known_position in self._positions(t, codes)
             return np.where(missing, allowed_missing, allowed_known)[values.codes]
         return _isin(values.uniques, conds[0].values)[values.codes]
 
