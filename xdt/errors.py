@@ -29,6 +29,7 @@ what to do about it.
     ├── EngineError                        an explanation engine cannot serve a request
     │   └── EngineNotAvailableError (ValueError)
     ├── CertificateError                   an explanation's certificate fails its re-check
+    ├── NoExplanationError (LookupError)   no explanation of the kind asked meets the terms
     ├── DataError (ValueError)             a data file or table is not usable
     │   ├── FieldCountError                  a CSV line has more fields than the header
     │   └── InvalidRowError                  a row of a batch run cannot be explained
@@ -151,6 +152,25 @@ class CertificateError(XdtError):
     def __init__(self, message: str, row: object = None, reason: str | None = None):
         self.row = row
         self.reason = reason if reason is not None else message
+        super().__init__(message)
+
+
+class NoExplanationError(XdtError, LookupError):
+    """No explanation of the kind asked exists under the terms given: e.g. no AXp avoids the
+    excluded features, because fixing every other feature still admits another class.
+
+    Attributes
+    ----------
+    counterexample : dict or None
+        A point (feature name -> value) showing it: it agrees with the instance on every
+        feature the explanation could use and is predicted ``counterexample_class``.
+    counterexample_class : str, int or None
+    """
+
+    def __init__(self, message: str, counterexample: dict | None = None,
+                 counterexample_class: object = None):
+        self.counterexample = counterexample
+        self.counterexample_class = counterexample_class
         super().__init__(message)
 
 

@@ -14,6 +14,13 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
   (the path-walker), AXps are enumerated as their MHSes with PySAT's :class:`Hitman`;
   otherwise a hitting-set enumerator proposes candidates over the CXps (AXps) found so far
   and the oracle either confirms an AXp (CXp) or yields a new CXp (AXp).
+* **A cheapest AXp / CXp** for feature weights (:mod:`xdt.explain.preferences`) is a
+  minimum-weight hitting set of the CXps / AXps, found by implicit hitting sets: RC2 MaxSAT
+  (PySAT) proposes a cheapest hitting set of the dual explanations found so far, and the
+  oracle either accepts it — it is then optimal, since every explanation must hit every dual
+  one — or yields a new dual explanation it misses (:func:`cheapest_axp`,
+  :func:`cheapest_cxp`). The dual explanations found are the proof of the lower bound.
+  Enumerations in order of weight (``weights=``) use the same MaxSAT solver.
 * **A smallest AXp** is a minimum-size hitting set of the CXps (a compiled branch and
   bound, :func:`minimum_hitting_set`; past its step budget, Hitman with RC2 MaxSAT, which
   returns hitting sets in order of increasing size). Among several smallest AXps, which
@@ -31,9 +38,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from pysat.examples.hitman import Hitman
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
 
 from xdt.explain.oracle import EntailmentOracle, bits, to_mask
 
@@ -151,19 +161,107 @@ def _full_order(universe: int, order: Sequence[int]) -> list[int]:
     return seen + [i for i in bits(universe) if i not in set(seen)]
 
 
-def minimal_hitting_sets(sets: Sequence[int], stop: Stop = None) -> Iterator[int]:
-    """All minimal hitting sets of a family of non-empty bit masks, smallest first.
+Weights = dict[int, int] | None
+"""Feature position -> positive integer cost (:func:`xdt.explain.preferences.feature_weights`),
+or ``None`` for unit costs."""
 
-    Uses PySAT's :class:`~pysat.examples.hitman.Hitman` (RC2 MaxSAT); each set it returns is
-    blocked (its supersets excluded) before asking for the next one. An empty family has one
-    minimal hitting set, the empty set.
+
+class HittingSets:
+    """Cheapest hitting sets of a growing family of feature sets (bit masks).
+
+    Without weights, PySAT's :class:`~pysat.examples.hitman.Hitman` (RC2 MaxSAT, smallest
+    first); with weights, RC2 on the weighted partial MaxSAT formula of the problem (one soft
+    unit clause ``-f`` of weight ``w[f]`` per candidate feature, one hard clause per set to
+    hit, one hard clause per blocked set), so that each :meth:`get` returns a hitting set of
+    minimum total weight and that weight, proven optimal by the solver. Added sets and blocks
+    are incremental. Use as a context manager (or call :meth:`close`).
+
+    Parameters
+    ----------
+    weights : dict of int to int, or None
+        Positive cost per feature position; needed for every feature a set may hold.
+    """
+
+    def __init__(self, weights: Weights = None):
+        self.weights = weights
+        self.empty = False  # an empty set to hit: no hitting set exists
+        self._hitman: Hitman | None = None
+        self._rc2: RC2 | None = None
+        if weights is None:
+            self._hitman = Hitman(htype="sorted")
+        else:
+            formula = WCNF()
+            for f, w in sorted(weights.items()):
+                formula.append([-(f + 1)], weight=int(w))
+            self._rc2 = RC2(formula)
+
+    def hit(self, mask: int) -> None:
+        """Add a set every later hitting set must meet."""
+        if mask == 0:
+            self.empty = True
+        elif self._hitman is not None:
+            self._hitman.hit(bits(mask))
+        else:
+            self._rc2.add_clause([f + 1 for f in bits(mask)])
+
+    def block(self, mask: int) -> None:
+        """Exclude ``mask`` and its supersets from the later hitting sets."""
+        if self._hitman is not None:
+            self._hitman.block(bits(mask))
+        else:
+            self._rc2.add_clause([-(f + 1) for f in bits(mask)])
+
+    def get(self) -> tuple[int, int] | None:
+        """A cheapest hitting set not blocked, and its cost (its size without weights), or
+        ``None`` when none is left."""
+        if self.empty:
+            return None
+        if self._hitman is not None:
+            hs = self._hitman.get()
+            return None if hs is None else (to_mask(hs), len(hs))
+        model = self._rc2.compute()
+        if model is None:
+            return None
+        mask = to_mask(v - 1 for v in model if v > 0 and v - 1 in self.weights)
+        return mask, int(self._rc2.cost)
+
+    def close(self) -> None:
+        if self._hitman is not None:
+            self._hitman.delete()
+        if self._rc2 is not None:
+            self._rc2.delete()
+
+    def __enter__(self) -> HittingSets:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def minimal_hitting_sets(sets: Sequence[int], stop: Stop = None,
+                         weights: Weights = None) -> Iterator[int]:
+    """All minimal hitting sets of a family of non-empty bit masks, smallest (with
+    ``weights``: cheapest) first.
+
+    Uses PySAT's :class:`~pysat.examples.hitman.Hitman` (RC2 MaxSAT; :class:`HittingSets`
+    with weights); each set it returns is blocked (its supersets excluded) before asking for
+    the next one. An empty family has one minimal hitting set, the empty set.
     """
     if not sets:
         yield 0
         return
-    with Hitman(bootstrap_with=[bits(s) for s in sets], htype="sorted") as hitman:
-        for hs in hitman.enumerate():
-            yield to_mask(hs)
+    if weights is None:
+        with Hitman(bootstrap_with=[bits(s) for s in sets], htype="sorted") as hitman:
+            for hs in hitman.enumerate():
+                yield to_mask(hs)
+                _poll(stop)
+        return
+    with HittingSets(weights) as family:
+        for s in sets:
+            family.hit(s)
+        while (got := family.get()) is not None:
+            yield got[0]
+            family.block(got[0])
             _poll(stop)
 
 
@@ -192,57 +290,140 @@ def minimum_hitting_set(sets: Sequence[int]) -> int:
 
 
 def _duality(is_wanted: Callable[[int], bool], dual_inside: Callable[[int], int],
-             stop: Stop = None) -> Iterator[int]:
-    """The hitting-set duality loop: a minimum hitting set ``h`` of the dual explanations
-    found so far is wanted when ``is_wanted(h)`` (then blocked and yielded); otherwise
-    ``dual_inside(h)`` is a new dual explanation that ``h`` misses, added to the sets to hit.
-    The Hitman solver is released when the loop ends or its consumer stops early."""
-    with Hitman(htype="sorted") as hitman:
-        while (hs := hitman.get()) is not None:
+             stop: Stop = None, weights: Weights = None) -> Iterator[int]:
+    """The hitting-set duality loop: a minimum (cheapest) hitting set ``h`` of the dual
+    explanations found so far is wanted when ``is_wanted(h)`` (then blocked and yielded);
+    otherwise ``dual_inside(h)`` is a new dual explanation that ``h`` misses, added to the
+    sets to hit. The solver is released when the loop ends or its consumer stops early."""
+    with HittingSets(weights) as family:
+        while (got := family.get()) is not None:
             _poll(stop)
-            cand = to_mask(hs)
+            cand = got[0]
             if is_wanted(cand):
                 yield cand
-                hitman.block(hs)
+                family.block(cand)
             else:
-                hitman.hit(bits(dual_inside(cand)))
+                family.hit(dual_inside(cand))
 
 
-def enumerate_axps(oracle: EntailmentOracle, stop: Stop = None) -> Iterator[int]:
-    """All AXps, smallest first (MHS duality).
+def _on(weights: Weights, universe: int) -> Weights:
+    """The weights of the candidate features only."""
+    return None if weights is None else {f: weights[f] for f in bits(universe)}
+
+
+def enumerate_axps(oracle: EntailmentOracle, stop: Stop = None,
+                   weights: Weights = None) -> Iterator[int]:
+    """All AXps, smallest (with ``weights``: cheapest) first (MHS duality).
 
     With an engine that lists its CXps, the AXps are the MHSes of those. Otherwise: ask the
     hitting-set enumerator for a minimum hitting set ``h`` of the CXps found so far; if ``h``
     entails the prediction it is an AXp (no proper subset hits all CXps) and is blocked;
     if not, a new CXp is extracted from the complement of ``h`` and added to the sets to hit.
     """
+    u = oracle.universe
     cxps = oracle.all_cxps()
     if cxps is not None:
-        yield from minimal_hitting_sets(cxps, stop)
+        if 0 in cxps:  # the prediction changes with no candidate freed: no AXp
+            return
+        yield from minimal_hitting_sets(cxps, stop, _on(weights, u))
         return
-    u = oracle.universe
+    if not oracle.entails(u):
+        return
     yield from _duality(oracle.entails,
                         lambda h: deletion_cxp(oracle, start=u & ~h, stop=stop),  # type: ignore
-                        stop)
+                        stop, _on(weights, u))
 
 
-def enumerate_cxps(oracle: EntailmentOracle, stop: Stop = None) -> Iterator[int]:
-    """All CXps, smallest first (MHS duality, dual to :func:`enumerate_axps`).
+def enumerate_cxps(oracle: EntailmentOracle, stop: Stop = None,
+                   weights: Weights = None) -> Iterator[int]:
+    """All CXps, smallest (with ``weights``: cheapest) first (MHS duality, dual to
+    :func:`enumerate_axps`).
 
     With an engine that lists its CXps they are returned directly. Otherwise: a minimum
     hitting set ``h`` of the AXps found so far is a CXp when freeing it lets the prediction
     change (no proper subset does: each misses a whole AXp); if not, the fixed rest is a
     weak AXp, which is shrunk to a new AXp and added to the sets to hit.
     """
+    u = oracle.universe
     cxps = oracle.all_cxps()
     if cxps is not None:
-        yield from sorted(cxps, key=lambda m: (m.bit_count(), m))
+        yield from sorted(cxps, key=lambda m: (m.bit_count(), m) if weights is None
+                          else (sum(weights[f] for f in bits(m)), m.bit_count(), m))
         return
-    u = oracle.universe
     if oracle.entails(0):  # nothing can change the prediction: no CXp at all
         return
     yield from _duality(lambda h: not oracle.entails(u & ~h),
-                        lambda h: deletion_axp(oracle, start=u & ~h, stop=stop), stop)
+                        lambda h: deletion_axp(oracle, start=u & ~h, stop=stop), stop,
+                        _on(weights, u))
+
+
+class Cheapest(NamedTuple):
+    """A cheapest explanation and the proof of its optimality.
+
+    Attributes
+    ----------
+    mask : int
+        The explanation (bit mask).
+    cost : int
+        Its cost in the scaled integer weights (:data:`Weights`).
+    lower_bound : int
+        The cost of a cheapest hitting set of ``bounds``, by the MaxSAT solver; equal to
+        ``cost``, which proves it optimal.
+    bounds : tuple of int
+        The dual explanations found (CXps for an AXp, AXps for a CXp): every explanation
+        must meet each of them.
+    """
+
+    mask: int
+    cost: int
+    lower_bound: int
+    bounds: tuple[int, ...]
+
+
+def _cheapest(oracle: EntailmentOracle, weights: Weights, is_wanted: Callable[[int], bool],
+              dual_inside: Callable[[int], int], stop: Stop) -> Cheapest | None:
+    u = oracle.universe
+    weights = _on(weights if weights is not None else dict.fromkeys(bits(u), 1), u)
+    bounds: list[int] = []
+    with HittingSets(weights) as family:
+        while (got := family.get()) is not None:
+            _poll(stop)
+            cand, cost = got
+            if is_wanted(cand):
+                return Cheapest(cand, cost, cost, tuple(bounds))
+            dual = dual_inside(cand)
+            bounds.append(dual)
+            family.hit(dual)
+    return None
+
+
+def cheapest_axp(oracle: EntailmentOracle, weights: Weights = None,
+                 stop: Stop = None) -> Cheapest | None:
+    """An AXp of minimum total weight (unit weights: a smallest AXp), with the CXps that
+    prove the bound, by implicit hitting sets over the CXps (RC2 MaxSAT); ``None`` when no
+    AXp exists (fixing every candidate feature does not entail the prediction, e.g. when
+    features were excluded).
+
+    Each round costs one MaxSAT call and, for a rejected candidate ``h``, one CXp by
+    deletion inside the complement of ``h`` (one entailment query per feature)."""
+    u = oracle.universe
+    if not oracle.entails(u):
+        return None
+    return _cheapest(oracle, weights, oracle.entails,
+                     lambda h: deletion_cxp(oracle, start=u & ~h, stop=stop),  # type: ignore
+                     stop)
+
+
+def cheapest_cxp(oracle: EntailmentOracle, weights: Weights = None,
+                 stop: Stop = None) -> Cheapest | None:
+    """A CXp of minimum total weight (unit weights: a smallest CXp), with the AXps that
+    prove the bound, by implicit hitting sets over the AXps (RC2 MaxSAT); ``None`` when no
+    CXp exists (freeing every candidate feature cannot change the prediction)."""
+    u = oracle.universe
+    if oracle.entails(0):
+        return None
+    return _cheapest(oracle, weights, lambda h: not oracle.entails(u & ~h),
+                     lambda h: deletion_axp(oracle, start=u & ~h, stop=stop), stop)
 
 
 def smallest_axp(oracle: EntailmentOracle) -> int:

@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from functools import partial
 from typing import NamedTuple, TypeVar
 
 import numpy as np
 from tqdm import tqdm
 
-from xdt.errors import EngineNotAvailableError, ParameterError
+from xdt.errors import EngineNotAvailableError, NoExplanationError, ParameterError
 from xdt.explain import duality
 from xdt.explain.certificates import (
     axp_certificate,
@@ -64,6 +65,13 @@ from xdt.explain.models import (
 )
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.explain.path import PathOracle
+from xdt.explain.preferences import (
+    RestrictedOracle,
+    cost_of,
+    feature_mask,
+    feature_weights,
+    plain_number,
+)
 from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver
 from xdt.explain.sat_cache import shared_encoding
 from xdt.ir.cells import full_mask
@@ -91,6 +99,9 @@ def _release(oracle: EntailmentOracle) -> None:
     if close is not None:
         close()
 ORDERS = ("features", "reverse", "path", "term")
+ENUMERATION_ORDERS = ("size", "weight")
+"""Orders of :meth:`Explainer.all_axps` and :meth:`Explainer.all_cxps`: smallest first, or
+cheapest first under the ``weights`` given."""
 
 
 _E = TypeVar("_E", Explanation, Explanation | None)
@@ -471,7 +482,8 @@ class Explainer:
         return [self.model.features.index(name) for name in order]
 
     def _explanation(self, q: _Query, mask: int, kind: str, inflation: Inflation | None = None,
-                     certify: bool = False) -> Explanation:
+                     certify: bool = False, cost: object = None,
+                     optimality: object = None) -> Explanation:
         """The Explanation of the feature set ``mask``, with its certificate (if ``certify``
         or the explainer always certifies)."""
         certify = certify or self.certificates
@@ -506,7 +518,7 @@ class Explainer:
             tuple([literal((f, m)) or self._literal(f, m)
                    for f, m in zip(feats, masks, strict=True)]),
             self.model.classes[q.prediction], self.model.target, q.path_restricted, cx,
-            cx_class, masks, inflation is not None, cert)
+            cx_class, masks, inflation is not None, cert, cost=cost, optimality=optimality)
 
     def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
@@ -578,7 +590,8 @@ class Explainer:
         return tuple(names[f] for f in path.features)
 
     def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
-            inflate: bool = False, verify: bool = False) -> Explanation:
+            inflate: bool = False, verify: bool = False,
+            exclude: Iterable[str] | None = None) -> Explanation:
         """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
 
         Parameters
@@ -611,6 +624,10 @@ class Explainer:
             Re-check the explanation's certificate against ``model.predict`` before
             returning (:func:`~xdt.explain.certificates.check_certificate`); raises
             :class:`~xdt.errors.CertificateError` if it fails.
+        exclude : iterable of str, optional
+            Features the AXp may not use ("explain without race or sex"): they are held
+            free, so the AXp holds whatever values they take (:mod:`xdt.explain.preferences`).
+            The result is an AXp of the model that avoids them.
 
         Returns
         -------
@@ -618,9 +635,18 @@ class Explainer:
             With its ``certificate`` (:class:`~xdt.explain.certificates.AxpCertificate`):
             per feature a witness point showing that freeing it alone admits another class,
             and the proof of entailment (the blocked paths, or the SAT solver's UNSAT).
+
+        Raises
+        ------
+        NoExplanationError
+            When no AXp avoids the ``exclude`` features: fixing every other feature still
+            admits another class (the error's ``counterexample`` is such a point).
+        UnknownFeatureError
+            For a name in ``exclude`` that the model lacks.
         """
         q = self._query(x, path_restricted)
-        mask = duality.deletion_axp(q.oracle, self._order(q, order))
+        oracle = self._axp_oracle(q, exclude)
+        mask = duality.deletion_axp(oracle, self._order(q, order))
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
@@ -660,23 +686,31 @@ class Explainer:
             self._explanation(q, mask, "AXp", self._inflation(q, mask, seq), verify), verify)
 
     def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
-            verify: bool = False) -> Explanation | None:
+            verify: bool = False, immutable: Iterable[str] | None = None) -> Explanation | None:
         """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
-        the candidate features changes the prediction (e.g. a one-class tree).
+        the candidate features changes the prediction (e.g. a one-class tree, or every
+        feature that matters is immutable).
 
         The CXp's ``certificate`` (:class:`~xdt.explain.certificates.CxpCertificate`) holds
         its counterexample: a witness point that changes only the CXp's features and is
         predicted another class. ``verify=True`` re-checks it with ``model.predict`` (see
-        :meth:`axp`)."""
+        :meth:`axp`).
+
+        ``immutable`` (feature names) are features that may not change ("leave age
+        alone"): the CXp is an actionable one, a subset-minimal set of the other features
+        whose change can change the prediction, and its counterexample keeps the immutable
+        features at the instance's values (:mod:`xdt.explain.preferences`). Raises
+        :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
-        mask = duality.deletion_cxp(q.oracle, self._order(q, order))
+        mask = duality.deletion_cxp(self._cxp_oracle(q, immutable), self._order(q, order))
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
     def _enumerate(self, q: _Query, search: Callable[[duality.Stop], Iterator[int]],
                    kind: str, max_count: int | None,
                    time_limit: float | duality.Deadline | None, progress: bool,
-                   verify: bool, on_found: Callable[[int, Explanation], None] | None
+                   verify: bool, on_found: Callable[[int, Explanation], None] | None,
+                   weights: tuple | None = None, by_weight: bool = False
                    ) -> ExplanationList:
         """Run ``search(stop)`` under the limits; build (and with ``verify`` re-check) the
         explanations found, all before the deadline."""
@@ -712,8 +746,15 @@ class Explainer:
             if deadline is not None and started is not None:
                 pace = (deadline.now() - started) / n
 
+        exact = None if weights is None else weights[1]
+
+        def cost(m: int) -> object:
+            return None if exact is None else plain_number(cost_of(m, exact))
+
         def listed(stopped: str | None) -> ExplanationList:
-            return ExplanationList([found[m] for m in self._sorted(found)],
+            order = (sorted(found, key=lambda m: (cost_of(m, exact), m.bit_count(), bits(m)))
+                     if by_weight and exact is not None else self._sorted(found))
+            return ExplanationList([found[m] for m in order],
                                    complete=stopped is None, stopped_by=stopped)
 
         stopped = None
@@ -723,7 +764,7 @@ class Explainer:
         try:
             try:
                 for m in masks:
-                    found[m] = self._explanation(q, m, kind, None, verify)
+                    found[m] = self._explanation(q, m, kind, None, verify, cost(m))
                     bar.update(1)
                     if on_found is not None:
                         on_found(len(found), found[m])
@@ -759,9 +800,11 @@ class Explainer:
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
                  verify: bool = False,
-                 on_found: Callable[[int, Explanation], None] | None = None
+                 on_found: Callable[[int, Explanation], None] | None = None,
+                 immutable: Iterable[str] | None = None,
+                 weights: Mapping[str, float] | None = None, order: str | None = None
                  ) -> ExplanationList:
-        """All CXps of the prediction for ``x``, smallest first.
+        """All CXps of the prediction for ``x``, smallest (or cheapest) first.
 
         For trees with the path engine: the subset-minimal sets of features on which a path
         of another class disagrees with ``x`` (polynomial; Izza et al., Section 5). With the
@@ -794,6 +837,17 @@ class Explainer:
             Called as ``on_found(count, explanation)`` each time the search finds an
             explanation (``count`` = 1, 2, ... so far), before its certificate is
             re-checked; e.g. to show a counter while a long enumeration runs.
+        immutable : iterable of str, optional
+            Features that may not change: only the CXps avoiding them are listed (the
+            actionable ones; see :meth:`cxp`).
+        weights : mapping of str to positive number, optional
+            Feature name -> cost (features not named cost 1;
+            :func:`~xdt.explain.preferences.feature_weights`); each explanation's ``cost``
+            is the sum of its features' weights.
+        order : {"size", "weight"}, optional
+            ``"size"``: smallest first; ``"weight"``: cheapest first under ``weights``
+            (enumerated in that order by RC2 MaxSAT). Default: ``"weight"`` when ``weights``
+            is given, else ``"size"``.
 
         Returns
         -------
@@ -810,36 +864,207 @@ class Explainer:
             With ``verify=True``, when a certificate fails its re-check.
         """
         q = self._query(x, path_restricted)
-        return self._enumerate(q, partial(duality.enumerate_cxps, q.oracle), "CXp",
-                               max_count, time_limit, progress, verify, on_found)
+        w, by_weight = self._enumeration_weights(weights, order)
+        return self._enumerate(q, partial(duality.enumerate_cxps, self._cxp_oracle(q, immutable),
+                                          weights=w[0] if by_weight and w else None),
+                               "CXp", max_count, time_limit, progress, verify, on_found, w,
+                               by_weight)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
                  verify: bool = False,
-                 on_found: Callable[[int, Explanation], None] | None = None
+                 on_found: Callable[[int, Explanation], None] | None = None,
+                 exclude: Iterable[str] | None = None,
+                 weights: Mapping[str, float] | None = None, order: str | None = None
                  ) -> ExplanationList:
-        """All AXps of the prediction for ``x``, smallest first, as the minimal hitting sets
-        of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5).
+        """All AXps of the prediction for ``x``, smallest (or cheapest) first, as the minimal
+        hitting sets of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5).
 
         The number of AXps can be exponential in the number of features (a deep tree over
         hundreds of binary features can have thousands for one instance), and by default
         the call lists them all: give ``max_count`` or ``time_limit`` to bound it.
         ``max_count``, ``time_limit``, ``progress``, ``verify`` and ``on_found`` are as in
-        :meth:`all_cxps`, and so are the returned :class:`ExplanationList` and the errors.
-        Each AXp carries its certificate (see :meth:`axp`)."""
+        :meth:`all_cxps`, and so are the returned :class:`ExplanationList` and the errors;
+        so are ``weights`` and ``order`` (``"weight"``: cheapest first). ``exclude`` lists
+        features the AXps may not use (see :meth:`axp`): only the AXps avoiding them are
+        listed, and the list is empty when none does. Each AXp carries its certificate (see
+        :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        return self._enumerate(q, partial(duality.enumerate_axps, q.oracle), "AXp",
-                               max_count, time_limit, progress, verify, on_found)
+        w, by_weight = self._enumeration_weights(weights, order)
+        oracle = self._restricted(q, exclude=exclude)
+        return self._enumerate(q, partial(duality.enumerate_axps, oracle,
+                                          weights=w[0] if by_weight and w else None),
+                               "AXp", max_count, time_limit, progress, verify, on_found, w,
+                               by_weight)
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
-                     verify: bool = False) -> Explanation:
-        """An AXp of minimum size: a minimum hitting set of the CXps (RC2 MaxSAT).
+                     verify: bool = False, exclude: Iterable[str] | None = None,
+                     weights: Mapping[str, float] | None = None) -> Explanation:
+        """An AXp of minimum size, or with ``weights`` of minimum cost: a minimum (weight)
+        hitting set of the CXps.
 
-        ``inflate`` and ``verify`` are as in :meth:`axp`."""
+        Without weights, a minimum hitting set of the CXps the engine lists (the path
+        engine; a compiled branch and bound, then RC2 MaxSAT), or the first AXp of the
+        duality enumeration (the SAT engine). With weights, implicit hitting sets with RC2
+        MaxSAT (:func:`xdt.explain.duality.cheapest_axp`): a cheapest hitting set of the
+        CXps found so far is either an AXp — then optimal — or misses a new CXp.
+
+        Parameters
+        ----------
+        inflate, verify, exclude
+            As in :meth:`axp` (``verify`` re-checks the optimality certificate too).
+        weights : mapping of str to positive number, optional
+            Feature name -> cost (e.g. the price of checking it); features not named cost 1
+            (:func:`~xdt.explain.preferences.feature_weights`).
+
+        Returns
+        -------
+        Explanation (kind "AXp")
+            With ``cost`` (with ``weights``) and ``optimality``
+            (:class:`~xdt.explain.optimality.OptimalityCertificate`, built on first access):
+            CXps that every AXp must meet, each with a witness point, and the lower bound
+            their cheapest hitting set proves — the AXp's own cost.
+
+        Raises
+        ------
+        NoExplanationError
+            When no AXp avoids the ``exclude`` features.
+        ParameterError
+            For a weight that is not a positive finite number.
+        UnknownFeatureError
+            For a name in ``exclude`` or ``weights`` that the model lacks.
+        """
         q = self._query(x, path_restricted)
-        mask = duality.smallest_axp(q.oracle)
+        oracle = self._axp_oracle(q, exclude)
+        w = feature_weights(self.model.features, weights)
+        found = None
+        if w is None:
+            mask = duality.smallest_axp(oracle)
+        else:
+            found = duality.cheapest_axp(oracle, w[0])
+            assert found is not None  # an AXp exists: _axp_oracle checked it
+            mask = found.mask
         inflation = self._inflation(q, mask) if inflate else None
-        return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
+        return self._checked(self._cheapest(q, oracle, "AXp", mask, found, w, inflation, verify),
+                             verify)
+
+    def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
+                     immutable: Iterable[str] | None = None,
+                     weights: Mapping[str, float] | None = None) -> Explanation | None:
+        """A CXp of minimum size, or with ``weights`` of minimum cost (the cheapest change),
+        or ``None`` when no CXp exists.
+
+        By implicit hitting sets over the AXps with RC2 MaxSAT
+        (:func:`xdt.explain.duality.cheapest_cxp`): a cheapest hitting set of the AXps
+        found so far either changes the prediction when freed — then it is a CXp, and
+        optimal — or leaves a weak AXp fixed, which is shrunk to a new AXp to hit.
+
+        Parameters
+        ----------
+        verify, immutable
+            As in :meth:`cxp` (``verify`` re-checks the optimality certificate too).
+        weights : mapping of str to positive number, optional
+            Feature name -> cost of changing it; features not named cost 1.
+
+        Returns
+        -------
+        Explanation (kind "CXp") or None
+            With ``cost`` (with ``weights``) and ``optimality``
+            (:class:`~xdt.explain.optimality.OptimalityCertificate`): AXps (given the
+            immutable features) that every CXp must meet, re-checked by an independent
+            engine, and the lower bound their cheapest hitting set proves.
+
+        Raises
+        ------
+        ParameterError, UnknownFeatureError
+            As in :meth:`smallest_axp`.
+        """
+        q = self._query(x, path_restricted)
+        oracle = self._cxp_oracle(q, immutable)
+        w = feature_weights(self.model.features, weights)
+        found = duality.cheapest_cxp(oracle, None if w is None else w[0])
+        if found is None:
+            return None
+        return self._checked(self._cheapest(q, oracle, "CXp", found.mask, found, w, None, verify),
+                             verify)
+
+    # ------------------------------------------------------------------ the user's terms
+    def _restricted(self, q: _Query, exclude: Iterable[str] | None = None,
+                    immutable: Iterable[str] | None = None) -> EntailmentOracle:
+        """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
+        (:class:`~xdt.explain.preferences.RestrictedOracle`); the oracle itself when both are
+        empty."""
+        free = feature_mask(self.model.features, exclude, "exclude")
+        fixed = feature_mask(self.model.features, immutable, "immutable")
+        if not free and not fixed:
+            return q.oracle
+        return RestrictedOracle(q.oracle, free, fixed, q.allowed)
+
+    def _axp_oracle(self, q: _Query, exclude: Iterable[str] | None) -> EntailmentOracle:
+        """The oracle of AXps avoiding ``exclude``; raises :class:`NoExplanationError` when
+        there is none."""
+        oracle = self._restricted(q, exclude=exclude)
+        if isinstance(oracle, RestrictedOracle):
+            point = oracle.counterexample(oracle.universe)
+            if point is not None:
+                names = self.model.features.names
+                cx = point_values(self.model, q.values, q.cells, point)
+                label = self._label_of(point)
+                held = [names[f] for f in bits(oracle.free)]
+                raise NoExplanationError(
+                    f"no AXp of the prediction {self.model.classes[q.prediction]!r} avoids "
+                    f"{', '.join(held)}: with every other feature fixed, the model still "
+                    f"predicts {label!r} at {cx}; exclude fewer features (or look at "
+                    "all_cxps: changing only excluded features changes the prediction)",
+                    cx, label)
+        return oracle
+
+    def _cxp_oracle(self, q: _Query, immutable: Iterable[str] | None) -> EntailmentOracle:
+        return self._restricted(q, immutable=immutable)
+
+    def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
+        """The weights read (:func:`~xdt.explain.preferences.feature_weights`) and whether
+        the enumeration goes by weight."""
+        if order is None:
+            order = "weight" if weights is not None else "size"
+        if order not in ENUMERATION_ORDERS:
+            raise ParameterError(
+                f"unknown order {order!r}; use one of "
+                f"{', '.join(map(repr, ENUMERATION_ORDERS))}")
+        return feature_weights(self.model.features, weights), order == "weight"
+
+    def _cheapest(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
+                  found: duality.Cheapest | None, weights: tuple | None,
+                  inflation: Inflation | None, verify: bool) -> Explanation:
+        """The Explanation of a cheapest ``mask``, with its cost and (lazily) its optimality
+        certificate."""
+        exact = weights[1] if weights is not None else None
+        cost = None if exact is None else plain_number(cost_of(mask, exact))
+        optimality = None
+        if self.certificates or verify:
+            optimality = Deferred(partial(self._optimality, q, oracle, kind, mask, found,
+                                          weights))
+        return self._explanation(q, mask, kind, inflation, verify, cost, optimality)
+
+    def _optimality(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
+                    found: duality.Cheapest | None, weights: tuple | None) -> object:
+        from xdt.explain.optimality import optimality_certificate
+
+        oracle = (RestrictedOracle(_open_oracle(oracle.inner), oracle.free, oracle.fixed,
+                                   oracle.allowed)
+                  if isinstance(oracle, RestrictedOracle) else _open_oracle(oracle))
+        if found is None:  # unit weights: prove the size
+            search = duality.cheapest_axp if kind == "AXp" else duality.cheapest_cxp
+            found = search(oracle)
+            assert found is not None
+        exact = (weights[1] if weights is not None
+                 else dict.fromkeys(range(len(self.model.features)), Fraction(1)))
+        return optimality_certificate(
+            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
+            oracle=oracle, exact=exact, cost=cost_of(mask, exact),
+            lower_bound=cost_of(found.mask, exact), bounds=found.bounds,
+            excluded=getattr(oracle, "free", 0), immutable=getattr(oracle, "fixed", 0),
+            path_restricted=q.path_restricted)
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.

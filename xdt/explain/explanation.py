@@ -115,6 +115,14 @@ class Explanation:
         returned: True for every explanation of a call with ``verify=True``, except those of
         an enumeration whose time limit passed (or that was interrupted) before their check.
         Not part of equality.
+    cost : int, float or None
+        With feature weights (``weights=``): the explanation's cost, the sum of its
+        features' weights (:mod:`xdt.explain.preferences`). ``None`` otherwise. Not part of
+        equality.
+    optimality : OptimalityCertificate or None
+        For a cheapest explanation (``smallest_axp``, ``smallest_cxp``): the proof that no
+        explanation of its kind costs less (:mod:`xdt.explain.optimality`), checked with
+        the certificate by ``verify=True``. Built on first access. Not part of equality.
     """
 
     kind: str
@@ -131,12 +139,15 @@ class Explanation:
     certificate: Certificate | None = field(default=_LazyField(), compare=False, hash=False,
                                             repr=False)
     verified: bool = field(default=False, compare=False, hash=False, repr=False)
+    cost: int | float | None = field(default=None, compare=False, hash=False, repr=False)
+    optimality: Any = field(default=_LazyField(), compare=False, hash=False, repr=False)
 
     @classmethod
     def of(cls, kind: str, features: tuple, values: tuple, literals: tuple, prediction: object,
            target: str | None, path_restricted: bool, counterexample: object,
            counterexample_class: object, cells: tuple, inflated: bool, certificate: object,
-           verified: bool = False) -> Explanation:
+           verified: bool = False, cost: int | float | None = None,
+           optimality: object = None) -> Explanation:
         """The explanation with these fields (each may be a :class:`Deferred` where the
         class allows it), made without the frozen dataclass's checks: the engines make
         many."""
@@ -145,7 +156,8 @@ class Explanation:
             kind=kind, features=features, values=values, literals=literals,
             prediction=prediction, target=target, path_restricted=path_restricted,
             counterexample=counterexample, counterexample_class=counterexample_class,
-            cells=cells, inflated=inflated, certificate=certificate, verified=verified)
+            cells=cells, inflated=inflated, certificate=certificate, verified=verified,
+            cost=cost, optimality=optimality)
         return self
 
     def __getstate__(self) -> dict:
@@ -204,6 +216,7 @@ class Explanation:
     def __repr__(self) -> str:
         scope = ", path-restricted" if self.path_restricted else ""
         scope += ", inflated" if self.inflated else ""
+        scope += f", cost {self.cost:g}" if self.cost is not None else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
     def _repr_html_(self) -> str:
@@ -245,8 +258,12 @@ class Explanation:
         if self.counterexample is not None:
             out["counterexample"] = {k: to_python(v) for k, v in self.counterexample.items()}
             out["counterexample_class"] = to_python(self.counterexample_class)
+        if self.cost is not None:
+            out["cost"] = self.cost
         out["certificate"] = (None if self.certificate is None or not certificate
                               else self.certificate.to_dict())
+        if certificate and self.optimality is not None:
+            out["optimality"] = self.optimality.to_dict()
         out["verified"] = self.verified
         return out
 

@@ -1,0 +1,258 @@
+"""Excluded, immutable and weighted features (xdt.explain.preferences): on random trees and a
+DNF, both engines give exactly the explanations brute force over the cell space finds under
+the same terms, cheapest explanations cost the brute-force minimum, and their optimality
+certificates check out (and fail when tampered with)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+from itertools import combinations
+
+import hypothesis.strategies as st
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_properties import tree_and_instance
+
+from xdt import Explainer
+from xdt.errors import (
+    CertificateError,
+    NoExplanationError,
+    ParameterError,
+    UnknownFeatureError,
+)
+from xdt.explain import duality, verify
+from xdt.explain.certificates import check_certificate
+from xdt.ir import DNF, Condition, DecisionTree, Feature, Leaf, ThresholdSplit
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+WEIGHTS = (1, 2, 3, 5, 0.5, 1.25)
+
+
+def names(explanations) -> set[frozenset[str]]:
+    return {frozenset(e.features) for e in explanations}
+
+
+def cost(features, weights) -> Fraction:
+    return sum((Fraction(repr(float(weights.get(f, 1)))) for f in features), Fraction(0))
+
+
+@st.composite
+def terms(draw, model):
+    """Random excluded / immutable sets and weights over ``model``'s features."""
+    feats = list(model.features.names)
+    exclude = draw(st.lists(st.sampled_from(feats), unique=True, max_size=len(feats)))
+    immutable = draw(st.lists(st.sampled_from(feats), unique=True, max_size=len(feats)))
+    weights = {f: draw(st.sampled_from(WEIGHTS)) for f in feats if draw(st.booleans())}
+    return exclude, immutable, weights
+
+
+@SETTINGS
+@given(tree_and_instance(), st.data(), st.sampled_from(("path", "sat")))
+def test_terms_equal_brute_force_on_random_trees(case, data, engine):
+    tree, x = case
+    exclude, immutable, weights = data.draw(terms(tree))
+    bf = verify.brute_force(tree, x)
+    axps = {a for a in bf.axps if not a & set(exclude)}
+    cxps = {c for c in bf.cxps if not c & set(immutable)}
+    with Explainer(tree, engine) as ex:
+        assert names(ex.all_axps(x, exclude=exclude)) == axps
+        assert names(ex.all_cxps(x, immutable=immutable)) == cxps
+        if axps:
+            assert frozenset(ex.axp(x, exclude=exclude).features) in axps
+            best = ex.smallest_axp(x, exclude=exclude, weights=weights, verify=True)
+            assert frozenset(best.features) in axps
+            assert Fraction(repr(float(best.cost))) == min(cost(a, weights) for a in axps)
+            assert best.optimality.lower_bound == best.cost
+            listed = ex.all_axps(x, exclude=exclude, weights=weights)
+            assert names(listed) == axps
+            costs = [Fraction(repr(float(e.cost))) for e in listed]
+            assert costs == sorted(costs) == sorted(cost(a, weights) for a in axps)
+        else:  # fixing every feature outside the excluded ones admits another class
+            assert not bf.is_weak_axp(set(tree.features.names) - set(exclude))
+            with pytest.raises(NoExplanationError) as err:
+                ex.axp(x, exclude=exclude)
+            point = err.value.counterexample
+            assert all(point[f] == x[f] for f in tree.features.names if f not in exclude)
+            assert tree.predict([point])[0] == err.value.counterexample_class
+            assert err.value.counterexample_class != bf.prediction
+            with pytest.raises(NoExplanationError):
+                ex.smallest_axp(x, exclude=exclude, weights=weights)
+        one = ex.cxp(x, immutable=immutable)
+        cheapest = ex.smallest_cxp(x, immutable=immutable, weights=weights, verify=True)
+        if cxps:
+            assert frozenset(one.features) in cxps
+            assert all(one.counterexample[f] == x[f] for f in immutable)
+            assert frozenset(cheapest.features) in cxps
+            assert Fraction(repr(float(cheapest.cost))) == min(cost(c, weights) for c in cxps)
+            listed = ex.all_cxps(x, immutable=immutable, weights=weights)
+            costs = [Fraction(repr(float(e.cost))) for e in listed]
+            assert costs == sorted(costs)
+        else:
+            assert one is None and cheapest is None
+
+
+@SETTINGS
+@given(tree_and_instance(), st.sampled_from(("path", "sat")))
+def test_unweighted_smallest_explanations_are_certified_minimum(case, engine):
+    tree, x = case
+    bf = verify.brute_force(tree, x)
+    with Explainer(tree, engine) as ex:
+        a = ex.smallest_axp(x, verify=True)
+        assert len(a) == min(len(s) for s in bf.axps)
+        assert a.cost is None and a.optimality.lower_bound == len(a)
+        c = ex.smallest_cxp(x, verify=True)
+        if bf.cxps:
+            assert len(c) == min(len(s) for s in bf.cxps) == c.optimality.lower_bound
+        else:
+            assert c is None
+
+
+def two_terms_dnf() -> DNF:
+    """(a AND b) OR (c AND d) OR (e AND NOT a): positive at a=b=c=d=1, e=0."""
+    return DNF([Feature(n, "binary") for n in "abcde"], [0, 1],
+               [[Condition("a", (1,)), Condition("b", (1,))],
+                [Condition("c", (1,)), Condition("d", (1,))],
+                [Condition("e", (1,)), Condition("a", (0,))]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_terms_equal_brute_force_on_a_dnf(data):
+    dnf = two_terms_dnf()
+    x = {n: data.draw(st.sampled_from((0, 1)), label=n) for n in "abcde"}
+    exclude, immutable, weights = data.draw(terms(dnf))
+    bf = verify.brute_force(dnf, x)
+    axps = {a for a in bf.axps if not a & set(exclude)}
+    cxps = {c for c in bf.cxps if not c & set(immutable)}
+    with Explainer(dnf) as ex:
+        assert names(ex.all_axps(x, exclude=exclude, weights=weights)) == axps
+        assert names(ex.all_cxps(x, immutable=immutable, weights=weights)) == cxps
+        if axps:
+            best = ex.smallest_axp(x, exclude=exclude, weights=weights, verify=True)
+            assert Fraction(repr(float(best.cost))) == min(cost(a, weights) for a in axps)
+        if cxps:
+            best = ex.smallest_cxp(x, immutable=immutable, weights=weights, verify=True)
+            assert Fraction(repr(float(best.cost))) == min(cost(c, weights) for c in cxps)
+
+
+# ---------------------------------------------------------------- hand-made values
+def loan_tree() -> DecisionTree:
+    """income <= 50 -> age test; a young low earner is refused unless savings are high."""
+    fs = [Feature("income", "ordinal"), Feature("age", "ordinal"),
+          Feature("savings", "ordinal")]
+    return DecisionTree(fs, ["refuse", "grant"], ThresholdSplit(
+        "income", 50, ThresholdSplit("age", 30, ThresholdSplit(
+            "savings", 10, Leaf("refuse"), Leaf("grant")), Leaf("grant")), Leaf("grant")))
+
+
+X = {"income": 40, "age": 25, "savings": 5}
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+def test_loan_example(engine):
+    with Explainer(loan_tree(), engine) as ex:
+        # every feature is needed for the refusal: the only AXp holds all three
+        assert names(ex.all_axps(X)) == {frozenset({"income", "age", "savings"})}
+        with pytest.raises(NoExplanationError, match="avoids age"):
+            ex.axp(X, exclude=["age"])
+        assert names(ex.all_axps(X, exclude=["age"])) == set()
+        # three single-feature CXps; with age immutable, two remain
+        assert names(ex.all_cxps(X, immutable=["age"])) == {frozenset({"income"}),
+                                                             frozenset({"savings"})}
+        c = ex.cxp(X, immutable=["age"])
+        assert c.counterexample["age"] == 25
+        cheap = ex.smallest_cxp(X, immutable="age", weights={"income": 10, "savings": 3},
+                                verify=True)
+        assert cheap.features == ("savings",) and cheap.cost == 3
+        assert cheap.optimality.bound_sets == (("income", "savings"),)
+        assert cheap.optimality.immutable == ("age",)
+        assert cheap.to_dict()["optimality"]["lower_bound"] == 3
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+def test_weighted_axp_avoids_an_expensive_feature(engine):
+    dnf_like = DecisionTree(
+        [Feature("a", "ordinal"), Feature("b", "ordinal"), Feature("c", "ordinal")], [0, 1],
+        ThresholdSplit("a", 0.5, ThresholdSplit("b", 0.5, Leaf(0), ThresholdSplit(
+            "c", 0.5, Leaf(0), Leaf(1))), ThresholdSplit("c", 0.5, Leaf(0), Leaf(1))))
+    x = {"a": 1, "b": 1, "c": 1}
+    with Explainer(dnf_like, engine) as ex:
+        # AXps: {a, c} and {b, c}; with a costly, {b, c} is the cheapest
+        assert names(ex.all_axps(x)) == {frozenset("ac"), frozenset("bc")}
+        e = ex.smallest_axp(x, weights={"a": 4.5}, verify=True)
+        assert set(e.features) == {"b", "c"} and e.cost == 2
+        listed = ex.all_axps(x, weights={"a": 4.5})
+        assert [set(a.features) for a in listed] == [{"b", "c"}, {"a", "c"}]
+        assert [a.cost for a in listed] == [2, 5.5]
+        assert [set(a.features) for a in ex.all_axps(x, weights={"b": 4.5})] == [
+            {"a", "c"}, {"b", "c"}]
+
+
+def test_tampered_optimality_certificates_fail():
+    dnf = two_terms_dnf()
+    x = {"a": 1, "b": 1, "c": 1, "d": 1, "e": 0}
+    w = {"a": 5, "b": 1, "c": 2, "d": 2.5}
+    with Explainer(dnf) as ex:
+        e = ex.smallest_axp(x, weights=w, verify=True)
+        assert set(e.features) == {"c", "d"} and e.cost == 4.5
+        cert = e.optimality
+        check_certificate(dnf, e)
+        fewer = replace(cert, bound_sets=cert.bound_sets[:1], witnesses=cert.witnesses[:1])
+        with pytest.raises(CertificateError, match="cheapest hitting set"):
+            check_certificate(dnf, replace(e, optimality=fewer))
+        with pytest.raises(CertificateError, match="optimality is not proven"):
+            check_certificate(dnf, replace(e, optimality=replace(cert, lower_bound=4)))
+        heavier = dict(cert.weights, c=3)
+        with pytest.raises(CertificateError, match="cost"):
+            check_certificate(dnf, replace(e, optimality=replace(cert, weights=heavier)))
+        moved = [w._replace(point={**w.point, "a": 1 - x["a"]}) for w in cert.witnesses]
+        bad = replace(cert, witnesses=tuple(moved))
+        with pytest.raises(CertificateError):
+            check_certificate(dnf, replace(e, optimality=bad))
+        c = ex.smallest_cxp(x, weights=w, verify=True)
+        not_axp = replace(c.optimality, bound_sets=(("a",),) + c.optimality.bound_sets[1:])
+        with pytest.raises(CertificateError, match="does not entail"):
+            check_certificate(dnf, replace(c, optimality=not_axp))
+
+
+def test_bad_terms_get_clear_errors():
+    with Explainer(loan_tree()) as ex:
+        with pytest.raises(UnknownFeatureError, match="exclude: unknown feature 'agee'"):
+            ex.axp(X, exclude=["agee"])
+        with pytest.raises(UnknownFeatureError, match="immutable"):
+            ex.all_cxps(X, immutable=["x"])
+        with pytest.raises(UnknownFeatureError, match="weights"):
+            ex.smallest_axp(X, weights={"salary": 2})
+        for w in (0, -1, math.nan, math.inf, "2", True):
+            with pytest.raises(ParameterError, match="positive finite number"):
+                ex.smallest_axp(X, weights={"age": w})
+        with pytest.raises(ParameterError, match="weights must map"):
+            ex.smallest_cxp(X, weights=[1, 2, 3])
+        with pytest.raises(ParameterError, match="unknown order 'cost'"):
+            ex.all_axps(X, order="cost")
+        # a pandas Series by name works as weights
+        e = ex.smallest_cxp(X, weights=pd.Series({"income": 4.0, "age": 2.0, "savings": 3.0}))
+        assert e.features == ("age",) and e.cost == 2
+
+
+def test_hitting_sets_are_cheapest_by_brute_force():
+    """RC2 with incremental hard clauses returns minimum-weight hitting sets."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(1, 7)
+        weights = {f: rng.randint(1, 9) for f in range(n)}
+        sets = [rng.randint(1, (1 << n) - 1) for _ in range(rng.randint(1, 6))]
+        with duality.HittingSets(weights) as family:
+            for s in sets:
+                family.hit(s)
+            got = family.get()
+        subsets = [m for r in range(n + 1) for c in combinations(range(n), r)
+                   for m in [sum(1 << f for f in c)] if all(m & s for s in sets)]
+        best = min(sum(weights[f] for f in range(n) if (m >> f) & 1) for m in subsets)
+        assert got[1] == best == sum(weights[f] for f in range(n) if (got[0] >> f) & 1)

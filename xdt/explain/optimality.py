@@ -1,0 +1,274 @@
+"""Certificates of optimality for cheapest (minimum-weight) explanations.
+
+A cheapest AXp under feature weights is a minimum-weight hitting set of the CXps; a
+cheapest CXp one of the AXps (:func:`xdt.explain.duality.cheapest_axp`,
+:func:`~xdt.explain.duality.cheapest_cxp`). The search ends with a family of dual sets
+that every explanation of the kind must meet, and a proof by the MaxSAT solver (RC2) that
+no hitting set of that family costs less than the explanation. An
+:class:`OptimalityCertificate` keeps that family, so a user can re-check the lower bound
+without the engines:
+
+* **AXp**: each bound set ``B`` comes with a witness point that agrees with the instance on
+  every candidate feature outside ``B`` (the excluded features move freely) and that the
+  model predicts another class. So a weak AXp that misses ``B`` would be contradicted by the
+  witness: every AXp meets every bound set. Checked with ``model.predict``.
+* **CXp**: each bound set ``A`` is a weak AXp given the immutable features: fixing ``A`` and
+  the immutable features entails the prediction, so a CXp that misses ``A`` cannot change
+  it. Checked by an engine independent of the one that found them (the checks' own CNF,
+  :func:`xdt.explain.verify.sat_counterexample`, for trees and DNFs; the other ensemble
+  engine for tree ensembles).
+* The cheapest hitting set of the bound sets is recomputed by another solver (HiGHS mixed
+  integer programming, :func:`scipy.optimize.milp`) and must cost the stated lower bound,
+  which must equal the explanation's cost.
+
+Together with the explanation's own certificate (it is an AXp, a CXp), this proves that no
+explanation of its kind costs less.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from xdt.explain.certificates import Witness, _plain_point, _same, point_values
+from xdt.explain.models import Model, is_tree
+from xdt.explain.oracle import bits
+from xdt.explain.preferences import plain_number
+from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.values import to_python
+
+
+@dataclass(frozen=True)
+class OptimalityCertificate:
+    """Evidence that an explanation is a cheapest one of its kind (see the module docstring).
+
+    Attributes
+    ----------
+    kind : {"AXp", "CXp"}
+        The kind of the explanation.
+    instance : dict
+        The explained instance (feature name -> value).
+    prediction : str or int
+    weights : dict of str to number
+        The weight of every feature (1 where none was given).
+    cost : int or float
+        The explanation's cost: the sum of its features' weights.
+    lower_bound : int or float
+        The cost of a cheapest hitting set of ``bound_sets`` (by RC2 MaxSAT); equal to
+        ``cost``.
+    bound_sets : tuple of tuple of str
+        Sets of features every explanation of the kind must meet: CXps (for an AXp), weak
+        AXps given the immutable features (for a CXp).
+    witnesses : tuple of Witness
+        For an AXp, one per bound set: a point that agrees with the instance outside the set
+        (and outside the excluded features) and is predicted another class. Empty for a CXp.
+    excluded : tuple of str
+        Features held free (AXp).
+    immutable : tuple of str
+        Features held fixed (CXp).
+    path_restricted : bool
+    solver : str
+        What proved the bound.
+    """
+
+    kind: str
+    instance: dict
+    prediction: object
+    weights: dict
+    cost: int | float
+    lower_bound: int | float
+    bound_sets: tuple[tuple[str, ...], ...]
+    witnesses: tuple[Witness, ...] = ()
+    excluded: tuple[str, ...] = ()
+    immutable: tuple[str, ...] = ()
+    path_restricted: bool = False
+    solver: str = "RC2 MaxSAT (PySAT), implicit hitting sets"
+
+    @property
+    def statement(self) -> str:
+        dual = "CXps" if self.kind == "AXp" else "AXps"
+        return (f"every {self.kind} meets the {len(self.bound_sets)} {dual} listed; no hitting "
+                f"set of them costs less than {self.lower_bound:g} ({self.solver}), the "
+                f"cost of this {self.kind}")
+
+    def to_dict(self) -> dict:
+        inst = self.instance
+        out = {"kind": self.kind, "cost": self.cost, "lower_bound": self.lower_bound,
+               "weights": dict(self.weights), "bound_sets": [list(b) for b in self.bound_sets],
+               "excluded": list(self.excluded), "immutable": list(self.immutable),
+               "path_restricted": self.path_restricted, "solver": self.solver,
+               "statement": self.statement}
+        if self.witnesses:
+            out["witnesses"] = [
+                {"changes": {k: to_python(v) for k, v in w.point.items()
+                             if not _same(v, inst.get(k))},
+                 "class": to_python(w.label)} for w in self.witnesses]
+        return out
+
+
+def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: Sequence[int],
+                           prediction: int, oracle, exact: dict[int, Fraction], cost: Fraction,
+                           lower_bound: Fraction, bounds: Sequence[int], excluded: int = 0,
+                           immutable: int = 0, path_restricted: bool = False
+                           ) -> OptimalityCertificate:
+    """Build the certificate of a cheapest explanation from its search
+    (:class:`xdt.explain.duality.Cheapest`).
+
+    ``oracle`` is the restricted oracle the search ran on
+    (:class:`~xdt.explain.preferences.RestrictedOracle` or the engine's); ``exact`` the
+    weights as fractions, by position; ``bounds`` the dual sets as bit masks; ``excluded``
+    and ``immutable`` bit masks."""
+    names = model.features.names
+    witnesses = []
+    if kind == "AXp":
+        for b in bounds:
+            point = oracle.counterexample(oracle.universe & ~b)
+            if point is None:  # the search's CXps admit another class by definition
+                raise AssertionError(f"bound set {bits(b)} admits no other class")
+            witnesses.append(Witness(point_values(model, values, cells, point),
+                                     model.classes[_predict(model, point)]))
+    return OptimalityCertificate(
+        kind=kind, instance={n: values[f] for f, n in enumerate(names)},
+        prediction=model.classes[prediction],
+        weights={names[f]: plain_number(w) for f, w in exact.items()},
+        cost=plain_number(cost), lower_bound=plain_number(lower_bound),
+        bound_sets=tuple(tuple(names[f] for f in bits(b)) for b in bounds),
+        witnesses=tuple(witnesses), excluded=tuple(names[f] for f in bits(excluded)),
+        immutable=tuple(names[f] for f in bits(immutable)), path_restricted=path_restricted)
+
+
+def _predict(model: Model, point: Sequence[int]) -> int:
+    from xdt.explain.models import predict_one
+
+    return predict_one(model, point)
+
+
+def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, cells, path):
+    """The checks of an optimality certificate (see :func:`xdt.explain.certificates._plan`):
+    ``(points, claims, proof_check)``; raises ``fail(reason)`` for what needs no
+    prediction."""
+    names = model.features.names
+    target = explanation.prediction
+    if cert.kind != explanation.kind:
+        raise fail(f"an optimality certificate of a {cert.kind} on a {explanation.kind}")
+    if set(cert.weights) != set(names):
+        raise fail("the optimality certificate does not weigh every feature")
+    for w in cert.weights.values():
+        if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
+            raise fail(f"the optimality certificate has a weight {w!r} that is not positive")
+    weight = {n: Fraction(repr(float(w))) if isinstance(w, float) else Fraction(w)
+              for n, w in cert.weights.items()}
+    cost = sum((weight[n] for n in explanation.features), Fraction(0))
+    if plain_number(cost) != cert.cost:
+        raise fail(f"the explanation's features cost {plain_number(cost)}, not the stated "
+                   f"{cert.cost}")
+    if cert.lower_bound != cert.cost:
+        raise fail(f"the lower bound {cert.lower_bound} is not the cost {cert.cost}: "
+                   "optimality is not proven")
+    banned = set(cert.excluded if cert.kind == "AXp" else cert.immutable)
+    if banned & set(explanation.features):
+        raise fail(f"the explanation uses {sorted(banned & set(explanation.features))}, which "
+                   f"{'were excluded' if cert.kind == 'AXp' else 'are immutable'}")
+    for b in cert.bound_sets:
+        if not b or not set(b) <= set(names) or set(b) & banned:
+            raise fail(f"bound set {list(b)} is empty, names an unknown feature, or holds "
+                       "a feature it may not")
+    if cert.path_restricted != explanation.path_restricted:
+        raise fail("the optimality certificate and the explanation differ in path_restricted")
+    n = len(names)
+    if explanation.path_restricted:
+        allowed = {f: path.masks[f] for f in path.masks}
+    else:
+        allowed = {f: 1 << cells[f] for f in range(n)}
+    points: list[dict] = []
+    claims = []
+    if cert.kind == "AXp":
+        if len(cert.witnesses) != len(cert.bound_sets):
+            raise fail("the optimality certificate needs one witness per bound set")
+        for b, w in zip(cert.bound_sets, cert.witnesses, strict=True):
+            free = {names.index(x) for x in b} | {names.index(x) for x in cert.excluded}
+            if set(w.point) != set(names):
+                raise fail("an optimality witness does not give every feature")
+            for f, m in allowed.items():
+                if f not in free and not (m >> model.cells[f].cell_of(w.point[names[f]])) & 1:
+                    raise fail(f"the witness of bound set {list(b)} moves {names[f]}, which "
+                               "is outside the set")
+            points.append(w.point)
+            claims.append(_other_class_claim(target, w, b))
+    elif cert.witnesses:
+        raise fail("a CXp's optimality certificate has no witnesses")
+
+    def proof_check() -> None:
+        if cert.kind == "CXp":
+            fixed = {names.index(x) for x in cert.immutable}
+            for a in cert.bound_sets:
+                held = {f: allowed[f] for f in fixed | {names.index(x) for x in a}
+                        if f in allowed}
+                point, checker = _other_class_in(model, held, cells)
+                if point is not None:
+                    raise fail(f"bound set {list(a)} with the immutable features does not "
+                               f"entail the prediction: {checker} finds "
+                               f"{_plain_point(point_values(model, values, cells, point))}")
+        best = _milp_cheapest([[names.index(x) for x in b] for b in cert.bound_sets],
+                              [weight[x] for x in names])
+        if best != cost:
+            raise fail(f"a cheapest hitting set of the bound sets costs {plain_number(best)} "
+                       f"(HiGHS, scipy.optimize.milp), not the stated {cert.lower_bound}")
+
+    return points, claims, proof_check
+
+
+def _other_class_claim(target, w: Witness, b):
+    def claim(pred) -> str | None:
+        if _same(pred, target):
+            return (f"model.predict gives the explained class for the witness of bound set "
+                    f"{list(b)}")
+        if not _same(pred, w.label):
+            return (f"model.predict gives {to_python(pred)!r} for the witness of bound set "
+                    f"{list(b)}, not the stated {w.label!r}")
+        return None
+    return claim
+
+
+def _other_class_in(model: Model, held: dict[int, int], cells: Sequence[int]):
+    """A point of another class than the instance's inside ``held``, by an engine that did
+    not find the bound sets, and its name."""
+    from xdt.explain.certificates import _ensemble_box_check, _ensemble_other_engine
+
+    if isinstance(model, TreeEnsemble):
+        point, checker = _ensemble_other_engine(model, held, cells, "box")
+        if checker is None:
+            point, checker = _ensemble_box_check(model, held, cells)
+        return point, checker
+    from xdt.explain.models import predict_one
+    from xdt.explain.verify import sat_counterexample
+
+    label = model.classes[predict_one(model, cells)]
+    return (sat_counterexample(model, held, label),
+            "the checks' own CNF of the " + ("tree" if is_tree(model) else "DNF"))
+
+
+def _milp_cheapest(sets: list[list[int]], weight: list[Fraction]) -> Fraction:
+    """The cost of a cheapest hitting set of ``sets`` (feature positions), by HiGHS mixed
+    integer programming: an independent solver. Weights are scaled to integers, so the
+    optimum found is exact once rounded."""
+    if not sets:
+        return Fraction(0)
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    scale = int(np.lcm.reduce([q.denominator for q in weight])) if weight else 1
+    c = np.array([float(q * scale) for q in weight])
+    a = np.zeros((len(sets), len(weight)))
+    for i, s in enumerate(sets):
+        a[i, s] = 1.0
+    res = milp(c, constraints=LinearConstraint(a, lb=1.0), integrality=np.ones(len(weight)),
+               bounds=Bounds(0, 1), options={"mip_rel_gap": 0.0})
+    if res.x is None:
+        raise RuntimeError(f"HiGHS found no hitting set: {res.message}")
+    chosen = [f for f, v in enumerate(res.x) if v > 0.5]
+    if not all(any(f in s for f in chosen) for s in sets):
+        raise RuntimeError("HiGHS returned a set that does not hit every bound set")
+    return sum((weight[f] for f in chosen), Fraction(0))
