@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_properties import tree_and_instance
 
+import xdt
 from xdt import Explainer
 from xdt.errors import (
     CertificateError,
@@ -256,3 +257,67 @@ def test_hitting_sets_are_cheapest_by_brute_force():
                    for m in [sum(1 << f for f in c)] if all(m & s for s in sets)]
         best = min(sum(weights[f] for f in range(n) if (m >> f) & 1) for m in subsets)
         assert got[1] == best == sum(weights[f] for f in range(n) if (got[0] >> f) & 1)
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_terms(tmp_path):
+    import json
+
+    from clitools import assert_clean_failure, run
+
+    path = tmp_path / "loan.json"
+    xdt.save_model(loan_tree(), path)
+    inst = json.dumps(X)
+    r = run("explain", str(path), "-i", inst, "--exclude", "age", "--immutable", "age",
+            "--weights", '{"income": 10, "savings": 3}', "--all-cxps")
+    assert r.exit_code == 0, r.output
+    assert "AXp avoiding age: none; with every other feature fixed the model still " \
+           "predicts grant, e.g. at {\"income\": 40, \"age\": 31.0, \"savings\": 5}" in r.output
+    assert "- CHANGE savings (now 5; e.g. to 11) => grant  [cost 3]" in r.output
+    assert "- CHANGE income (now 40; e.g. to 51) => grant  [cost 10]" in r.output
+    assert "age (now" not in r.output
+    r = run("explain", str(path), "-i", inst, "--immutable", "income, age",
+            "--weights", '{"savings": 3}', "--format", "jsonl")
+    record = json.loads(r.output)
+    assert record["immutable"] == ["income", "age"]
+    (cxp,) = record["cxps"]
+    assert cxp["features"] == ["savings"] and cxp["cost"] == 3 and cxp["verified"]
+    assert cxp["optimality"]["lower_bound"] == 3
+    assert cxp["optimality"]["bound_sets"] == [["savings"]]
+    assert record["axp"]["cost"] == 5  # income 1 + age 1 + savings 3: the only AXp
+    assert_clean_failure(run("explain", str(path), "-i", inst, "--exclude", "agee"),
+                         "exclude: unknown feature 'agee'")
+    assert_clean_failure(run("explain", str(path), "-i", inst, "--weights", '{"age": -2}'),
+                         "the weight of 'age' must be a positive finite number, got -2")
+    assert_clean_failure(run("explain", str(path), "-i", inst, "--weights", "[1]"),
+                         "--weights must be a JSON object mapping feature name to cost")
+    assert_clean_failure(run("explain", str(path), "-i", inst, "--exclude", " , "),
+                         "give feature names separated by commas")
+
+
+# ---------------------------------------------------------------- real data
+def test_compas_without_race_and_sex():
+    """On COMPAS (FairML), AXps that avoid race and sex are the plain AXps that avoid them,
+    and each one is certified."""
+    from tests.conftest import DATASETS, require_shared
+    from xdt.interop.fit import fit_tree
+
+    frame = pd.read_csv(require_shared(DATASETS / "compas.csv"))
+    tree = fit_tree(frame, "Two_yr_Recidivism", max_depth=5).model
+    banned = ["African_American", "Asian", "Hispanic", "Native_American", "Other", "Female"]
+    rows = frame.drop(columns="Two_yr_Recidivism").iloc[:40]
+    avoided = none = 0
+    with Explainer(tree) as ex:
+        for _, x in rows.iterrows():
+            plain = names(ex.all_axps(x))
+            kept = {a for a in plain if not a & set(banned)}
+            assert names(ex.all_axps(x, exclude=banned, verify=True)) == kept
+            if kept:
+                a = ex.axp(x, exclude=banned, verify=True)
+                assert not set(a.features) & set(banned)
+                avoided += 1
+            else:
+                with pytest.raises(NoExplanationError):
+                    ex.axp(x, exclude=banned)
+                none += 1
+    assert avoided + none == 40 and avoided > 0

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from xdt.errors import DataError, InstanceError, XdtError
+from xdt.errors import DataError, InstanceError, NoExplanationError, XdtError
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -244,13 +244,17 @@ def parse_rows(spec: str, n: int) -> range:
     return range(n)[i:i + 1] if i >= 0 else range(n)[i:(i + 1) or None]
 
 
-def parse_instance(text: str) -> dict:
-    """The instance of ``--instance``: a JSON object, or ``@path`` to a file holding one."""
-    source = "--instance"
+def parse_instance(text: str, option: str = "--instance",
+                   example: str = '{"age": 31, "purpose": "car"}',
+                   what: str = "feature name to value") -> dict:
+    """The instance of ``--instance`` (or the object of another ``option``): a JSON object,
+    or ``@path`` to a file holding one."""
+    source = option
+    hint = f"'{option}'"
     if text.startswith("@"):
         path = Path(text[1:])
         if not path.is_file():
-            raise click.BadParameter(f"no file at {str(path)!r}", param_hint="'--instance'")
+            raise click.BadParameter(f"no file at {str(path)!r}", param_hint=hint)
         source = str(path)
         text = path.read_text(encoding="utf-8")
     from xdt.ir.json_io import RepeatedKey, unique_keys
@@ -259,16 +263,16 @@ def parse_instance(text: str) -> dict:
         value = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         raise click.BadParameter(
-            f"{source} is not valid JSON ({e}); write an object such as "
-            "'{\"age\": 31, \"purpose\": \"car\"}'", param_hint="'--instance'") from None
+            f"{source} is not valid JSON ({e}); write an object such as '{example}'",
+            param_hint=hint) from None
     except RepeatedKey as e:
         raise click.BadParameter(
             f"{source} names {e.key!r} twice; give each feature one value",
-            param_hint="'--instance'") from None
+            param_hint=hint) from None
     if not isinstance(value, dict):
         raise click.BadParameter(
-            f"{source} must be a JSON object mapping feature name to value, got "
-            f"{type(value).__name__}", param_hint="'--instance'")
+            f"{source} must be a JSON object mapping {what}, got "
+            f"{type(value).__name__}", param_hint=hint)
     return value
 
 
@@ -348,7 +352,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
                 verify: bool = False, max_count: int | None = None,
                 time_limit: float | None = None,
                 on_found: Callable[[str, int], None] | None = None,
-                certificates: bool = True) -> dict:
+                certificates: bool = True, exclude: Sequence[str] | None = None,
+                immutable: Sequence[str] | None = None,
+                weights: dict | None = None) -> dict:
     """The explanations of one instance, as a JSON-ready dict.
 
     Parameters
@@ -366,6 +372,13 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     certificates : bool
         Give each explanation's certificate in the record (``False``: ``None``, for output
         that does not show them).
+    exclude, immutable : sequence of str, optional
+        Features the AXps may not use, and features the CXps may not change
+        (:mod:`xdt.explain.preferences`).
+    weights : dict, optional
+        Feature name -> cost: the one AXp and CXp are then cheapest ones
+        (``smallest_axp`` / ``smallest_cxp``, with their optimality certificates), and the
+        enumerations list them cheapest first.
 
     Returns
     -------
@@ -383,7 +396,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         With ``verify`` every explanation's certificate is re-checked against the model's
         ``predict`` first, and each explanation's ``verified`` says whether it was: only
         those of an enumeration whose time limit passed before their check are not. With
-        ``inflate`` the AXp is widened to maximal cell sets.
+        ``inflate`` the AXp is widened to maximal cell sets. When no AXp avoids the
+        ``exclude`` features, ``axp`` is ``None`` and ``no_axp`` says why (with its
+        ``counterexample``).
 
     Raises
     ------
@@ -444,20 +459,38 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
             rules = model.rules()
             out["true_terms"] = [{"term": int(p), "rule": str(rules[p])} for p in true]
         out["path_restricted"] = path_restricted
-        out["axp"] = explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
-                                   verify=verify).to_dict(certificates)
+        if exclude:
+            out["exclude"] = list(exclude)
+        if immutable:
+            out["immutable"] = list(immutable)
+        try:
+            one_axp = (explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
+                                     verify=verify, exclude=exclude) if weights is None else
+                       explainer.smallest_axp(x, path_restricted=path_restricted,
+                                              inflate=inflate, verify=verify,
+                                              exclude=exclude, weights=weights))
+            out["axp"] = one_axp.to_dict(certificates)
+        except NoExplanationError as e:
+            out["axp"] = None
+            out["no_axp"] = {"reason": str(e), "counterexample": {
+                k: to_python(v) for k, v in (e.counterexample or {}).items()},
+                "counterexample_class": to_python(e.counterexample_class)}
         if not all_cxps:  # before the enumerations, which take what time is left
-            one = explainer.cxp(x, path_restricted=path_restricted, verify=verify)
+            one = (explainer.cxp(x, path_restricted=path_restricted, verify=verify,
+                                 immutable=immutable) if weights is None else
+                   explainer.smallest_cxp(x, path_restricted=path_restricted, verify=verify,
+                                          immutable=immutable, weights=weights))
             single_cxp = [] if one is None else [one.to_dict(certificates)]
         limits = {"path_restricted": path_restricted, "verify": verify,
-                  "max_count": max_count, "time_limit": deadline}
+                  "max_count": max_count, "time_limit": deadline, "weights": weights}
         if all_axps:
             running = "axps"
-            axps = explainer.all_axps(x, on_found=counted("AXp"), **limits)
+            axps = explainer.all_axps(x, on_found=counted("AXp"), exclude=exclude, **limits)
             enumeration("axps", axps, axps.complete, axps.stopped_by)
         if all_cxps:
             running = "cxps"
-            cxps = explainer.all_cxps(x, on_found=counted("CXp"), **limits)
+            cxps = explainer.all_cxps(x, on_found=counted("CXp"), immutable=immutable,
+                                      **limits)
             enumeration("cxps", cxps, cxps.complete, cxps.stopped_by)
         else:
             out["cxps"] = single_cxp

@@ -78,7 +78,7 @@ def _listing(record: dict, key: str, title: str, verify: bool) -> list[str]:
     if any(unverified):
         head += f"; {sum(unverified)} not verified ({why})"
     lines = [f"  {title} ({head}):"]
-    lines += [f"    - {e['rule']}"
+    lines += [f"    - {e['rule']}" + (f"  [cost {e['cost']:g}]" if "cost" in e else "")
               + (f"  [not verified: {why}]" if bad else "")
               for e, bad in zip(items, unverified, strict=True)]
     return lines
@@ -98,10 +98,17 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
     if "axp" not in record:
         return lines
     axp = record["axp"]
-    size = len(axp["features"])
-    widened = ", inflated" if axp.get("inflated") else ""
-    lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}): "
-                 f"{axp['rule']}")
+    if axp is None:
+        none = record["no_axp"]
+        lines.append(f"  {pr}AXp avoiding {', '.join(record.get('exclude', []))}: none; "
+                     f"with every other feature fixed the model still predicts "
+                     f"{outcome(model, none['counterexample_class'])}, e.g. at "
+                     f"{json.dumps(none['counterexample'], ensure_ascii=False)}")
+    else:
+        size = len(axp["features"])
+        widened = ", inflated" if axp.get("inflated") else ""
+        lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}"
+                     f"{_cost(axp)}): {axp['rule']}")
     if "axps" in record:
         lines += _listing(record, "axps", f"all {pr}AXps", verify)
     if "cxps" not in record:
@@ -112,8 +119,17 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
     elif not cxps:
         lines.append(f"  {pr}CXp: none (no change of features changes the prediction)")
     else:
-        lines.append(f"  {pr}CXp: {cxps[0]['rule']}")
+        lines.append(f"  {pr}CXp{_cost(cxps[0], ' (', ')')}: {cxps[0]['rule']}")
     return lines
+
+
+def _cost(e: dict, before: str = ", ", after: str = "") -> str:
+    """The cost of a cheapest explanation's record, and the bound that proves it."""
+    if "cost" not in e:
+        return ""
+    bound = (e.get("optimality") or {}).get("lower_bound")
+    proof = f", optimal: lower bound {bound:g}" if bound is not None else ", cheapest"
+    return f"{before}cost {e['cost']:g}{proof}{after}"
 
 
 @main.command(short_help="Explain a saved model's predictions: AXps and CXps.")
@@ -131,6 +147,14 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
               help="Explain with the literals of the instance's path (Izza et al.).")
 @click.option("--inflate", is_flag=True,
               help="Widen the AXp to maximal cell sets (x in an interval, colour in a set).")
+@click.option("--exclude", metavar="COL,...",
+              help="Features the AXps may not use (held free), e.g. race,sex.")
+@click.option("--immutable", metavar="COL,...",
+              help="Features the CXps may not change (held at the instance's values), e.g. "
+                   "age: actionable CXps.")
+@click.option("--weights", metavar="JSON",
+              help="Feature -> cost (others cost 1), a JSON object or @file.json: the AXp and "
+                   "the CXp are then cheapest ones, proven optimal; lists go cheapest first.")
 @click.option("--max-count", type=click.IntRange(min=1), metavar="N",
               help=f"With --all-axps/--all-cxps: list at most N of each per row (default "
                    f"{DEFAULT_MAX_COUNT}); the output says when more exist.")
@@ -182,6 +206,7 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
             all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
+            exclude: str | None, immutable: str | None, weights: str | None,
             max_count: int | None, time_limit: float | None, engine: str, solver: str,
             verify: bool, fmt: str, quiet: bool, batch: bool = False,
             output: str | None = None, out_fmt: str = "jsonl", chunk_rows: int | None = None,
@@ -215,9 +240,18 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format jsonl
     keeps exact values. Row numbers are 0-based positions in the CSV.
 
+    On the user's terms: --exclude COL,... gives AXps that do not use those features (or
+    says that none exists, with a point showing it); --immutable COL,... gives CXps that
+    leave those features at the instance's values; --weights '{"COL": cost}' makes the AXp
+    and the CXp cheapest ones (minimum total weight, with the lower bound that proves it)
+    and orders the lists by cost.
+
     \b
     Examples:
       xdt explain model.json --instance '{"x": 0.9, "y": 0.2}'
+      xdt explain model.json --data compas.csv --rows 0:3 --exclude African_American,Female
+      xdt explain model.json --data compas.csv --rows 0:3 --immutable Age_Above_FourtyFive \\
+          --weights '{"Number_of_Priors": 5}' --all-cxps
       xdt explain model.json --instance @instance.json --all-axps --all-cxps
       xdt explain model.json --data german.csv --rows 0:10
       xdt explain model.json --data german.csv --format jsonl > explanations.jsonl
@@ -248,7 +282,10 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                            {"--all-axps": all_axps, "--path-restricted": path_restricted,
                             "--inflate": inflate, "--max-count": max_count is not None,
                             "--time-limit": time_limit is not None,
-                            "--engine sat": engine == "sat"},
+                            "--engine sat": engine == "sat",
+                            "--exclude": exclude is not None,
+                            "--immutable": immutable is not None,
+                            "--weights": weights is not None},
                            skip_invalid=skip_invalid, invalid_output=invalid_output,
                            force=force)
         return
@@ -285,7 +322,23 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
         _explain_all(explainer, model, instance, data, rows, fmt, quiet,
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
-                      "max_count": max_count, "time_limit": time_limit})
+                      "max_count": max_count, "time_limit": time_limit,
+                      "exclude": _names(exclude, "--exclude"),
+                      "immutable": _names(immutable, "--immutable"),
+                      "weights": None if weights is None else common.parse_instance(
+                          weights, "--weights", '{"age": 3, "income": 0.5}',
+                          "feature name to cost")})
+
+
+def _names(text: str | None, option: str) -> list[str] | None:
+    """The feature names of a comma-separated option."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise click.BadParameter("give feature names separated by commas, e.g. race,sex",
+                                 param_hint=f"'{option}'")
+    return names
 
 
 def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
