@@ -271,8 +271,8 @@ def test_cli_terms(tmp_path):
     r = run("explain", str(path), "-i", inst, "--exclude", "age", "--immutable", "age",
             "--weights", '{"income": 10, "savings": 3}', "--all-cxps")
     assert r.exit_code == 0, r.output
-    assert "AXp avoiding age: none; with every other feature fixed the model still " \
-           "predicts grant, e.g. at {\"income\": 40, \"age\": 31.0, \"savings\": 5}" in r.output
+    assert ("AXp: none; no AXp of the prediction 'refuse' avoids age: with every other "
+            "feature fixed, the model predicts 'grant' when age = 31.0") in r.output
     assert "- CHANGE savings (now 5; e.g. to 11) => grant  [cost 3]" in r.output
     assert "- CHANGE income (now 40; e.g. to 51) => grant  [cost 10]" in r.output
     assert "age (now" not in r.output

@@ -99,11 +99,7 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
         return lines
     axp = record["axp"]
     if axp is None:
-        none = record["no_axp"]
-        lines.append(f"  {pr}AXp avoiding {', '.join(record.get('exclude', []))}: none; "
-                     f"with every other feature fixed the model still predicts "
-                     f"{outcome(model, none['counterexample_class'])}, e.g. at "
-                     f"{json.dumps(none['counterexample'], ensure_ascii=False)}")
+        lines.append(f"  {pr}AXp: none; {record['no_axp']['reason']}")
     else:
         size = len(axp["features"])
         widened = ", inflated" if axp.get("inflated") else ""

@@ -487,18 +487,16 @@ class _Disagreement:
 
 def _plan(model: Model, explanation, row: object):
     """:func:`_plan_certificate`, with the checks of the explanation's optimality certificate
-    (:mod:`xdt.explain.optimality`) when it has one."""
+    (:meth:`xdt.explain.optimality.OptimalityCertificate.plan`) when it has one."""
     fail, points, claims, proof_check = _plan_certificate(model, explanation, row)
     optimal = getattr(explanation, "optimality", None)
     if optimal is None:
         return fail, points, claims, proof_check
-    from xdt.explain import optimality
-
     values, cells = encode_instance(model.features, model.cells, explanation.certificate.instance)
     path = (model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
             if is_tree(model) else None)
-    more_points, more_claims, more_check = optimality.plan(model, explanation, optimal, fail,
-                                                           values, cells, path)
+    more_points, more_claims, more_check = optimal.plan(model, explanation, fail, values,
+                                                        cells, path)
 
     def both() -> None:
         proof_check()

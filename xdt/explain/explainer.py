@@ -78,6 +78,7 @@ from xdt.ir.cells import full_mask
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.tree import Path
+from xdt.ir.values import to_python
 
 ENGINES = ("path", "sat", "box")
 AUTO = ("auto", None)
@@ -1011,12 +1012,13 @@ class Explainer:
                 cx = point_values(self.model, q.values, q.cells, point)
                 label = self._label_of(point)
                 held = [names[f] for f in bits(oracle.free)]
+                moved = ", ".join(f"{n} = {to_python(cx[n])!r}" for f, n in enumerate(names)
+                                  if point[f] != q.cells[f])
                 raise NoExplanationError(
                     f"no AXp of the prediction {self.model.classes[q.prediction]!r} avoids "
-                    f"{', '.join(held)}: with every other feature fixed, the model still "
-                    f"predicts {label!r} at {cx}; exclude fewer features (or look at "
-                    "all_cxps: changing only excluded features changes the prediction)",
-                    cx, label)
+                    f"{', '.join(held)}: with every other feature fixed, the model predicts "
+                    f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
+                    "excluded features alone can change the prediction)", cx, label)
         return oracle
 
     def _cxp_oracle(self, q: _Query, immutable: Iterable[str] | None) -> EntailmentOracle:

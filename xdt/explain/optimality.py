@@ -94,6 +94,11 @@ class OptimalityCertificate:
                 f"set of them costs less than {self.lower_bound:g} ({self.solver}), the "
                 f"cost of this {self.kind}")
 
+    def plan(self, model: Model, explanation, fail, values, cells, path):
+        """The checks of this certificate for :func:`xdt.explain.certificates.check_certificate`
+        (see :func:`plan`)."""
+        return plan(model, explanation, self, fail, values, cells, path)
+
     def to_dict(self) -> dict:
         inst = self.instance
         out = {"kind": self.kind, "cost": self.cost, "lower_bound": self.lower_bound,
