@@ -193,3 +193,21 @@ def test_readme_import_block_runs_as_written(tmp_path):
         assert list(model.features.names) == names and list(model.classes) == classes
         expected = np.asarray(classes, dtype=object)[library.predict(X).astype(int)]
         assert model.predict(X).tolist() == expected.tolist()
+
+
+def test_readme_user_terms_block_runs_and_values_match():
+    (block,) = [b for b in _python_blocks() if "smallest_cxp" in b]
+    scope: dict = {}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    ex, x, w = scope["ex"], scope["x"], scope["w"]
+    banned = {"personal_status", "age", "foreign_worker"}
+    assert not set(ex.axp(x, exclude=sorted(banned)).features) & banned
+    assert (scope["best"].cost, scope["best"].optimality.lower_bound) == (7, 7)
+    assert "checking_status" not in scope["best"].features
+    assert ex.smallest_cxp(x, weights={"duration": 2}, immutable=["age"]).rule == (
+        "CHANGE credit_history (now critical/other existing credit; e.g. to all paid) => "
+        "class = bad")
+    costs = [a.cost for a in ex.all_axps(x, weights=w, max_count=3)]
+    assert costs == sorted(costs) and costs[0] == 7
+    assert all(not {"age", "personal_status"} & set(c.features)
+               for c in ex.all_cxps(x, immutable=["age", "personal_status"]))
