@@ -223,8 +223,8 @@ class Explanation:
         scope = ", path-restricted" if self.path_restricted else ""
         scope += ", inflated" if self.inflated else ""
         if self.precision is not None:
-            scope += f", precision {_share(self.precision)}"
-            scope += f" >= {_share(self.delta)}" if self.delta is not None else ""
+            scope += f", precision {format_share(self.precision)}"
+            scope += f" >= {format_share(self.delta)}" if self.delta is not None else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
     def _repr_html_(self) -> str:
@@ -235,7 +235,7 @@ class Explanation:
         scope += ", inflated" if self.inflated else ""
         checked = ", certificate checked" if self.verified else ""
         if self.precision is not None:
-            checked = f", precision {_share(self.precision)}" + checked
+            checked = f", precision {format_share(self.precision)}" + checked
         size = f"{len(self)} feature{'' if len(self) == 1 else 's'}"
         head = (f"<b>{_html(self.kind)}</b>{scope} of the prediction "
                 f"<code>{_html(self._outcome(self.prediction))}</code>: {size}{checked}")
@@ -313,7 +313,7 @@ class Explanation:
 
 
 
-def _share(value: Fraction) -> str:
+def format_share(value: Fraction) -> str:
     """A probability as a short decimal, cut (not rounded) to 4 places so that it never
     reads above its value: ``0.9612``, ``0.9999`` for 19999/20000, ``1`` for 1."""
     if value.denominator == 1:

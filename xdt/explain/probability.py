@@ -50,7 +50,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import product as cartesian
 from numbers import Rational, Real
 
 import numpy as np
@@ -768,20 +767,32 @@ def brute_force_precision(model, distribution: Distribution, values: Sequence,
         choices.append(live)
         size *= len(live)
     if size <= max_points:
-        points, weights = [], []
-        for combo in cartesian(*choices):
-            point = list(values)
-            num = 1
-            for f, j in zip(free, combo, strict=True):
-                point[f] = model_cells[f].value(j)
-                num *= distribution.weights[f][j]
-            points.append(dict(zip(names, point, strict=True)))
-            weights.append(num)
+        # every point, as one column per feature: free features at a value of each of their
+        # positive-mass cells, the others at the instance's values
+        grids = np.meshgrid(*[np.arange(len(c)) for c in choices], indexing="ij") \
+            if free else []
+        columns: dict[str, object] = {}
+        weight = np.ones(size, dtype=object)
+        for k, f in enumerate(free):
+            live = choices[k]
+            at = grids[k].reshape(-1)
+            shown = np.empty(len(live), dtype=object)
+            shown[:] = [model_cells[f].value(j) for j in live]
+            columns[names[f]] = shown[at]
+            w = np.empty(len(live), dtype=object)
+            w[:] = [int(distribution.weights[f][j]) for j in live]
+            weight = weight * w[at]
+        for f in range(len(names)):
+            if names[f] not in columns:
+                fixed = np.empty(size, dtype=object)
+                fixed[:] = [values[f]] * size
+                columns[names[f]] = fixed
         den = 1
         for f in free:
             den *= distribution.totals[f]
-        got = model.predict(points)
-        return Fraction(sum(w for w, g in zip(weights, got, strict=True) if g == label), den)
+        got = np.asarray(model.predict(pd.DataFrame(columns, columns=list(names))),
+                         dtype=object)
+        return Fraction(int(sum(weight[got == label], 0)), den)
     if not isinstance(model, DecisionTree):
         raise ComputationLimitError(
             f"recomputing the precision by enumeration needs {size} points, more than "
@@ -928,10 +939,21 @@ def coverage(explanation, data: object) -> Coverage:
         raise ParameterError(
             "this explanation does not know its model's cells (it was not made by an "
             "Explainer); make it with xdt.Explainer(model)")
+    return region_coverage(model_cells, explanation.features, explanation.cells, data)
+
+
+def region_coverage(model_cells: Sequence[Cells], features: Sequence[str],
+                    held: Sequence[int], data: object) -> Coverage:
+    """The coverage (:class:`Coverage`) of the region holding each of ``features`` to its
+    cells (``held``: one bit mask per feature, over the model's cells ``model_cells``), the
+    other features free; ``data`` as in :func:`coverage`."""
     by_name = {c.name: c for c in model_cells}
-    names = list(explanation.features)
+    names = list(features)
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise UnknownFeatureError(f"the model has no feature(s) {unknown}")
     cells = [by_name[n] for n in names]
-    held = dict(zip(names, explanation.cells, strict=True))
+    held = dict(zip(names, held, strict=True))
     if isinstance(data, ProductDistribution):
         data.check_cells(names, cells, "the explanation's model")
         return Coverage(data.measure(held))
@@ -941,10 +963,7 @@ def coverage(explanation, data: object) -> Coverage:
         encoded = data.row_cells[:, [at[n] for n in names]] if names else \
             np.zeros((data.n_rows, 0), dtype=np.int64)
     elif isinstance(data, pd.DataFrame):
-        encoded = _encode_columns(cells, _frame(data, names)) if names else \
-            np.zeros((len(data), 0), dtype=np.int64)
-        if len(encoded) == 0:
-            raise DataError("the data has no rows; coverage needs at least one row")
+        encoded = _encode_columns(cells, _frame(data, names))
     else:
         raise ParameterError(
             "coverage takes a pandas DataFrame, a ProductDistribution or an "
