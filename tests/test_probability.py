@@ -558,3 +558,33 @@ def test_cli_delta_and_coverage(tmp_path):
                              "--delta", "0.9"), "--delta", "--data")
     assert_clean_failure(run("explain", str(path), "--instance", '{"x": 1, "y": 1}',
                              "--delta", "1.5", "--data", str(data)), "1.5")
+
+
+def test_readme_block_shows_what_it_claims():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                if "delta_axp" in b]
+    scope: dict = {}
+    exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    axp, d = scope["axp"], scope["d"]
+    assert axp.features == ("checking_status", "credit_history", "age",
+                            "other_payment_plans")
+    assert repr(d) == ("<delta-AXp, precision 0.9784 >= 0.95: IF checking_status = no "
+                       "checking AND 44.5 < age THEN class = good>")
+    assert d.verified and all(p < Fraction(19, 20) for p in d.certificate.drops.values())
+    assert {k: float(p) for k, p in d.certificate.drops.items()} == {
+        "checking_status": 0.8546917966670096, "age": 0.873482958874456}
+    from xdt.explain.probability import EmpiricalDistribution
+
+    emp = scope["ex"].delta_axp(scope["X"].iloc[2], 0.95,
+                                distribution=EmpiricalDistribution(scope["frame"], scope["tree"]))
+    assert repr(emp) == ("<delta-AXp, precision 0.9651 >= 0.95: IF checking_status = no "
+                         "checking AND 44.5 < age THEN class = good>")
+    frame = scope["frame"]
+    assert repr(axp.coverage(frame)).startswith("Coverage(product=0.0188879 [")
+    assert repr(axp.coverage(frame)).endswith("rows=35/1000 = 0.035)")
+    assert repr(d.coverage(frame)) == ("Coverage(product=0.079194 [39597/500000], "
+                                       "rows=86/1000 = 0.086)")
