@@ -567,11 +567,8 @@ class EmpiricalPrecision:
     :class:`EmpiricalDistribution`: among the rows agreeing with the instance on the set,
     the share predicted the instance's class (any model).
 
-    Raises (when called)
-    --------------------
-    EmptyConditionError
-        No row agrees with the instance on the set: the conditional probability is
-        undefined.
+    Calling it raises :class:`~xdt.errors.EmptyConditionError` when no row agrees with
+    the instance on the set: the conditional probability is then undefined.
     """
 
     def __init__(self, distribution: EmpiricalDistribution, cells: Sequence[int],
