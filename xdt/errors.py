@@ -32,7 +32,8 @@ what to do about it.
     ├── NoExplanationError (LookupError)   no explanation of the kind asked meets the terms
     ├── DataError (ValueError)             a data file or table is not usable
     │   ├── FieldCountError                  a CSV line has more fields than the header
-    │   └── InvalidRowError                  a row of a batch run cannot be explained
+    │   ├── InvalidRowError                  a row of a batch run cannot be explained
+    │   └── EmptyConditionError              no row of the data agrees with an instance
     ├── OutputError (OSError)              an output file or folder cannot be written
     │   └── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
     ├── ParameterError (ValueError)        a learner's or explainer's parameter is out of range
@@ -231,6 +232,22 @@ class InvalidRowError(DataError):
         self.outputs, self.failed = list(outputs), list(failed or [])
         self.detail = detail
         super().__init__(f"{detail}; {advice}")
+
+
+class EmptyConditionError(DataError):
+    """No row of a dataset lies in an instance's cells on a set of features, so a probability
+    conditioned on them under the dataset's empirical distribution (the precision of a
+    delta-AXp, :mod:`xdt.explain.probability`) is undefined.
+
+    Attributes
+    ----------
+    features : tuple of str
+        The features of the condition.
+    """
+
+    def __init__(self, message: str, features: tuple = ()):
+        self.features = tuple(features)
+        super().__init__(message)
 
 
 class OutputError(XdtError, OSError):

@@ -80,7 +80,45 @@ def _listing(record: dict, key: str, title: str, verify: bool) -> list[str]:
     lines = [f"  {title} ({head}):"]
     lines += [f"    - {e['rule']}" + (f"  [cost {e['cost']:g}]" if "cost" in e else "")
               + (f"  [not verified: {why}]" if bad else "")
+              + (f"  [coverage {_coverage_text(e['coverage'])}]" if "coverage" in e else "")
               for e, bad in zip(items, unverified, strict=True)]
+    return lines
+
+
+def _share(value: dict) -> str:
+    """A share of a record (``{"exact": "p/q", "float": x}``) as short text."""
+    from fractions import Fraction
+
+    from xdt.explain.explanation import format_share
+
+    return format_share(Fraction(value["exact"]))
+
+
+def _coverage_text(cov: dict) -> str:
+    """``0.81 of the space (product of the data's marginals), 8 of 10 rows (0.8)``."""
+    text = f"{_share(cov['product'])} of the space (product of the data's marginals)"
+    if cov.get("rows") is not None:
+        text += f", {cov['covered']} of {cov['n_rows']} rows ({_share(cov['rows'])})"
+    return text
+
+
+def _probabilistic_lines(record: dict) -> list[str]:
+    """The delta-AXp of a record beside its AXp, and the coverage of both."""
+    lines = []
+    delta = record.get("delta_axp")
+    if delta is not None:
+        size = len(delta["features"])
+        source = record.get("distribution", "")
+        lines.append(f"  delta-AXp ({size} feature{'' if size == 1 else 's'}, precision "
+                     f"{_share(delta['precision'])} >= {_share(delta['delta'])}"
+                     f"{', ' + source if source else ''}): {delta['rule']}")
+        if delta.get("drops"):
+            lines.append("    precision without each feature: " + ", ".join(
+                f"{k} {_share(v)}" for k, v in delta["drops"].items()))
+    for key, name in (("axp", "AXp"), ("delta_axp", "delta-AXp")):
+        if key in record and record[key] is not None and "coverage" in record[key]:
+            lines.append(f"    coverage of the {name}: "
+                         f"{_coverage_text(record[key]['coverage'])}")
     return lines
 
 
@@ -105,6 +143,7 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
         widened = ", inflated" if axp.get("inflated") else ""
         lines.append(f"  {pr}AXp ({size} feature{'' if size == 1 else 's'}{widened}"
                      f"{_cost(axp)}): {axp['rule']}")
+    lines += _probabilistic_lines(record)
     if "axps" in record:
         lines += _listing(record, "axps", f"all {pr}AXps", verify)
     if "cxps" not in record:
@@ -199,6 +238,18 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
 @click.option("--force", is_flag=True,
               help="With --batch/--workers/--scheduler: replace an existing --output file "
                    "(or the part files of an --output folder) and skipped-rows file.")
+@click.option("--delta", type=click.FloatRange(0, 1, min_open=True), metavar="D",
+              help="Also give a locally minimal delta-AXp: features whose values keep the "
+                   "prediction with probability >= D (0 < D <= 1) under the distribution of "
+                   "--data (with --instance, --data is only that distribution's data), with "
+                   "its exact precision, beside the AXp.")
+@click.option("--distribution", "distribution_kind", type=click.Choice(["product",
+                                                                         "empirical"]),
+              help="With --delta: product (default): the features independent, each as in "
+                   "--data (decision trees); empirical: the rows of --data (any model).")
+@click.option("--coverage", is_flag=True,
+              help="With --data: print the share of the feature space (product of the "
+                   "data's marginals) and of the data's rows that each AXp covers.")
 @cli_errors
 def explain(model_path: str, instance: str | None, data: str | None, rows: str | None,
             all_axps: bool, all_cxps: bool, path_restricted: bool, inflate: bool,
@@ -208,7 +259,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             output: str | None = None, out_fmt: str = "jsonl", chunk_rows: int | None = None,
             workers: int | None = None, scheduler: str | None = None,
             partitions: int | None = None, skip_invalid: bool = False,
-            invalid_output: str | None = None, force: bool = False) -> None:
+            invalid_output: str | None = None, force: bool = False,
+            delta: float | None = None, distribution_kind: str | None = None,
+            coverage: bool = False) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
     The model is a decision tree, a DNF, a nested k-DNF or a tree ensemble (xdt-model/1
@@ -252,6 +305,15 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
       xdt explain model.json --data german.csv --rows 0:10
       xdt explain model.json --data german.csv --format jsonl > explanations.jsonl
       xdt explain model.json --data german.csv --rows 0:5 --engine sat --inflate
+      xdt explain model.json --instance @x.json --delta 0.95 --data train.csv --coverage
+
+    --delta D adds a delta-AXp (Izza et al., IJAR 2023): a locally minimal set of features
+    whose values give the prediction with probability at least D, under the product of the
+    per-feature distributions of --data (--distribution empirical: its rows), printed with
+    its exact precision and the precision after dropping each of its features (each below
+    D). With --instance, --data is the distribution's data; with --data alone, its rows are
+    both explained and the distribution. --coverage prints the share of the feature space
+    and of the rows of --data that each AXp's rule covers.
 
     Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
     the one of the per-row engine, and all CXps per row; no certificates) and writes one JSON
@@ -270,7 +332,14 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     from xdt.explain.models import kind_name
     from xdt.ir.tree import DecisionTree
 
-    if (instance is None) == (data is None):
+    probabilistic = delta is not None or coverage
+    if distribution_kind is not None and delta is None:
+        raise click.UsageError("--distribution says how --delta measures precision; add "
+                               "--delta D, or leave it out")
+    if probabilistic and data is None:
+        raise click.UsageError(f"{'--delta' if delta is not None else '--coverage'} "
+                               "measures over a dataset: add --data DATA.csv")
+    if (instance is None) == (data is None) and not (probabilistic and instance is not None):
         raise click.UsageError("give exactly one of --instance JSON or --data DATA.csv")
     if batch or workers is not None or scheduler is not None:
         _explain_batch_cli(model_path, data, rows, output, out_fmt, chunk_rows, workers,
@@ -281,7 +350,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                             "--engine sat": engine == "sat",
                             "--exclude": exclude is not None,
                             "--immutable": immutable is not None,
-                            "--weights": weights is not None},
+                            "--weights": weights is not None,
+                            "--delta": delta is not None, "--coverage": coverage},
                            skip_invalid=skip_invalid, invalid_output=invalid_output,
                            force=force)
         return
@@ -293,8 +363,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     if batch_only:
         raise click.UsageError(f"{', '.join(batch_only)}: only with --batch, --workers or "
                                "--scheduler")
-    if rows is not None and data is None:
-        raise click.UsageError("--rows selects rows of --data; it needs --data DATA.csv")
+    if rows is not None and (data is None or instance is not None):
+        raise click.UsageError("--rows selects rows of --data to explain; it needs --data "
+                               "DATA.csv without --instance")
     if max_count is None:
         max_count = DEFAULT_MAX_COUNT
     model = xdt.load_model(model_path)
@@ -313,9 +384,14 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
         raise click.UsageError(
             f"--engine box explains tree ensembles, and {model_path} is a {kind_name(model)}: "
             "use --engine path or sat (or leave --engine out: auto picks one)")
+    measures = None
+    if probabilistic:
+        assert data is not None
+        measures = _measures(model, data, delta, distribution_kind or "product", coverage)
     with Explainer(model, engine=None if engine == "auto" else engine,
                    solver=solver) as explainer:
-        _explain_all(explainer, model, instance, data, rows, fmt, quiet,
+        _explain_all(explainer, model, instance, None if instance is not None else data,
+                     rows, fmt, quiet,
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
                       "max_count": max_count, "time_limit": time_limit,
@@ -323,7 +399,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                       "immutable": _names(immutable, "--immutable"),
                       "weights": None if weights is None else common.parse_instance(
                           weights, "--weights", '{"age": 3, "income": 0.5}',
-                          "feature name to cost")})
+                          "feature name to cost")}, measures)
 
 
 def _names(text: str | None, option: str) -> list[str] | None:
@@ -335,6 +411,55 @@ def _names(text: str | None, option: str) -> list[str] | None:
         raise click.BadParameter("give feature names separated by commas, e.g. race,sex",
                                  param_hint=f"'{option}'")
     return names
+
+
+def _measures(model: Model, data: str, delta: float | None, kind: str,
+              coverage: bool) -> dict:
+    """What ``--delta`` and ``--coverage`` measure with: the distribution of ``--data``
+    (read once) and the frame of its rows."""
+    from xdt.explain.models import kind_name
+    from xdt.explain.probability import EmpiricalDistribution
+    from xdt.ir.tree import DecisionTree
+
+    if delta is not None and kind == "product" and not isinstance(model, DecisionTree):
+        raise click.UsageError(
+            f"--delta with the product distribution is computed exactly for decision trees, "
+            f"and the model is a {kind_name(model)}: add --distribution empirical (the rows "
+            "of --data)")
+    frame = read_csv(data, dtype=csv_dtypes(model))
+    try:
+        empirical = EmpiricalDistribution(frame, model)
+    except XdtError as e:
+        raise DataError(f"{data}: {e}") from None
+    dist = empirical if kind == "empirical" else empirical.marginals()
+    what = (f"empirical distribution of {empirical.n_rows} rows" if kind == "empirical"
+            else f"product distribution of {empirical.n_rows} rows")
+    return {"delta": delta, "distribution": dist, "coverage": empirical if coverage else None,
+            "what": what}
+
+
+def _add_measures(record: dict, explainer: Explainer, x: object, measures: dict,
+                  verify: bool, certificates: bool) -> None:
+    """Add to a record of :func:`explain_one` the delta-AXp (``delta_axp``, with the
+    ``distribution`` it was measured under) and the coverage of its AXps."""
+    from xdt.explain.probability import fraction_dict, region_coverage
+
+    if measures["delta"] is not None:
+        e = explainer.delta_axp(x, measures["delta"], distribution=measures["distribution"],
+                                verify=verify)
+        record["delta_axp"] = e.to_dict(certificates)
+        if e.certificate is not None:  # the precision without each feature, below delta
+            record["delta_axp"]["drops"] = {k: fraction_dict(v)
+                                            for k, v in e.certificate.drops.items()}
+        record["distribution"] = measures["what"]
+    data = measures["coverage"]
+    if data is None:
+        return
+    cells = explainer.model.cells
+    for item in [record.get("axp"), record.get("delta_axp"), *record.get("axps", [])]:
+        if item is not None:
+            held = [sum(1 << j for j in c) for c in item["cells"]]
+            item["coverage"] = region_coverage(cells, item["features"], held, data).to_dict()
 
 
 def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
@@ -490,7 +615,7 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
 
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
-                 options: dict) -> None:
+                 options: dict, measures: dict | None = None) -> None:
     """Explain ``--instance`` or the selected rows, printing each record as it is done.
 
     While a row enumerates, a counter of the explanations found so far is drawn on a
@@ -531,6 +656,9 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
             try:
                 record = explain_one(explainer, xs[pos], on_found=counter,
                                      certificates=fmt == "jsonl", **options)
+                if measures is not None:
+                    _add_measures(record, explainer, xs[pos], measures, options["verify"],
+                                  fmt == "jsonl")
             except XdtError as e:
                 if single:
                     raise

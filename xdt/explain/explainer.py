@@ -514,12 +514,14 @@ class Explainer:
                 make = partial(self._axp_certificate, q, mask, held, inflation)
                 cert = Deferred(make) if lazy else make()
         literal = self._literals.get
-        return Explanation.of(
+        made = Explanation.of(
             kind, tuple([names[f] for f in feats]), tuple([q.values[f] for f in feats]),
             tuple([literal((f, m)) or self._literal(f, m)
                    for f, m in zip(feats, masks, strict=True)]),
             self.model.classes[q.prediction], self.model.target, q.path_restricted, cx,
             cx_class, masks, inflation is not None, cert, cost=cost, optimality=optimality)
+        made.__dict__["model_cells"] = self.model.cells  # for Explanation.coverage
+        return made
 
     def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
@@ -1131,6 +1133,158 @@ class Explainer:
         q = self._query(x, path_restricted)
         singles = [m for m in duality.enumerate_cxps(q.oracle) if m.bit_count() == 1]
         return tuple(self.model.features.names[bits(m)[0]] for m in self._sorted(singles))
+
+    # ------------------------------------------------------------------ probabilistic
+    def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
+        """The precision of ``features`` (names, or an Explanation) for ``x``: the
+        probability that a point agreeing with ``x`` on them (in the model's cells) gets
+        ``x``'s prediction, exactly (:mod:`xdt.explain.probability`).
+
+        Parameters
+        ----------
+        distribution : ProductDistribution, EmpiricalDistribution or pandas.DataFrame
+            A DataFrame stands for ``ProductDistribution.from_data(df, model)``: the product
+            of its columns' distributions over the model's cells.
+
+        Raises
+        ------
+        EngineNotAvailableError
+            A product distribution for a model that is not a decision tree (use an
+            EmpiricalDistribution).
+        EmptyConditionError
+            An empirical distribution none of whose rows agrees with ``x`` on ``features``.
+        UnknownFeatureError
+            A name the model lacks.
+        """
+        from xdt.explain import probability
+
+        q = self._query(x, False)
+        dist = probability.as_distribution(distribution, self.model)
+        return probability.precision_function(self.model, dist, q.cells, q.prediction)(
+            self._mask(features))
+
+    def delta_axp(self, x, delta: float | Fraction = 0.95, *, distribution,
+                  order: str | Sequence[str] | None = None,
+                  start: str | Iterable[str] | None = None,
+                  verify: bool = False) -> Explanation:
+        """A locally minimal delta-AXp (probabilistic AXp): a set of features of precision at
+        least ``delta`` from which no single feature can be dropped keeping precision at
+        least ``delta`` (Izza, Huang, Ignatiev, Narodytska, Cooper & Marques-Silva, "On
+        Computing Probabilistic Abductive Explanations", IJAR 2023, Section 3; for decision
+        trees under a product distribution it is polynomial, Section 4). A minimum or a
+        subset-minimal one is NP-hard even for trees (Arenas, Barcelo, Romero & Subercaseaux,
+        "On Computing Probabilistic Explanations for Decision Trees", NeurIPS 2022).
+
+        The precision of a set ``S`` is ``Pr(model(z) = prediction(x) | z agrees with x on
+        S)``, exact (a Fraction), under a product distribution (decision trees: a sum over
+        the tree's paths) or the empirical distribution of a dataset (any model: among the
+        rows agreeing with ``x`` on ``S``, the share predicted ``x``'s class); see
+        :mod:`xdt.explain.probability`.
+
+        Parameters
+        ----------
+        delta : number in (0, 1]
+            The least precision kept (a float is read as the decimal it prints as: 0.95 is
+            19/20). ``delta=1`` under a distribution that gives every cell positive mass
+            (e.g. ``ProductDistribution.uniform`` or ``from_data(..., smoothing=1)``) keeps
+            the AXp it starts from: it is returned, equal to :meth:`axp`'s.
+        distribution : ProductDistribution, EmpiricalDistribution or pandas.DataFrame
+            A DataFrame stands for ``ProductDistribution.from_data(df, model)``.
+        order : as in :meth:`axp`
+            The order in which features are tried for removal (and the order of the AXp
+            started from); default: the model's own.
+        start : None, "axp", "all", "path" or iterable of feature names
+            The set the deletion starts from. ``None`` / ``"axp"`` (default): the AXp of
+            :meth:`axp` with the same ``order``, so the result is a subset of an AXp, never
+            longer than it. ``"all"``: every feature, as Izza et al.'s Algorithm 1 (the
+            result may then hold features no AXp of this order has). ``"path"`` (trees): the
+            features of ``x``'s path. A set of names: it must itself have precision at least
+            ``delta``.
+        verify : bool
+            Re-check the certificate independently before returning
+            (:func:`~xdt.explain.probability.check_precision_certificate`: every precision
+            recomputed with ``model.predict``, by enumeration of the free features' cells
+            where they span at most 65,536 points, else over the tree's leaf boxes; for an
+            empirical distribution on its rows); raises :class:`~xdt.errors.CertificateError`
+            if it fails.
+
+        Returns
+        -------
+        Explanation (kind "delta-AXp")
+            Its ``precision`` (Fraction) and ``delta``; its ``certificate``
+            (:class:`~xdt.explain.probability.PrecisionCertificate`) holds the precision and,
+            per feature, the precision after dropping it (each below ``delta``: local
+            minimality). Its rule holds the features to ``x``'s cells.
+
+        Raises
+        ------
+        ParameterError
+            ``delta`` outside (0, 1], a ``start`` set of precision below ``delta``, or a
+            distribution made for another model.
+        EngineNotAvailableError
+            A product distribution for a model that is not a decision tree (use an
+            EmpiricalDistribution), or ``start="path"`` for a model without paths.
+        EmptyConditionError
+            An empirical distribution none of whose rows agrees with ``x`` on the starting
+            set.
+        CertificateError
+            With ``verify=True``, when the re-check fails.
+
+        Examples
+        --------
+        >>> import xdt
+        >>> from xdt.explain.probability import ProductDistribution
+        >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+        >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], [0, 1],
+        ...     ThresholdSplit("x", 0.5, Leaf(0), ThresholdSplit("y", 0.5, Leaf(0), Leaf(1))))
+        >>> d = ProductDistribution(tree, {"x": [1, 1], "y": [1, 19]})
+        >>> ex = xdt.Explainer(tree)
+        >>> ex.axp({"x": 1, "y": 1}).rule
+        'IF 0.5 < x AND 0.5 < y THEN 1'
+        >>> e = ex.delta_axp({"x": 1, "y": 1}, 0.95, distribution=d, verify=True)
+        >>> e.rule, e.precision, e.certificate.drops
+        ('IF 0.5 < x THEN 1', Fraction(19, 20), {'x': Fraction(19, 40)})
+        """
+        from xdt.explain import probability
+
+        d = probability.check_delta(delta)
+        dist = probability.as_distribution(distribution, self.model)
+        q = self._query(x, False)
+        measure = probability.precision_function(self.model, dist, q.cells, q.prediction)
+        seq = self._order(q, order)
+        names = self.model.features.names
+        if start is None or (isinstance(start, str) and start == "axp"):
+            first = duality.deletion_axp(q.oracle, seq)
+        elif isinstance(start, str) and start == "all":
+            first = full_mask(len(names))
+        elif isinstance(start, str) and start == "path":
+            if q.path is None:
+                raise tree_only("start='path'", "use start='axp' or 'all'", self.model)
+            first = sum(1 << f for f in q.path.masks)
+        elif isinstance(start, str) and start not in names:
+            raise ParameterError(
+                f"start must be 'axp', 'all', 'path' or feature names, got {start!r}")
+        else:
+            first = self._mask(start)
+        mask, value, drops = probability.delta_axp_mask(measure, first, d, seq)
+        made = self._explanation(q, mask, "AXp", None, False)
+        cert = None
+        if self.certificates or verify:
+            support = (len(dist.agreeing(q.cells, mask))
+                       if isinstance(dist, probability.EmpiricalDistribution) else None)
+            cert = probability.PrecisionCertificate(
+                instance=dict(zip(names, q.values, strict=True)),
+                prediction=made.prediction, delta=d, precision=value,
+                drops={names[f]: p for f, p in drops.items()},
+                distribution=("empirical" if isinstance(dist, probability.EmpiricalDistribution)
+                              else "product"),
+                n_rows=dist.n_rows, support=support,
+                start=tuple(names[f] for f in bits(first)))
+        made = replace(made, kind="delta-AXp", certificate=cert, precision=value, delta=d)
+        if verify:
+            probability.check_precision_certificate(self.model, made, dist)
+            made = replace(made, verified=True)
+        return made
 
     def explain_batch(self, X, what: Sequence[str] | str = ("axp", "cxps"), *,
                       chunk_rows: int | None = None, max_memory: int | None = None,

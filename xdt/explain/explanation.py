@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from xdt.ir.values import format_number, to_python
 
 if TYPE_CHECKING:
     from xdt.explain.certificates import Certificate
+    from xdt.explain.probability import Coverage
 
 
 class Deferred:
@@ -72,11 +74,14 @@ class _LazyField:
 
 @dataclass(frozen=True)
 class Explanation:
-    """An abductive (AXp) or contrastive (CXp) explanation of one prediction.
+    """An abductive (AXp), probabilistic abductive (delta-AXp) or contrastive (CXp)
+    explanation of one prediction.
 
     Attributes
     ----------
-    kind : {"AXp", "CXp"}
+    kind : {"AXp", "CXp", "delta-AXp"}
+        A delta-AXp (:meth:`xdt.Explainer.delta_axp`) reads as an AXp (a rule) whose
+        prediction holds with probability ``precision`` instead of 1.
     features : tuple of str
         The explanation's features, in the model's feature order.
     values : tuple
@@ -123,6 +128,16 @@ class Explanation:
         For a cheapest explanation (``smallest_axp``, ``smallest_cxp``): the proof that no
         explanation of its kind costs less (:mod:`xdt.explain.optimality`), checked with
         the certificate by ``verify=True``. Built on first access. Not part of equality.
+    precision : Fraction or None
+        For a delta-AXp: the exact probability that a point agreeing with the instance on
+        its features gets its prediction (:mod:`xdt.explain.probability`); None otherwise.
+        Not part of equality.
+    delta : Fraction or None
+        For a delta-AXp: the least precision it was asked to keep. Not part of equality.
+    model_cells : tuple of Cells or None
+        The explained model's cells (``model.cells``), kept so that :meth:`coverage` can
+        read data against them; set by :class:`~xdt.Explainer`. Not part of equality, not
+        shown.
     """
 
     kind: str
@@ -141,6 +156,9 @@ class Explanation:
     verified: bool = field(default=False, compare=False, hash=False, repr=False)
     cost: int | float | None = field(default=None, compare=False, hash=False, repr=False)
     optimality: Any = field(default=_LazyField(), compare=False, hash=False, repr=False)
+    precision: Fraction | None = field(default=None, compare=False, hash=False, repr=False)
+    delta: Fraction | None = field(default=None, compare=False, hash=False, repr=False)
+    model_cells: tuple | None = field(default=None, compare=False, hash=False, repr=False)
 
     @classmethod
     def of(cls, kind: str, features: tuple, values: tuple, literals: tuple, prediction: object,
@@ -190,7 +208,7 @@ class Explanation:
         counterexample is printed exactly (:func:`~xdt.ir.values.format_number`), so it
         reads back as a value of the counterexample's cell (``e.g. to 1.1e+308``).
         """
-        if self.kind == "AXp":
+        if self.kind != "CXp":  # abductive: AXp or delta-AXp
             cond = " AND ".join(self.literals) if self.literals else "TRUE"
             return f"IF {cond} THEN {self._outcome(self.prediction)}"
         changes = []
@@ -217,6 +235,9 @@ class Explanation:
         scope = ", path-restricted" if self.path_restricted else ""
         scope += ", inflated" if self.inflated else ""
         scope += f", cost {self.cost:g}" if self.cost is not None else ""
+        if self.precision is not None:
+            scope += f", precision {format_share(self.precision)}"
+            scope += f" >= {format_share(self.delta)}" if self.delta is not None else ""
         return f"<{self.kind}{scope}: {self.rule}>"
 
     def _repr_html_(self) -> str:
@@ -226,10 +247,12 @@ class Explanation:
         scope = ", path-restricted" if self.path_restricted else ""
         scope += ", inflated" if self.inflated else ""
         checked = ", certificate checked" if self.verified else ""
+        if self.precision is not None:
+            checked = f", precision {format_share(self.precision)}" + checked
         size = f"{len(self)} feature{'' if len(self) == 1 else 's'}"
         head = (f"<b>{_html(self.kind)}</b>{scope} of the prediction "
                 f"<code>{_html(self._outcome(self.prediction))}</code>: {size}{checked}")
-        if self.kind == "AXp":
+        if self.kind != "CXp":  # abductive: AXp or delta-AXp
             cols = ("feature", "value", "held to")
             rows = [(f, v, lit) for f, v, lit in zip(self.features, self.values, self.literals,
                                                      strict=True)]
@@ -260,6 +283,10 @@ class Explanation:
             out["counterexample_class"] = to_python(self.counterexample_class)
         if self.cost is not None:
             out["cost"] = self.cost
+        if self.precision is not None:
+            out["precision"] = {"exact": str(self.precision), "float": float(self.precision)}
+            out["delta"] = (None if self.delta is None else
+                            {"exact": str(self.delta), "float": float(self.delta)})
         out["certificate"] = (None if self.certificate is None or not certificate
                               else self.certificate.to_dict())
         if certificate and self.optimality is not None:
@@ -267,7 +294,49 @@ class Explanation:
         out["verified"] = self.verified
         return out
 
+    def coverage(self, data) -> Coverage:
+        """How general the explanation is: the share of the feature space (the product of
+        per-feature marginals) and of a dataset's rows that its region covers — each of its
+        features held to its cells (the instance's cell, the path's literal, an inflated
+        AXp's widened set), the others free.
 
+        Parameters
+        ----------
+        data : pandas.DataFrame, ProductDistribution or EmpiricalDistribution
+            A DataFrame with a column per feature of the explanation (others ignored): the
+            product of its columns' distributions over the model's cells, and its rows.
+            A :class:`~xdt.explain.probability.ProductDistribution`: its measure only (no
+            rows). An :class:`~xdt.explain.probability.EmpiricalDistribution`: its rows and
+            their marginals.
+
+        Returns
+        -------
+        Coverage
+            ``product`` (Fraction), ``rows`` (Fraction or None), ``covered`` and ``n_rows``;
+            see :func:`xdt.explain.probability.coverage`.
+
+        Raises
+        ------
+        ParameterError
+            For a CXp (no region), or a distribution over another model's cells.
+        MissingFeatureError, DataError, InstanceError
+            Data without a column of the explanation, without rows, or with a value the
+            model cannot read (naming its row).
+        """
+        from xdt.explain.probability import coverage
+
+        return coverage(self, data)
+
+
+
+
+def format_share(value: Fraction) -> str:
+    """A probability as a short decimal, cut (not rounded) to 4 places so that it never
+    reads above its value: ``0.9612``, ``0.9999`` for 19999/20000, ``1`` for 1."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    cut = Fraction(int(value * 10**4), 10**4)
+    return format(float(cut), ".4f").rstrip("0").rstrip(".")
 
 
 def _html(value: object) -> str:
