@@ -321,3 +321,23 @@ def test_compas_without_race_and_sex():
                     ex.axp(x, exclude=banned)
                 none += 1
     assert avoided + none == 40 and avoided > 0
+
+
+def test_delta_axp_avoids_excluded_features():
+    """A delta-AXp with exclude= never uses them; when no AXp avoids them a delta-AXp still
+    can (precision, not certainty), and brute-force precision confirms it."""
+    from xdt.explain.probability import ProductDistribution
+
+    tree = loan_tree()
+    d = ProductDistribution.uniform(tree)
+    with Explainer(tree) as ex:
+        e = ex.delta_axp(X, 0.5, distribution=d, exclude=["age"], verify=True)
+        assert "age" not in e.features
+        # age free (uniform over its 2 cells): income <= 50 and savings <= 10 keep "refuse"
+        # with probability 1/2; one feature alone gives 1/4
+        assert set(e.features) == {"income", "savings"} and e.precision == Fraction(1, 2)
+        with pytest.raises(NoExplanationError, match="no delta-AXp of precision >= 0.75 "
+                                                     "avoids age"):
+            ex.delta_axp(X, 0.75, distribution=d, exclude=["age"])
+        with pytest.raises(ParameterError, match="start holds the excluded features age"):
+            ex.delta_axp(X, 0.5, distribution=d, exclude=["age"], start=["age", "income"])

@@ -28,7 +28,7 @@ from xdt.cli.common import (
     read_csv,
     validate_rows,
 )
-from xdt.errors import DataError, XdtError
+from xdt.errors import DataError, NoExplanationError, XdtError
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -106,6 +106,8 @@ def _probabilistic_lines(record: dict) -> list[str]:
     """The delta-AXp of a record beside its AXp, and the coverage of both."""
     lines = []
     delta = record.get("delta_axp")
+    if "no_delta_axp" in record:
+        lines.append(f"  delta-AXp: none; {record['no_delta_axp']}")
     if delta is not None:
         size = len(delta["features"])
         source = record.get("distribution", "")
@@ -444,9 +446,17 @@ def _add_measures(record: dict, explainer: Explainer, x: object, measures: dict,
     ``distribution`` it was measured under) and the coverage of its AXps."""
     from xdt.explain.probability import fraction_dict, region_coverage
 
+    e = None
     if measures["delta"] is not None:
-        e = explainer.delta_axp(x, measures["delta"], distribution=measures["distribution"],
-                                verify=verify)
+        try:
+            e = explainer.delta_axp(x, measures["delta"],
+                                    distribution=measures["distribution"], verify=verify,
+                                    exclude=record.get("exclude"))
+        except NoExplanationError as err:
+            record["delta_axp"] = None
+            record["no_delta_axp"] = str(err)
+            record["distribution"] = measures["what"]
+    if e is not None:
         record["delta_axp"] = e.to_dict(certificates)
         if e.certificate is not None:  # the precision without each feature, below delta
             record["delta_axp"]["drops"] = {k: fraction_dict(v)

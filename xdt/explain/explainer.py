@@ -1166,7 +1166,7 @@ class Explainer:
     def delta_axp(self, x, delta: float | Fraction = 0.95, *, distribution,
                   order: str | Sequence[str] | None = None,
                   start: str | Iterable[str] | None = None,
-                  verify: bool = False) -> Explanation:
+                  verify: bool = False, exclude: Iterable[str] | None = None) -> Explanation:
         """A locally minimal delta-AXp (probabilistic AXp): a set of features of precision at
         least ``delta`` from which no single feature can be dropped keeping precision at
         least ``delta`` (Izza, Huang, Ignatiev, Narodytska, Cooper & Marques-Silva, "On
@@ -1200,6 +1200,10 @@ class Explainer:
             result may then hold features no AXp of this order has). ``"path"`` (trees): the
             features of ``x``'s path. A set of names: it must itself have precision at least
             ``delta``.
+        exclude : iterable of str, optional
+            Features the delta-AXp may not use (held free, drawn from the distribution): the
+            start leaves them out (by default the AXp of :meth:`axp` with ``exclude``, or,
+            when no AXp avoids them, every other feature).
         verify : bool
             Re-check the certificate independently before returning
             (:func:`~xdt.explain.probability.check_precision_certificate`: every precision
@@ -1219,8 +1223,11 @@ class Explainer:
         Raises
         ------
         ParameterError
-            ``delta`` outside (0, 1], a ``start`` set of precision below ``delta``, or a
-            distribution made for another model.
+            ``delta`` outside (0, 1], a ``start`` set of precision below ``delta`` (or holding
+            an excluded feature), or a distribution made for another model.
+        NoExplanationError
+            With ``exclude``: when fixing every other feature gives a precision below
+            ``delta``.
         EngineNotAvailableError
             A product distribution for a model that is not a decision tree (use an
             EmpiricalDistribution), or ``start="path"`` for a model without paths.
@@ -1253,19 +1260,33 @@ class Explainer:
         measure = probability.precision_function(self.model, dist, q.cells, q.prediction)
         seq = self._order(q, order)
         names = self.model.features.names
+        free = feature_mask(self.model.features, exclude, "exclude")
         if start is None or (isinstance(start, str) and start == "axp"):
-            first = duality.deletion_axp(q.oracle, seq)
+            oracle = self._restricted(q, exclude=exclude)
+            first = (duality.deletion_axp(oracle, seq) if oracle.entails(oracle.universe)
+                     else full_mask(len(names)) & ~free)  # no AXp avoids them: all the rest
         elif isinstance(start, str) and start == "all":
-            first = full_mask(len(names))
+            first = full_mask(len(names)) & ~free
         elif isinstance(start, str) and start == "path":
             if q.path is None:
                 raise tree_only("start='path'", "use start='axp' or 'all'", self.model)
-            first = sum(1 << f for f in q.path.masks)
+            first = sum(1 << f for f in q.path.masks) & ~free
         elif isinstance(start, str) and start not in names:
             raise ParameterError(
                 f"start must be 'axp', 'all', 'path' or feature names, got {start!r}")
         else:
             first = self._mask(start)
+            if first & free:
+                raise ParameterError(
+                    f"start holds the excluded features "
+                    f"{', '.join(names[f] for f in bits(first & free))}: leave them out")
+        if free and measure(first) < d:
+            value = measure(first)
+            raise NoExplanationError(
+                f"no delta-AXp of precision >= {float(d):.6g} avoids "
+                f"{', '.join(names[f] for f in bits(free))}: with every other feature fixed "
+                f"the precision is {float(value):.6g} ({value}); exclude fewer features or "
+                "lower delta")
         mask, value, drops = probability.delta_axp_mask(measure, first, d, seq)
         made = self._explanation(q, mask, "AXp", None, False)
         cert = None
