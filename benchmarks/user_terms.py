@@ -18,7 +18,12 @@ Queries:
 * ``smallest_axp`` (unit weights) and ``smallest_axp weights=W``, ``smallest_cxp weights=W``:
   W gives each feature the number of its cells (checking a many-valued feature costs more);
   cheapest explanations by RC2 implicit hitting sets;
-* ``all_axps`` and ``all_axps weights=W`` (cheapest first), capped at 50 per row.
+* ``all_axps`` and ``all_axps weights=W`` (cheapest first), capped at 50 per row;
+* ``delta_axp 0.95`` under the product of the training rows' marginals (path engine only:
+  the precision is computed over the tree's paths, whatever the engine), with ``exclude=S``
+  too, and ``coverage`` of the plain AXp on the training rows (the AXp's time excluded),
+  given the DataFrame (read and encoded at each call) or an ``EmpiricalDistribution`` of it
+  (encoded once).
 
 Each ratio is measured against the plain AXp of the path engine, and for the SAT engine
 against the SAT engine's plain AXp.
@@ -43,6 +48,7 @@ from _data import DATASETS  # noqa: E402
 
 import xdt  # noqa: E402
 from xdt.errors import NoExplanationError  # noqa: E402
+from xdt.explain.probability import EmpiricalDistribution, ProductDistribution  # noqa: E402
 from xdt.interop.fit import fit_tree  # noqa: E402
 
 CASES = {
@@ -78,9 +84,21 @@ def cpu(fn: Callable[..., object], *args: object) -> tuple[float, object]:
     return (time.process_time_ns() - start) / 1e9, out
 
 
-def queries(model, sensitive: list[str], immutable: list[str]) -> dict:
+def queries(model, sensitive: list[str], immutable: list[str], engine: str,
+            train: pd.DataFrame) -> dict:
     weights = {c.name: c.n_cells for c in model.cells}
-    return {
+    extra = {}
+    if engine == "path":
+        dist = ProductDistribution.from_data(train, model)
+        extra = {
+            "delta_axp 0.95": lambda ex, x: ex.delta_axp(x, 0.95, distribution=dist),
+            "delta_axp 0.95 exclude=S": lambda ex, x: ex.delta_axp(
+                x, 0.95, distribution=dist, exclude=sensitive),
+            "coverage of the AXp (DataFrame)": _Coverage(train),
+            "coverage of the AXp (rows read once)": _Coverage(
+                EmpiricalDistribution(train, model)),
+        }
+    return extra | {
         "axp exclude=S": lambda ex, x: ex.axp(x, exclude=sensitive),
         "all_cxps": lambda ex, x: ex.all_cxps(x),
         "all_cxps immutable=A": lambda ex, x: ex.all_cxps(x, immutable=immutable),
@@ -93,6 +111,20 @@ def queries(model, sensitive: list[str], immutable: list[str]) -> dict:
     }
 
 
+class _Coverage:
+    """``coverage`` of a row's plain AXp on the training rows: the AXp is computed first and
+    not timed (``prepare``)."""
+
+    def __init__(self, train: pd.DataFrame | EmpiricalDistribution):
+        self.train = train
+
+    def prepare(self, ex, x):
+        return ex.axp(x)
+
+    def __call__(self, explanation):
+        return explanation.coverage(self.train)
+
+
 def run(name: str, n_rows: int, engines: tuple[str, ...]) -> tuple[list[Line], str]:
     file, target, sensitive, immutable = CASES[name]
     frame = pd.read_csv(DATASETS / file, keep_default_na=False)
@@ -103,14 +135,15 @@ def run(name: str, n_rows: int, engines: tuple[str, ...]) -> tuple[list[Line], s
     lines: list[Line] = []
     for engine in engines:
         plain_ex = xdt.Explainer(model, engine, certificates=False)
-        qs = queries(model, sensitive, immutable)
+        qs = queries(model, sensitive, immutable, engine, fitted.train)
         exs = {q: xdt.Explainer(model, engine, certificates=False) for q in qs}
         mine = {q: Line(engine, q) for q in qs}
         for i, x in enumerate(rows):
             base, _ = cpu(plain_ex.axp, x)
             got = {}
             for q, fn in qs.items():
-                got[q] = cpu(fn, exs[q], x)
+                got[q] = (cpu(fn, fn.prepare(exs[q], x)) if isinstance(fn, _Coverage)
+                          else cpu(fn, exs[q], x))
             if i == 0:
                 continue  # warm-up row: compilation and first-call costs
             for q, (t, out) in got.items():
@@ -118,7 +151,8 @@ def run(name: str, n_rows: int, engines: tuple[str, ...]) -> tuple[list[Line], s
                 line.times.append(t)
                 line.ratios.append(t / base if base > 0 else float("nan"))
                 if isinstance(out, NoExplanationError):
-                    line.notes["no AXp avoids S"] = line.notes.get("no AXp avoids S", 0) + 1
+                    what = "no delta-AXp avoids S" if "delta" in q else "no AXp avoids S"
+                    line.notes[what] = line.notes.get(what, 0) + 1
             mine.setdefault("axp", Line(engine, "axp (plain)")).times.append(base)
         lines.append(mine.pop("axp"))
         lines += mine.values()
