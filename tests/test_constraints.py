@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+
+from pathlib import Path
 
 import hypothesis.strategies as st
+import jsonschema
 import numpy as np
 import pytest
 from clitools import assert_clean_failure, run
@@ -53,6 +57,9 @@ from xdt.ir.constraints import (
     parse_constraint,
 )
 from xdt.ir.ensemble import TreeEnsemble
+
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def names(explanations) -> set[frozenset[str]]:
@@ -305,6 +312,8 @@ def test_json_round_trip(tmp_path):
     assert doc["constraints"] == [
         {"ordering": ["x", "y"]}, {"ordering": ["y", "z"], "strict": True},
         {"if": [{"feature": "x", "le": 1.0}], "then": [{"feature": "z", "gt": 4.0}]}]
+    schema = json.loads((ROOT / "encodings" / "xdt-model-1.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
     back = model_from_dict(json.loads(json.dumps(doc)))
     assert back.constraints == model.constraints
     assert [list(c.thresholds) for c in back.cells] == [list(c.thresholds) for c in model.cells]
@@ -317,6 +326,16 @@ def test_json_round_trip(tmp_path):
     doc["constraints"] = ["NOT (sex = male AND pregnant = yes)"]  # the text form is read too
     assert model_from_dict(doc).constraints == loaded.constraints
     assert "constraints" not in model_to_dict(clinic_tree())
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```",
+                                      (ROOT / "encodings" / "README.md").read_text(), re.S)
+                if '"constraints"' in b]
+    documented = json.loads(block)
+    jsonschema.Draft202012Validator(schema).validate(documented)
+    clinic = model_from_dict(documented)
+    assert [str(c) for c in clinic.constraints] == ["NOT (sex = male AND pregnant = 1)",
+                                                    "age <= 12 -> pregnant = 0"]
+    assert Explainer(clinic).axp({"sex": "female", "pregnant": 1, "age": 30}).rule == \
+        "IF pregnant = 1 THEN high"
 
 
 @pytest.mark.parametrize("entry, error, fragment", [
@@ -413,3 +432,14 @@ def test_cli_explains_a_constrained_model_file(tmp_path):
     bad = run("explain", str(path), "--instance",
               '{"sex": "female", "pregnant": "yes", "age": 50}', "--engine", "path")
     assert_clean_failure(bad, "background constraints")
+
+
+def test_readme_block_runs_and_shows_what_it_claims():
+    readme = (ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                if "with_constraints" in b]
+    scope: dict = {}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    tree, clinic, x = scope["tree"], scope["clinic"], scope["x"]
+    assert xdt.Explainer(tree).axp(x).rule == "IF sex = female AND pregnant = yes THEN low"
+    assert xdt.Explainer(clinic).axp(x, verify=True).rule == "IF pregnant = yes THEN low"
