@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-
 from pathlib import Path
 
 import hypothesis.strategies as st
@@ -57,7 +56,6 @@ from xdt.ir.constraints import (
     parse_constraint,
 )
 from xdt.ir.ensemble import TreeEnsemble
-
 
 ROOT = Path(__file__).resolve().parent.parent
 
