@@ -430,6 +430,12 @@ def test_cli_explains_a_constrained_model_file(tmp_path):
     bad = run("explain", str(path), "--instance",
               '{"sex": "female", "pregnant": "yes", "age": 50}', "--engine", "path")
     assert_clean_failure(bad, "background constraints")
+    data = tmp_path / "rows.csv"
+    data.write_text("sex,pregnant,age\nfemale,yes,50\n")
+    batch = run("explain", str(path), "--data", str(data), "--batch", "--output",
+                str(tmp_path / "out.jsonl"))
+    assert_clean_failure(batch, "background constraints")
+    assert "constraints" in run("explain", "--help").output
 
 
 def test_readme_block_runs_and_shows_what_it_claims():
