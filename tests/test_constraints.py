@@ -447,3 +447,18 @@ def test_readme_block_runs_and_shows_what_it_claims():
     tree, clinic, x = scope["tree"], scope["clinic"], scope["x"]
     assert xdt.Explainer(tree).axp(x).rule == "IF sex = female AND pregnant = yes THEN low"
     assert xdt.Explainer(clinic).axp(x, verify=True).rule == "IF pregnant = yes THEN low"
+
+
+def test_a_strict_ordering_at_the_edge_of_a_cell():
+    """x = 3 is the top of its cell (-inf, 3]: the CXp {y} (cells are what is fixed) needs a
+    y below 3 and above x, so its witness moves x inside its cell, as documented."""
+    g = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+    tree = DecisionTree(g, ["a", "b"], ThresholdSplit(
+        "y", 3, Leaf("a"), ThresholdSplit("x", 5, Leaf("b"), Leaf("a"))))
+    model = tree.with_constraints(["x < y"])
+    x = {"x": 3, "y": 4}
+    (cxp,) = Explainer(model).all_cxps(x, verify=True)
+    assert cxp.features == ("y",)
+    p = cxp.counterexample
+    assert p["x"] < p["y"] <= 3 and model.cells[0].cell_of(p["x"]) == model.cells[0].cell_of(3)
+    assert model.predict([p])[0] == "a"
