@@ -99,6 +99,7 @@ class Forbidden:
 
     @property
     def features(self) -> tuple[str, ...]:
+        """The names of the features the constraint mentions, in order of appearance."""
         return tuple(dict.fromkeys(c.feature for c in self.conditions))
 
 
@@ -121,6 +122,7 @@ class Implication:
 
     @property
     def features(self) -> tuple[str, ...]:
+        """The names of the features the constraint mentions, in order of appearance."""
         return tuple(dict.fromkeys(c.feature for c in self.premises + self.conclusions))
 
 
@@ -145,6 +147,7 @@ class Ordering:
 
     @property
     def features(self) -> tuple[str, ...]:
+        """The names of the features the constraint mentions, in order of appearance."""
         return (self.left, self.right)
 
 
