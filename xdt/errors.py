@@ -14,15 +14,21 @@ what to do about it.
     │   └── InvalidModelError                breaks a rule of the IR (names the node)
     │       ├── ValueOutsideDomainError
     │       ├── BranchCoverageError          branches overlap or do not cover the domain
-    │       └── UnknownNodeFeatureError      a node tests a feature the model lacks
+    │       ├── UnknownNodeFeatureError      a node tests a feature the model lacks
+    │       └── InvalidConstraintError       a background constraint is not acceptable
+    │           ├── ConstraintFeatureError     it names a feature the model lacks
+    │           ├── ConstraintValueError       it names a value outside a domain
+    │           └── OrderingFeatureError       an ordering x <= y on a non-ordinal feature
     ├── UnknownFeatureError (LookupError)  a feature name the model does not have
-    │   └── UnknownNodeFeatureError          (also an InvalidModelError)
+    │   ├── UnknownNodeFeatureError          (also an InvalidModelError)
+    │   └── ConstraintFeatureError           (also an InvalidModelError)
     ├── InstanceError (ValueError)         an instance or data matrix is not acceptable
     │   ├── MissingFeatureError
     │   ├── UnknownCategoryError
     │   ├── MissingValueError                NaN / None / empty cell
     │   ├── ValueOutOfRangeError             infinite, or beyond the float32 range compared
-    │   └── InstanceShapeError               wrong length or number of columns
+    │   ├── InstanceShapeError               wrong length or number of columns
+    │   └── ConstraintViolationError         violates a background constraint of the model
     ├── EstimatorError                     a scikit-learn estimator cannot be imported
     │   ├── NotFittedError (ValueError)
     │   └── UnsupportedEstimatorError (TypeError)
@@ -89,6 +95,25 @@ class UnknownNodeFeatureError(InvalidModelError, UnknownFeatureError):
     """A tree node tests a feature that is not among the model's features."""
 
 
+class InvalidConstraintError(InvalidModelError):
+    """A background constraint of a model (:mod:`xdt.ir.constraints`) is not acceptable:
+    unreadable text, an empty combination, a condition of the wrong form for its feature,
+    or contradictory orderings. ``where`` names the constraint (``constraints[i]``)."""
+
+
+class ConstraintFeatureError(InvalidConstraintError, UnknownFeatureError):
+    """A background constraint names a feature that is not among the model's features."""
+
+
+class ConstraintValueError(InvalidConstraintError, ValueOutsideDomainError):
+    """A condition of a background constraint names a value outside its feature's domain."""
+
+
+class OrderingFeatureError(InvalidConstraintError):
+    """An ordering constraint (``x <= y``, ``x < y``) names a feature that is not ordinal
+    (orderings compare numbers)."""
+
+
 class InstanceError(XdtError, ValueError):
     """An instance (or a matrix of instances) cannot be read against the model's features."""
 
@@ -114,6 +139,11 @@ class ValueOutOfRangeError(InstanceError):
 
 class InstanceShapeError(InstanceError):
     """A sequence or array has the wrong length or number of columns."""
+
+
+class ConstraintViolationError(InstanceError):
+    """The instance to explain violates a background constraint of the model: no explanation
+    under the constraints is about it."""
 
 
 class EstimatorError(XdtError):

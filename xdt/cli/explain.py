@@ -202,7 +202,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "
                    "box: exact branch and bound (tree ensembles); auto: path for a tree, box "
-                   "for a tree ensemble, sat for a DNF.")
+                   "for a tree ensemble, sat for a DNF and for a model file with background "
+                   "\"constraints\" (only sat takes them into account).")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the sat engine (e.g. glucose4, minisat22).")
 @click.option("--verify/--no-verify", default=True, show_default=True,
@@ -516,6 +517,11 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
         raise click.UsageError(f"the batch path-walker explains decision trees, and "
                                f"{model_path} is a {kind_name(model)}: leave out --batch, "
                                "--workers and --scheduler (the SAT engine explains it)")
+    if model.constraints:
+        raise click.UsageError(f"the batch path-walker does not take background constraints "
+                               f"into account, and {model_path} carries "
+                               f"{len(model.constraints)}: leave out --batch, --workers and "
+                               "--scheduler (the SAT engine explains it row by row)")
     on_invalid = "skip" if skip_invalid else "raise"
     side = (Path(invalid_output) if invalid_output is not None
             else records.default_invalid_output(output)) if skip_invalid else None

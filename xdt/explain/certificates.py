@@ -41,7 +41,16 @@ points of it (evidence, not proof). When the ensemble carries the library's own 
 predicted by the library, and a point the library predicts otherwise than the IR fails the
 check; the sampled box points are predicted by it too. Every model kind is handled
 the same way otherwise: classes come from the model's own prediction (``model.predict`` on
-the points, ``predict_cells`` on cells). ``Explainer`` methods run the check before
+the points, ``predict_cells`` on cells).
+
+For a model with background constraints (:mod:`xdt.ir.constraints`, an xdt extension)
+every witness point satisfies them, and the check re-verifies that too (each point's values
+against every constraint); a SAT proof of a tree or a DNF is re-checked on the checks' own
+one-hot CNF with the constraints (:class:`~xdt.explain.verify.TreeCnf`,
+:class:`~xdt.explain.verify.DnfCnf`), not with the path-walker, which ignores them. A CXp's
+witness keeps the instance's values outside the CXp, except that a feature in an ordering
+``x < y`` may move inside the instance's cell when the instance's value leaves no room for
+the order (features are fixed to cells). ``Explainer`` methods run the check before
 returning when given ``verify=True``.
 
 Everything is plain data (dicts, tuples, named tuples of scalars): ``to_dict()`` gives JSON,
@@ -263,12 +272,19 @@ Certificate = AxpCertificate | CxpCertificate
 def point_values(model: Model, values: Sequence, cells: Sequence[int],
                  point: Sequence[int]) -> dict:
     """A point given by its cells as feature name -> value: the instance's own value where
-    the cell is the instance's, else a value of the cell."""
+    the cell is the instance's, else a value of the cell. For a model with orderings among
+    its background constraints (``x <= y``), the ordered features get values that satisfy
+    them (:meth:`~xdt.ir.constraints.Constraints.realize`: the instance's where they fit);
+    the other constraints hold for every value of the point's cells."""
     out = {c.name: values[f] for f, c in enumerate(model.cells)}
     for f, (a, b) in enumerate(zip(point, cells, strict=True)):
         if a != b:
             c = model.cells[f]
             out[c.name] = c.value(a)
+    constraints = getattr(model, "constraints", None)
+    if constraints and constraints.linked:
+        for f, v in constraints.realize(values, cells, point).items():
+            out[model.cells[f].name] = v
     return out
 
 
@@ -402,6 +418,8 @@ def check_certificate(model: Model, explanation, *, row: object = None) -> None:
         Naming the row and what failed, when:
 
         * the instance is not predicted the explanation's class;
+        * the model carries background constraints (:mod:`xdt.ir.constraints`) and the
+          instance or a witness point violates one;
         * CXp: the witness is not the explanation's counterexample, is predicted the
           explained class (or not its stated class), or differs from the instance outside
           the CXp's features (path-restricted: leaves a path literal);
@@ -555,9 +573,20 @@ def _plan_certificate(model: Model, explanation, row: object):
             return None
         return claim
 
+    constraints = getattr(model, "constraints", None)
+
     def complete(what: str, point: dict) -> None:
         if set(point) != set(names):
             raise fail(f"{what} does not give every feature of the model")
+        if constraints:
+            row = [point[n] for n in names]
+            broken = constraints.violated(row, encode_instance(model.features, model.cells,
+                                                               row)[1])
+            if broken is not None:
+                raise fail(f"{what} violates the background constraint {str(broken)!r}")
+
+    if constraints:
+        complete("the instance", cert.instance)
 
     # ------------------------------------------------------------------ CXp
     if explanation.kind == "CXp":
@@ -573,7 +602,9 @@ def _plan_certificate(model: Model, explanation, row: object):
                         cert.witness[name])) & 1:
                     raise fail(f"the witness moves {name} to {cert.witness[name]!r}, outside "
                                "its path literal")
-            elif not _same(cert.witness[name], cert.instance[name]):
+            elif not _same(cert.witness[name], cert.instance[name]) and not (
+                    constraints and f in constraints.linked
+                    and model.cells[f].cell_of(cert.witness[name]) == cells[f]):
                 raise fail(f"the witness changes {name} ({cert.instance[name]!r} -> "
                            f"{cert.witness[name]!r}), which is not in the CXp")
         return fail, [cert.instance, cert.witness], [
@@ -652,9 +683,16 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
             raise fail(f"the SAT proof is about {list(proof.features)} ({proof.answer}), not "
                        "an UNSAT answer for the AXp's features")
         if isinstance(model, TreeEnsemble):
-            point, checker = _ensemble_other_engine(model, held, cells, "box")
+            point, checker = (None, None) if model.constraints else \
+                _ensemble_other_engine(model, held, cells, "box")
             if checker is None:
                 point, checker = _ensemble_box_check(model, held, cells)
+        elif isinstance(model, DecisionTree) and model.constraints:
+            from xdt.explain.verify import sat_counterexample  # an independent CNF
+
+            point = sat_counterexample(model, held, model.classes[predict_one(model, cells)])
+            checker = ("the checks' own CNF of the tree and its background constraints "
+                       "(verify.TreeCnf)")
         elif isinstance(model, DecisionTree):
             from xdt.explain.path import PathOracle  # the independent engine
 

@@ -43,7 +43,7 @@ import pandas as pd
 
 from xdt.errors import DataError, EngineNotAvailableError, UnsupportedModelError, XdtError
 from xdt.explain.explainer import Explainer
-from xdt.explain.models import kind_name
+from xdt.explain.models import is_constrained, kind_name
 from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
 from xdt.ir.dnf import DNF
@@ -668,6 +668,8 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     """
     if isinstance(model, DNF):
         raise EngineNotAvailableError(dnf_message(model))
+    if is_constrained(model):
+        raise _constrained(model)
     if isinstance(model, TreeEnsemble):
         return crosscheck_ensemble(model, X, enumerate=enumerate, solver=solver,
                                    progress=progress, time_limit=time_limit,
@@ -729,6 +731,17 @@ def _restore(report: CrosscheckReport, snapshot: tuple) -> None:
         del report.times[e][n:]
     del report.disagreements[n_disagreements:]
     report.predictions = predictions
+
+
+def _constrained(model) -> EngineNotAvailableError:
+    """The error of a crosscheck of a model with background constraints: only the SAT engine
+    takes them into account, so there is no second engine to compare it with."""
+    return EngineNotAvailableError(
+        f"crosscheck compares two engines, and this {kind_name(model)} carries background "
+        f"constraints ({len(model.constraints)}), which only the SAT engine takes into "
+        "account; check its explanations instead with verify=True (certificates re-checked "
+        "with model.predict and the constraints) or, on a small model, against "
+        "xdt.explain.verify.brute_force (which enumerates the points the constraints allow)")
 
 
 def dnf_message(model: DNF) -> str:
@@ -874,6 +887,8 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     from xdt.explain import verify
     from xdt.explain.models import tree_only
 
+    if is_constrained(model):
+        raise _constrained(model)
     if path_restricted:
         raise tree_only("path-restricted crosscheck", "crosscheck it without "
                         "path_restricted", model)

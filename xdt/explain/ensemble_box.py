@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdt.explain import ensemble_kernels as K
+from xdt.explain.models import constrained_refusal, is_constrained
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells
 from xdt.ir.ensemble import TreeEnsemble
@@ -146,6 +147,8 @@ class BoxOracle(EntailmentOracle):
     def __init__(self, model: TreeEnsemble, cells: Sequence[int], allowed: Sequence[int],
                  universe: int, prediction: int, fallback=None,
                  max_boxes: int = MAX_BOXES, stack: int = 16):
+        if is_constrained(model):
+            raise constrained_refusal("the box engine", model)
         self.model = model
         self.prepared = prepare(model)
         self.cells = tuple(int(c) for c in cells)

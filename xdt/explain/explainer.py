@@ -56,7 +56,10 @@ from xdt.explain.inflate import Inflation
 from xdt.explain.inflate import inflate as inflate_cells
 from xdt.explain.models import (
     Model,
+    check_instance,
     check_model,
+    constrained_refusal,
+    is_constrained,
     is_tree,
     kind_name,
     predict_one,
@@ -228,7 +231,9 @@ class Explainer:
         ensembles only; compiled, one AXp in one call; a query past its limit is handed to
         the SAT engine), the other engine an ensemble can be cross-checked with.
         ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"box"`` for a
-        tree ensemble, ``"sat"`` for a DNF or nested k-DNF. :attr:`engine` holds the
+        tree ensemble, ``"sat"`` for a DNF or nested k-DNF and for any model carrying
+        background constraints (:mod:`xdt.ir.constraints`: only the SAT engine encodes
+        them; ``"path"`` and ``"box"`` refuse such a model). :attr:`engine` holds the
         engine chosen.
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
@@ -250,7 +255,8 @@ class Explainer:
     ------
     EngineNotAvailableError
         Unknown engine or solver, or an engine that cannot explain this model (the path
-        engine on a DNF or a tree ensemble); also raised by the methods that read a tree's
+        engine on a DNF or a tree ensemble, the path or box engine on a model with
+        background constraints); also raised by the methods that read a tree's
         path (:meth:`path_features`, :meth:`path_is_redundant`, ``path_restricted=True``,
         ``order="path"``) on a DNF or a tree ensemble.
 
@@ -310,8 +316,10 @@ class Explainer:
                 f"{', '.join(map(repr, ('auto',) + ENGINES))}")
         check_model(model, "xdt.Explainer")
         if engine in AUTO:
-            engine = ("path" if is_tree(model) else "box" if isinstance(model, TreeEnsemble)
-                      else "sat")
+            engine = ("sat" if is_constrained(model) else "path" if is_tree(model)
+                      else "box" if isinstance(model, TreeEnsemble) else "sat")
+        if engine in ("path", "box") and is_constrained(model):
+            raise constrained_refusal(f"the {engine} engine", model)
         if engine == "path" and not is_tree(model):
             raise tree_only("the path engine",
                             "use engine='box' or 'sat' (engine=None or 'auto' picks 'box')"
@@ -370,6 +378,8 @@ class Explainer:
                             "keeps the AXp inside a shortest true term, or for a negative "
                             "decision makes it a smallest AXp", self.model)
         values, cells = self._read(x)
+        if self.model.constraints:
+            check_instance(self.model, values, cells)
         key = (cells, bool(path_restricted))
         hit = self._cache.get(key)
         if hit is not None:
@@ -1323,7 +1333,8 @@ class Explainer:
         Raises
         ------
         EngineNotAvailableError
-            For a DNF (explain it row by row with the SAT engine).
+            For a DNF, or a tree with background constraints (explain it row by row with
+            the SAT engine).
         InstanceError
             On bad rows (from ``model.encode``).
         """

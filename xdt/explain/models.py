@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdt.errors import EngineNotAvailableError
+from xdt.errors import ConstraintViolationError, EngineNotAvailableError
 from xdt.explain.duality import minimum_hitting_set
 from xdt.explain.oracle import bits
 from xdt.ir.dnf import DNF
@@ -80,6 +80,40 @@ def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailab
     return EngineNotAvailableError(
         f"{what} is defined for decision trees (it reads the instance's root-to-leaf path), "
         f"and this model is a {kind}, which {which}; {instead}")
+
+
+def is_constrained(model: object) -> bool:
+    """Whether ``model`` carries background constraints (:mod:`xdt.ir.constraints`)."""
+    return bool(getattr(model, "constraints", None))
+
+
+def constrained_refusal(what: str, model: Model) -> EngineNotAvailableError:
+    """The error of an engine or check that does not take background constraints into
+    account, asked about a model that carries some: it says to use the SAT engine, which
+    encodes them (:mod:`xdt.explain.sat`). Such an engine must refuse rather than ignore
+    them: its answers would be about points the constraints exclude."""
+    cons = model.constraints
+    shown = "; ".join(str(c) for c in list(cons)[:2]) + ("; ..." if len(cons) > 2 else "")
+    return EngineNotAvailableError(
+        f"{what} does not take background constraints into account, and this "
+        f"{kind_name(model)} carries {len(cons)} ({shown}); use the SAT engine, which "
+        "encodes them: Explainer(model, engine='sat') (engine=None or 'auto' picks it for a "
+        "constrained model)")
+
+
+def check_instance(model: Model, values: Sequence, cells: Sequence[int]) -> None:
+    """Raise :class:`~xdt.errors.ConstraintViolationError` when the instance (its values and
+    cells) violates a background constraint of ``model``: explanations under the
+    constraints are about points that satisfy them."""
+    broken = model.constraints.violated(values, cells) if model.constraints else None
+    if broken is not None:
+        shown = {n: v for n, v in zip(model.features.names, values, strict=True)
+                 if n in broken.features}
+        raise ConstraintViolationError(
+            f"the instance violates the background constraint {str(broken)!r} of the model "
+            f"({', '.join(f'{n} = {v!r}' for n, v in shown.items())}); explanations under the "
+            "constraints are about points that satisfy them: fix the instance, or explain "
+            "it without them (model.with_constraints(None))")
 
 
 def kind_name(model: Model) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 
 from xdt.explain import kernels
 from xdt.explain.compiled import CompiledTree, compiled, from_words, masks_of, to_words
+from xdt.explain.models import constrained_refusal, is_constrained
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.tree import DecisionTree, Path
 
@@ -62,6 +63,8 @@ class PathOracle(EntailmentOracle):
 
     def __init__(self, tree: DecisionTree, cells: Sequence[int], allowed: Sequence[int],
                  universe: int, prediction: int, restricted: bool | None = None):
+        if is_constrained(tree):
+            raise constrained_refusal("the path engine", tree)
         self.tree = tree
         self.cells = tuple(cells)
         self.allowed = tuple(allowed)
@@ -147,6 +150,8 @@ class PathOracle(EntailmentOracle):
         (:func:`kernels.explain_one`), which also finds the AXp of the deletion order
         "path" (kept for :meth:`deletion`). ``ct``: the tree's compiled tables, if the
         caller has them."""
+        if is_constrained(tree):
+            raise constrained_refusal("the path engine", tree)
         if ct is None:
             ct = compiled(tree)
         row = np.asarray(cells, dtype=np.int64)

@@ -269,7 +269,9 @@ def path_redundancy(tree) -> list[PathRedundancy]:
     Raises
     ------
     EngineNotAvailableError
-        For a DNF or nested k-DNF (no paths), or any other object that is not a tree.
+        For a DNF or nested k-DNF (no paths), or any other object that is not a tree; for
+        a tree with background constraints (ask :meth:`xdt.Explainer.path_is_redundant`
+        of the SAT engine, which takes them into account).
 
     Notes
     -----
@@ -288,5 +290,10 @@ def path_redundancy(tree) -> list[PathRedundancy]:
                             "complement)", tree)
         raise EngineNotAvailableError(
             f"path redundancy is defined for decision trees, not {type(tree).__name__}")
+    from xdt.explain.models import constrained_refusal, is_constrained
+
+    if is_constrained(tree):
+        raise constrained_refusal(
+            "path redundancy (Izza, Ignatiev & Marques-Silva's walk of the tree)", tree)
     walker = _Walker(tree)
     return [walker.analyse(p) for p in tree.paths if p.consistent]

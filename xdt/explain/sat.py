@@ -31,6 +31,11 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   A DNF with no terms (always ``classes[0]``) gives the empty clause for "the DNF is true";
   a term with no literal (always true) gives the empty clause for "the DNF is false": the
   formula is then UNSAT, as it should be.
+* **Background constraints** (:mod:`xdt.ir.constraints`, an xdt extension), when the model
+  carries them, are part of the domain clauses (:meth:`ModelEncoding._constraint_clauses`):
+  entailment then means "every point agreeing with the instance on ``S`` *and satisfying
+  the constraints* is of class ``c``", and every model of the formula (a counterexample)
+  satisfies them.
 * **Instances as assumptions.** The clauses above depend on the model and the class only: they
   are built once per model (:func:`~xdt.explain.sat_cache.shared_encoding`), and one
   incremental solver per (model, class, solver name) is loaded with ``domain + differs(c)``. An
@@ -252,9 +257,47 @@ class ModelEncoding:
                 self._vars.append(lits)
                 self.cell_literals.append([[v] for v in lits])
         self._fixing: dict[tuple[int, int], list[int]] = {}
+        constraints = getattr(model, "constraints", None)
+        if constraints:
+            self.domain.extend(self._constraint_clauses(constraints))
         self._lock = threading.RLock()
         self._solvers: dict[tuple[int, str], SharedSolver] = {}
         self._finalizer = weakref.finalize(self, _release_all, self._solvers)
+
+    def _constraint_clauses(self, constraints) -> list[list[int]]:
+        """Clauses of the model's background constraints (:mod:`xdt.ir.constraints`), over
+        the cell variables: per forbidden combination or implication ``(when, unless)``, one
+        clause ``OR_{l in when} not l OR OR_{l in unless} l`` (``not l`` is
+        :meth:`outside`; ``l`` is one clause for a one-hot feature or a one-sided interval,
+        else an auxiliary variable ``("cond", f, mask)`` implying both of its bounds); per
+        ordering of ``x`` and ``y`` (which share their thresholds), ``[x > t_j] ->
+        [y > t_j]`` for every ``j``: ``x``'s cell is at most ``y``'s, which is exactly when
+        some real ``x <= y`` (or ``x < y``) lies in the two cells."""
+        out: list[list[int]] = []
+        for when, unless in constraints.rules:
+            clause: list[int] = []
+            for f, mask in when:
+                clause.extend(self.outside(f, mask))
+            satisfied = False
+            for f, mask in unless:
+                if mask == full_mask(self.cells[f].n_cells):
+                    satisfied = True
+                    break
+                if not self._ordinal[f]:
+                    clause.extend(self._vars[f][j] for j in bits(mask))
+                    continue
+                lits = self.fixing(f, mask)
+                if len(lits) == 1:
+                    clause.append(lits[0])
+                    continue
+                aux = self.pool.id(("cond", f, mask))
+                out.extend([-aux, lit] for lit in lits)
+                clause.append(aux)
+            if not satisfied:
+                out.append(clause)
+        for a, b, _ in constraints.orders:
+            out.extend([-ga, gb] for ga, gb in zip(self._vars[a], self._vars[b], strict=True))
+        return out
 
     @property
     def model(self) -> Model:
@@ -456,6 +499,9 @@ class ModelEncoding:
             return f"{cells.name} > {float(cells.thresholds[obj[2]])!r}"
         if isinstance(obj, tuple) and obj[0] == "selector":
             return f"selector: fixes {self.model.features[obj[1]].name} to the instance's cell"
+        if isinstance(obj, tuple) and obj[0] == "cond":
+            cells = self.cells[obj[1]]
+            return f"constraint condition: {cells.describe(obj[2])}"
         if isinstance(obj, tuple) and obj[0] == "term":
             return f"term {obj[2]} of class {self.model.classes[obj[1]]!r} holds"
         return "auxiliary (cardinality encoding)"

@@ -36,7 +36,7 @@ import pandas as pd
 from xdt.errors import EngineNotAvailableError
 from xdt.explain import kernels
 from xdt.explain.compiled import CompiledTree, compiled, masks_of
-from xdt.explain.models import is_tree, kind_name
+from xdt.explain.models import constrained_refusal, is_constrained, is_tree, kind_name
 from xdt.explain.oracle import bits
 from xdt.ir.tree import DecisionTree
 
@@ -323,7 +323,8 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
     ------
     EngineNotAvailableError
         ``tree`` is not a decision tree (a DNF): the batch path-walker reads paths; explain
-        a DNF row by row with ``Explainer(model, engine="sat")``.
+        a DNF row by row with ``Explainer(model, engine="sat")``; also for a tree with
+        background constraints, which the path-walker does not take into account.
     InstanceError
         (:class:`~xdt.errors.InstanceShapeError`, :class:`~xdt.errors.MissingFeatureError`,
         :class:`~xdt.errors.MissingValueError`, :class:`~xdt.errors.UnknownCategoryError`)
@@ -345,6 +346,8 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
             f"root-to-leaf paths), and this model is a {kind_name(tree)}; explain it row by "
             "row with the per-row SAT engine: Explainer(model, engine='sat').axp(x) / "
             ".all_cxps(x)")
+    if is_constrained(tree):
+        raise constrained_refusal("explain_batch (the batch path-walker)", tree)
     what = _check_args(what, chunk_rows, max_memory)
     cells = tree.encode(X)
     index = X.index if isinstance(X, pd.DataFrame) else None

@@ -241,6 +241,11 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
 
     Notes
     -----
+    With background constraints (``model.constraints``), only the points they allow count:
+    every point of the box is enumerated, those the constraints exclude dropped
+    (:meth:`~xdt.ir.constraints.Constraints.allows`), when there are at most
+    :data:`MAX_POINTS`; else, for a tree or a DNF, one SAT call on the checks' own CNF with
+    the constraints (:func:`sat_counterexample`).
     For a tree ensemble, every point of the box, predicted by ``model.predict_cells``
     (exact; the box must hold at most :data:`MAX_POINTS` points, else ``ValueError``: use
     :func:`sample_box_counterexample`). For a tree, the depth-first search of
@@ -255,6 +260,8 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
         box[f] = int(m)
     if not all(box):
         return None
+    if getattr(model, "constraints", None):
+        return _constrained_box_point(model, box, class_index, prefer)
     if isinstance(model, TreeEnsemble):
         return _ensemble_box_point(model, box, class_index, prefer)
     if isinstance(model, DecisionTree):
@@ -295,6 +302,26 @@ def box_points(box: Sequence[int]) -> np.ndarray:
     return out
 
 
+def _constrained_box_point(model: Model, box: Sequence[int], class_index: int,
+                           prefer: Sequence[int] | None) -> tuple[int, ...] | None:
+    """:func:`counterexample_in_box` for a model with background constraints: a point of
+    the box the constraints allow, of another class (the closest to ``prefer``)."""
+    if box_size(box) > MAX_POINTS:
+        if isinstance(model, TreeEnsemble):
+            raise ValueError(
+                f"the box has {box_size(box)} points, more than the limit of {MAX_POINTS} for "
+                "enumerating a tree ensemble's points")
+        return sat_counterexample(model, dict(enumerate(box)), model.classes[class_index])
+    points = box_points(box)
+    points = points[model.constraints.allows(points)]
+    other = points[np.asarray(model.predict_cells(points)) != class_index]
+    if not len(other):
+        return None
+    if prefer is not None:
+        other = other[np.argsort((other != np.asarray(prefer)).sum(axis=1), kind="stable")]
+    return tuple(int(c) for c in other[0])
+
+
 def _ensemble_box_point(model: TreeEnsemble, box: Sequence[int], class_index: int,
                         prefer: Sequence[int] | None) -> tuple[int, ...] | None:
     """A point of the box of another class than ``class_index``, by predicting every point
@@ -323,7 +350,8 @@ def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int
     model has a :attr:`~xdt.ir.ensemble.TreeEnsemble.reference` (the library's own
     ``predict``), also by the library on a value of each cell: a point either gives another
     class counts. A ``None`` is evidence, not proof, of entailment. O(n * F) draws plus one
-    prediction call each.
+    prediction call each. With background constraints, the sampled points they exclude are
+    dropped.
     """
     rng = rng if rng is not None else np.random.default_rng(0)
     cols = []
@@ -332,6 +360,8 @@ def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int
                            dtype=np.int64)
         cols.append(cells[rng.integers(len(cells), size=n)])
     points = np.stack(cols, axis=1)
+    if getattr(model, "constraints", None):  # only the points the constraints allow
+        points = points[model.constraints.allows(points)]
     bad = np.asarray(model.predict_cells(points)) != class_index
     ref = getattr(model, "reference", None) if reference else None
     if ref is not None:
@@ -403,6 +433,8 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
     several times on a path. It visits each node at most once: O(n_nodes * (n_features +
     max cells)) time. For a DNF, :func:`counterexample_in_box` once per class.
     """
+    if getattr(model, "constraints", None):  # the classes of the points they allow
+        return _constrained_classes(model, allowed)
     if isinstance(model, TreeEnsemble):
         points = box_points(allowed) if all(allowed) else np.zeros((0, len(allowed)),
                                                                    dtype=np.int64)
@@ -416,6 +448,21 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
             if counterexample_in_box(model, held, 1 - c) is not None}
 
 
+def _constrained_classes(model: Model, allowed: Sequence[int]) -> set:
+    """:func:`reachable_classes` of a model with background constraints: the classes of the
+    points of ``allowed`` they allow (enumerated up to :data:`MAX_POINTS`, else by SAT on
+    the checks' own CNF for a tree or a DNF)."""
+    if not all(allowed):
+        return set()
+    if box_size(allowed) > MAX_POINTS:
+        if isinstance(model, TreeEnsemble):
+            raise ValueError(f"the box has {box_size(allowed)} points, more than {MAX_POINTS}")
+        return sat_reachable_classes(model, list(allowed))
+    points = box_points(allowed)
+    points = points[model.constraints.allows(points)]
+    return {model.classes[int(c)] for c in np.unique(model.predict_cells(points))}
+
+
 def _point(model: Model, setting: _Setting, masks: Sequence[int]) -> dict:
     """A concrete point (name -> value) inside the per-feature cell sets ``masks``: the
     instance's own value where its cell is allowed, else a value of the lowest allowed cell."""
@@ -425,6 +472,11 @@ def _point(model: Model, setting: _Setting, masks: Sequence[int]) -> dict:
             out[c.name] = setting.values[f]
         else:
             out[c.name] = c.value((m & -m).bit_length() - 1)
+    constraints = getattr(model, "constraints", None)
+    if constraints and constraints.linked:  # values of ordered features that keep the order
+        point = [model.cells[f].cell_of(out[c.name]) for f, c in enumerate(model.cells)]
+        for f, v in constraints.realize(setting.values, setting.cells, point).items():
+            out[model.cells[f].name] = v
     return out
 
 
@@ -631,11 +683,13 @@ def brute_force(model: Model, x, *, path_restricted: bool = False,
 
     Notes
     -----
-    Every point of the cell space (``N`` = product of the features' cell counts) is
-    predicted at once with ``model.predict_cells`` (a tree's compiled node tables, a
-    DNF's term-by-term test). For each point of another class, the set of
-    candidate features on which it lies outside the allowed cells is the set of fixed
-    features it escapes; a set ``S`` entails the prediction exactly when no such point
+    With background constraints (``model.constraints``), the points they exclude
+    (:meth:`~xdt.ir.constraints.Constraints.allows`) are dropped first: explanations are
+    then those of the points that exist. Every point of the cell space (``N`` = product of
+    the features' cell counts) is predicted at once with ``model.predict_cells`` (a
+    tree's compiled node tables, a DNF's term-by-term test). For each point of another
+    class, the set of candidate features on which it lies outside the allowed cells is the
+    set of fixed features it escapes; a set ``S`` entails the prediction exactly when no such point
     agrees with ``x`` on ``S``. Every one of the ``2^k`` subsets of the ``k`` candidates is
     tested against the distinct escape sets: O(N * F + 2^k * N) time, O(N * F) memory.
     AXps are the entailing subsets none of whose one-smaller subsets entails, CXps the
@@ -648,6 +702,8 @@ def brute_force(model: Model, x, *, path_restricted: bool = False,
             f"{len(s.candidates)} candidate features: too many subsets to enumerate (limit "
             f"{MAX_CANDIDATES})")
     points = cell_space(model, max_points)
+    if getattr(model, "constraints", None):  # the points the background constraints allow
+        points = points[model.constraints.allows(points)]
     classes = np.asarray(model.predict_cells(points), dtype=np.int64)
     predicted = model.classes.index(s.label)
     other = points[classes != predicted]
@@ -804,6 +860,25 @@ class _OneHotCnf:
         self.class_vars = [self._new() for _ in model.classes]
         for lits in self.cell_vars:
             self._exactly_one(lits)
+        constraints = getattr(model, "constraints", None)
+        if constraints:
+            self._constraints(constraints)
+
+    def _constraints(self, constraints) -> None:
+        """The model's background constraints over the one-hot cell variables (independent
+        of the SAT engine's order encoding): per rule ``(when, unless)`` the clause "some
+        ``when`` literal fails or some ``unless`` literal holds", each literal a disjunction
+        of cell variables; per ordering ``x <= y`` (shared cells), ``[x = i] -> OR_{j >= i}
+        [y = j]``."""
+        for when, unless in constraints.rules:
+            clause = [v for f, m in when for j, v in enumerate(self.cell_vars[f])
+                      if not (m >> j) & 1]
+            clause += [v for f, m in unless for j, v in enumerate(self.cell_vars[f])
+                       if (m >> j) & 1]
+            self.clauses.append(clause)
+        for a, b, _ in constraints.orders:
+            ys = self.cell_vars[b]
+            self.clauses.extend([-x] + ys[i:] for i, x in enumerate(self.cell_vars[a]))
 
     @property
     def n_vars(self) -> int:

@@ -5,6 +5,7 @@ for its JSON form ``xdt-model/1``.
 """
 
 from xdt.ir.cells import CategoricalCells, IntervalCells
+from xdt.ir.constraints import Forbidden, Implication, Ordering, parse_constraint
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.features import Feature, FeatureSpace
 from xdt.ir.json_io import load_model, model_from_dict, model_to_dict, save_model
@@ -13,7 +14,8 @@ from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Path, Thre
 
 __all__ = [
     "Branch", "CategoricalCells", "CategoricalSplit", "Condition", "DNF", "DecisionTree",
-    "Feature", "FeatureSpace", "IntervalCells", "Leaf", "Literal", "NestedKDNF", "Path", "Term",
-    "ThresholdSplit", "load_model",
+    "Feature", "FeatureSpace", "Forbidden", "Implication", "IntervalCells", "Leaf", "Literal",
+    "NestedKDNF", "Ordering", "Path", "Term", "ThresholdSplit", "load_model",
+    "parse_constraint",
     "model_from_dict", "model_to_dict", "save_model",
 ]

@@ -33,8 +33,7 @@ Examples
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,82 +44,12 @@ from xdt.errors import (
     ValueOutsideDomainError,
 )
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
-from xdt.ir.features import Feature, FeatureSpace, check_classes
+from xdt.ir.conditions import Condition
+from xdt.ir.conditions import finite as _finite
+from xdt.ir.constraints import Constraints, prepare
+from xdt.ir.features import FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
-from xdt.ir.values import display_threshold
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One literal of a DNF term, as written in a model.
-
-    Exactly one form is used:
-
-    * ``values`` — for a categorical or binary feature, the domain values allowed
-      (``x in values``);
-    * ``above`` / ``upto`` — for an ordinal feature, ``above < x <= upto`` (either bound may
-      be ``None``, not both).
-    """
-
-    feature: str
-    values: tuple | None = None
-    above: float | None = None
-    upto: float | None = None
-
-    def negation(self, feature: Feature) -> Condition | None:
-        """The condition that holds exactly when this one does not, or ``None`` when that
-        needs two conditions (an ordinal interval) or none (a condition always true)."""
-        if self.values is not None:
-            rest = tuple(v for v in feature.domain if v not in self.values)
-            return Condition(self.feature, rest) if rest else None
-        if self.above is not None and self.upto is not None:
-            return None
-        if self.above is not None:
-            return Condition(self.feature, upto=self.above)
-        return Condition(self.feature, above=self.upto)
-
-    def split(self) -> tuple[Condition, ...]:
-        """The condition as one-sided parts: an interval ``a < x <= b`` becomes
-        ``a < x`` and ``x <= b``; other conditions are returned alone."""
-        if self.above is not None and self.upto is not None:
-            return (Condition(self.feature, above=self.above),
-                    Condition(self.feature, upto=self.upto))
-        return (self,)
-
-    def to_dict(self) -> dict:
-        """The condition as in an ``xdt-model/1`` document."""
-        out: dict = {"feature": self.feature}
-        if self.values is not None:
-            out["in"] = list(self.values)
-        if self.above is not None:
-            out["gt"] = self.above
-        if self.upto is not None:
-            out["le"] = self.upto
-        return out
-
-    def __str__(self) -> str:
-        if self.values is not None:
-            if len(self.values) == 1:
-                return f"{self.feature} = {self.values[0]}"
-            return f"{self.feature} in {{{', '.join(map(str, self.values))}}}"
-        if self.above is None:
-            return f"{self.feature} <= {_num(self.upto)}"
-        if self.upto is None:
-            return f"{_num(self.above)} < {self.feature}"
-        return f"{_num(self.above)} < {self.feature} <= {_num(self.upto)}"
-
-
-def _finite(b: object) -> bool:
-    try:
-        return math.isfinite(float(b))
-    except OverflowError:  # an integer too large for a float
-        return False
-
-
-def _num(t: float | None) -> str:
-    assert t is not None
-    return display_threshold(t)
 
 
 @dataclass(frozen=True)
@@ -146,6 +75,9 @@ class DNF:
         ``classes[0]``.
     target : str, optional
         Name of the predicted attribute, used in readable rules.
+    constraints : iterable of Constraint, str or dict, optional
+        Background constraints on the feature space (:mod:`xdt.ir.constraints`), as for
+        :class:`~xdt.ir.tree.DecisionTree`; kept in :attr:`constraints` (``None``: none).
 
     Raises
     ------
@@ -175,7 +107,7 @@ class DNF:
     kind = "dnf"
 
     def __init__(self, features, classes: Sequence, terms: Sequence[Sequence[Condition]],
-                 target: str | None = None):
+                 target: str | None = None, *, constraints: Iterable | None = None):
         self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
         self.classes = tuple(classes)
         self.target = target
@@ -187,10 +119,12 @@ class DNF:
         for p, term in enumerate(self.conditions):
             for cond in term:
                 self._check_condition(cond, f"term {p}", thresholds)
+        cons, thresholds = prepare(constraints, self.features, thresholds)
         self.cells: tuple[Cells, ...] = tuple(
             IntervalCells(f.name, thresholds[i]) if f.is_ordinal
             else CategoricalCells(f.name, f.domain)
             for i, f in enumerate(self.features))
+        self.constraints: Constraints | None = cons.bind(self.cells) if cons else None
         self.terms: tuple[Term, ...] = tuple(self._compile(term) for term in self.conditions)
         for p, term in enumerate(self.terms):
             if not term.is_consistent():
@@ -200,6 +134,12 @@ class DNF:
                     "each other, so no point satisfies it; drop the term or fix a condition",
                     f"term {p}")
         self.table = TermTable(self.terms, self.cells)
+
+    def with_constraints(self, constraints: Iterable | None) -> DNF:
+        """The same DNF carrying the background ``constraints`` (:mod:`xdt.ir.constraints`)
+        instead of its own; ``None`` or ``[]`` for none. ``self`` is unchanged."""
+        return DNF(self.features, self.classes, self.conditions, target=self.target,
+                   constraints=constraints)
 
     # ------------------------------------------------------------------ validation
     def _check_classes(self) -> None:
@@ -344,9 +284,11 @@ class DNF:
             sets.append(ids)
         flipped = (self.classes[1], self.classes[0])
         if always_true:
-            return DNF(self.features, flipped, [], target=self.target)
+            return DNF(self.features, flipped, [], target=self.target,
+                       constraints=self.constraints)
         if not sets:
-            return DNF(self.features, flipped, [[]], target=self.target)
+            return DNF(self.features, flipped, [[]], target=self.target,
+                       constraints=self.constraints)
         by_id = {i: a for a, i in atoms.items()}
         out: list[tuple[Condition, ...]] = []
         seen: set = set()
@@ -364,7 +306,8 @@ class DNF:
                         f"the complement has more than {max_terms} terms; raise max_terms or "
                         "use a smaller model")
         out.sort(key=lambda t: (len(t), [str(c) for c in t]))
-        return DNF(self.features, flipped, out, target=self.target)
+        return DNF(self.features, flipped, out, target=self.target,
+                   constraints=self.constraints)
 
     def _merge(self, conds: list[Condition]) -> tuple[Condition, ...] | None:
         """One condition per feature (the intersection), in feature order; ``None`` when
@@ -423,7 +366,8 @@ class NestedKDNF(DNF):
     kind = "nested-kdnf"
 
     def __init__(self, features, classes: Sequence, matrix: Sequence[Sequence[Condition]],
-                 prefixes: Sequence[Sequence[int]], target: str | None = None):
+                 prefixes: Sequence[Sequence[int]], target: str | None = None, *,
+                 constraints: Iterable | None = None):
         self.matrix = tuple(tuple(row) for row in matrix)
         k = len(self.matrix)
         if k == 0:
@@ -452,7 +396,7 @@ class NestedKDNF(DNF):
         self.nested_k = k
         terms = [[cond for i, row in enumerate(self.matrix) for cond in row[:r[i]]]
                  for r in self.prefixes]
-        super().__init__(features, classes, terms, target=target)
+        super().__init__(features, classes, terms, target=target, constraints=constraints)
         seen_matrix: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
         for i, row in enumerate(self.matrix):   # unused cells of L must be valid too
             for j, cond in enumerate(row):
@@ -463,9 +407,16 @@ class NestedKDNF(DNF):
         """The k of the nested k-DNF (the size of its matrix)."""
         return self.nested_k
 
+    def with_constraints(self, constraints: Iterable | None) -> NestedKDNF:
+        """The same nested k-DNF carrying the background ``constraints`` instead of its
+        own; ``None`` or ``[]`` for none. ``self`` is unchanged."""
+        return NestedKDNF(self.features, self.classes, self.matrix, self.prefixes,
+                          target=self.target, constraints=constraints)
+
     def to_dnf(self) -> DNF:
         """The same classifier as a plain :class:`DNF` (its expanded terms)."""
-        return DNF(self.features, self.classes, self.conditions, target=self.target)
+        return DNF(self.features, self.classes, self.conditions, target=self.target,
+                   constraints=self.constraints)
 
 
 class TermTable:

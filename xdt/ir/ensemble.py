@@ -51,12 +51,13 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from xdt.errors import InvalidModelError
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells
+from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
@@ -160,11 +161,18 @@ class TreeEnsemble:
         The library's own ``predict`` (rows of feature values in feature order, shape
         (n, F), float64 -> labels, shape (n,)), set by the importers when they read a live
         model object; certificates are re-checked with it (``verify=True``). Not saved.
+    constraints : iterable of Constraint, str or dict, optional
+        Background constraints on the feature space (:mod:`xdt.ir.constraints`), as for
+        :class:`~xdt.ir.tree.DecisionTree`; they belong to the ensemble (its trees carry
+        none).
 
     Attributes
     ----------
     cells : tuple of Cells
-        Per feature, the ensemble's cells (every tree's thresholds together).
+        Per feature, the ensemble's cells (every tree's thresholds together, and the cuts
+        of the constraints).
+    constraints : Constraints or None
+        The background constraints, bound to :attr:`cells`.
     n_scores : int
         Length of the score vector: the number of classes, or 1 for a binary margin.
     values : list of numpy.ndarray
@@ -184,7 +192,8 @@ class TreeEnsemble:
                  combine: str, *, base: Sequence[float] | None = None,
                  precision: str = "float64", divisor: float = 1.0, threshold: float = 0.0,
                  target: str | None = None, input_dtype: str = "float64",
-                 source: dict | None = None, reference: Callable | None = None):
+                 source: dict | None = None, reference: Callable | None = None,
+                 constraints: Iterable | None = None):
         self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
         self.classes = tuple(classes)
         check_classes(self.classes)
@@ -230,10 +239,24 @@ class TreeEnsemble:
         for t, tree in enumerate(self.trees):
             self._check_tree(t, tree)
         self.values = [self._leaf_values(t, tree, dtype) for t, tree in enumerate(self.trees)]
-        self.cells: tuple[Cells, ...] = tuple(self._union_cells(f) for f in range(len(
-            self.features)))
+        cons, cuts = prepare(constraints, self.features, {
+            f: np.concatenate([tree.cells[f].thresholds for tree in self.trees]).tolist()
+            for f, feat in enumerate(self.features) if feat.is_ordinal})
+        self.cells: tuple[Cells, ...] = tuple(self._union_cells(f, cuts.get(f, ()))
+                                              for f in range(len(self.features)))
+        self.constraints: Constraints | None = cons.bind(self.cells) if cons else None
         self._refine = [[self._refinement(f, tree) for f in range(len(self.features))]
                         for tree in self.trees]
+
+    def with_constraints(self, constraints: Iterable | None) -> TreeEnsemble:
+        """The same ensemble carrying the background ``constraints``
+        (:mod:`xdt.ir.constraints`) instead of its own; ``None`` or ``[]`` for none.
+        ``self`` is unchanged."""
+        return TreeEnsemble(self.features, self.classes, self.trees, self.combine,
+                            base=self.base, precision=self.precision, divisor=self.divisor,
+                            threshold=self.threshold, target=self.target,
+                            input_dtype=self.input_dtype, source=self.source,
+                            reference=self.reference, constraints=constraints)
 
     # ------------------------------------------------------------------ building
     def _check_tree(self, t: int, tree: DecisionTree) -> None:
@@ -280,11 +303,10 @@ class TreeEnsemble:
                 "numpy.float32 first)")
         return cast
 
-    def _union_cells(self, f: int) -> Cells:
+    def _union_cells(self, f: int, thresholds: Sequence[float]) -> Cells:
         feat = self.features[f]
         if not feat.is_ordinal:
             return CategoricalCells(feat.name, feat.domain)
-        thresholds = np.concatenate([tree.cells[f].thresholds for tree in self.trees])
         return IntervalCells(feat.name, thresholds, self.input_dtype)
 
     def _refinement(self, f: int, tree: DecisionTree) -> np.ndarray | None:

@@ -26,7 +26,13 @@ Kind ``tree-ensemble`` (:class:`~xdt.ir.ensemble.TreeEnsemble`) replaces ``root`
 ``"trees": [<node>, ...]`` (one root per tree) and adds ``"combine"`` (``"vote"``,
 ``"proba"``, ``"margin"``) and the optional ``input_dtype``, ``precision``, ``base``,
 ``divisor``, ``threshold`` and ``source``; a leaf of its trees is
-``{"class": c, "value": [numbers]}`` (``value`` may be left out for ``"vote"``). Numbers are
+``{"class": c, "value": [numbers]}`` (``value`` may be left out for ``"vote"``).
+
+Every kind may add ``"constraints"``: background constraints on the feature space
+(:mod:`xdt.ir.constraints`), a list of ``{"forbidden": [<condition>, ...]}``,
+``{"if": [<condition>, ...], "then": [<condition>, ...]}`` (``then`` is a disjunction) and
+``{"ordering": [x, y]}`` (``x <= y``; ``"strict": true`` for ``x < y``) entries, or
+their texts (``"NOT (sex = male AND pregnant = yes)"``). Numbers are
 written with Python's shortest ``repr``, so every float reads back bit for bit.
 """
 
@@ -42,6 +48,7 @@ from contextlib import contextmanager
 from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
+from xdt.ir.constraints import constraint_from_dict
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.ensemble import COMBINES, PRECISIONS, TreeEnsemble
 from xdt.ir.features import Feature
@@ -50,7 +57,7 @@ from xdt.ir.values import INPUT_DTYPES, to_python
 
 FORMAT = "xdt-model/1"
 KNOWN_KINDS = ("tree", "dnf", "nested-kdnf", "tree-ensemble")
-_COMMON_KEYS = {"format", "kind", "features", "classes", "target"}
+_COMMON_KEYS = {"format", "kind", "features", "classes", "target", "constraints"}
 _KEYS = {"tree": _COMMON_KEYS | {"root", "input_dtype"}, "dnf": _COMMON_KEYS | {"terms"},
          "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"},
          "tree-ensemble": _COMMON_KEYS | {"input_dtype", "combine", "precision", "base",
@@ -279,12 +286,14 @@ def _model_from_dict(doc: Mapping) -> Model:
     target = doc.get("target")
     if target is not None and not isinstance(target, str):
         raise ModelFormatError(f"'target' must be a string, got {target!r}")
+    constraints = [constraint_from_dict(c, f"constraints[{i}]")
+                   for i, c in enumerate(_list(doc.get("constraints", []), "'constraints'"))]
     if kind == "dnf":
         terms = _list(doc["terms"], "terms")
         return DNF(features, doc["classes"],
                    [[_condition_from_dict(c, f"terms[{p}][{q}]")
                      for q, c in enumerate(_list(t, f"terms[{p}]"))]
-                    for p, t in enumerate(terms)], target=target)
+                    for p, t in enumerate(terms)], target=target, constraints=constraints)
     if kind == "nested-kdnf":
         matrix = [[_condition_from_dict(c, f"matrix[{i}][{j}]")
                    for j, c in enumerate(_list(row, f"matrix[{i}]"))]
@@ -293,16 +302,17 @@ def _model_from_dict(doc: Mapping) -> Model:
             raise InvalidModelError(f"'k' is {doc['k']!r} but the matrix has {len(matrix)} "
                                     "rows; the matrix is k x k")
         prefixes = [_list(r, f"terms[{p}]") for p, r in enumerate(_list(doc["terms"], "terms"))]
-        return NestedKDNF(features, doc["classes"], matrix, prefixes, target=target)
+        return NestedKDNF(features, doc["classes"], matrix, prefixes, target=target,
+                          constraints=constraints)
     input_dtype = doc.get("input_dtype", "float64")
     if input_dtype not in INPUT_DTYPES:
         raise ModelFormatError(f"'input_dtype' must be one of {', '.join(INPUT_DTYPES)} (the "
                                f"precision of the inputs the tree was fitted on), got "
                                f"{input_dtype!r}")
     if kind == "tree-ensemble":
-        return _ensemble_from_dict(doc, features, target, input_dtype)
+        return _ensemble_from_dict(doc, features, target, input_dtype, constraints)
     return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"], "root"),
-                        target=target, input_dtype=input_dtype)
+                        target=target, input_dtype=input_dtype, constraints=constraints)
 
 
 def _number(value, where: str) -> float | int:
@@ -313,7 +323,7 @@ def _number(value, where: str) -> float | int:
 
 
 def _ensemble_from_dict(doc: Mapping, features: list[Feature], target: str | None,
-                        input_dtype: str) -> TreeEnsemble:
+                        input_dtype: str, constraints: list | None = None) -> TreeEnsemble:
     """The :class:`TreeEnsemble` of a ``tree-ensemble`` document (fields checked by type
     here; the rules of the IR by the ensemble and its trees)."""
     from xdt.ir.features import FeatureSpace
@@ -348,7 +358,8 @@ def _ensemble_from_dict(doc: Mapping, features: list[Feature], target: str | Non
             raise type(e)(message, f"{where} > {e.where}" if e.where else where) from None
     return TreeEnsemble(space, doc["classes"], trees, combine, base=base,
                         precision=precision, divisor=divisor, threshold=threshold,
-                        target=target, input_dtype=input_dtype, source=source)
+                        target=target, input_dtype=input_dtype, source=source,
+                        constraints=constraints)
 
 
 def _list(value, where: str) -> list:
@@ -445,6 +456,8 @@ def model_to_dict(model: Model) -> dict:
                  "classes": list(model.classes)}
     if model.target is not None:
         out["target"] = model.target
+    if model.constraints:
+        out["constraints"] = model.constraints.to_list()
     if isinstance(model, NestedKDNF):
         out["k"] = model.k
         out["matrix"] = [[c.to_dict() for c in row] for row in model.matrix]

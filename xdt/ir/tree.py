@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +37,7 @@ from xdt.errors import (
     ValueOutsideDomainError,
 )
 from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
+from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
 from xdt.ir.terms import Literal, Term
@@ -194,10 +195,16 @@ class DecisionTree:
         :func:`xdt.ir.values.display_threshold`). Only text depends on it: the tree always
         predicts by comparing values with its exact thresholds.
 
+    constraints : iterable of Constraint, str or dict, optional
+        Background constraints on the feature space (:mod:`xdt.ir.constraints`): every
+        explanation respects them. They cut the cells of the ordinal features they name
+        (the predictions do not change). Default: none.
+
     Raises
     ------
     InvalidModelError
-        (or its subclasses :class:`ValueOutsideDomainError`, :class:`BranchCoverageError`)
+        (or its subclasses :class:`ValueOutsideDomainError`, :class:`BranchCoverageError`,
+        :class:`~xdt.errors.InvalidConstraintError` for a constraint)
         when a node breaks a rule; the message names the node by its path from the root;
         also for an unknown ``input_dtype``.
     UnknownNodeFeatureError
@@ -210,6 +217,8 @@ class DecisionTree:
         The model's partition of each feature's domain.
     paths : tuple of Path
         Every leaf's path, in depth-first order (built on first access).
+    constraints : Constraints or None
+        The background constraints, bound to :attr:`cells`.
     n_nodes, n_leaves, depth : int
         Sizes; depth counts edges on the longest path (a lone leaf has depth 0).
     """
@@ -217,7 +226,7 @@ class DecisionTree:
     kind = "tree"
 
     def __init__(self, features, classes: Sequence, root: Node, target: str | None = None,
-                 *, input_dtype: str = "float64"):
+                 *, input_dtype: str = "float64", constraints: Iterable | None = None):
         self.features = features if isinstance(features, FeatureSpace) else FeatureSpace(features)
         self.classes = tuple(classes)
         self.root = root
@@ -228,11 +237,12 @@ class DecisionTree:
         self.input_dtype = input_dtype
         check_classes(self.classes)
         self._class_index = {c: i for i, c in enumerate(self.classes)}
-        thresholds = self._validate()
+        cons, thresholds = prepare(constraints, self.features, self._validate())
         self.cells: tuple[Cells, ...] = tuple(
             IntervalCells(f.name, thresholds[i], input_dtype) if f.is_ordinal
             else CategoricalCells(f.name, f.domain)
             for i, f in enumerate(self.features))
+        self.constraints: Constraints | None = cons.bind(self.cells) if cons else None
         self._compile()
 
     # ------------------------------------------------------------------ validation
@@ -491,7 +501,15 @@ class DecisionTree:
             done[id(node)] = branches[0].node if len(branches) == 1 \
                 else CategoricalSplit(node.feature, tuple(branches))
         return DecisionTree(self.features, self.classes, done[id(self.root)],
-                            target=self.target, input_dtype=self.input_dtype)
+                            target=self.target, input_dtype=self.input_dtype,
+                            constraints=self.constraints)
+
+    def with_constraints(self, constraints: Iterable | None) -> DecisionTree:
+        """The same tree carrying the background ``constraints`` (constraint objects,
+        texts or JSON entries, :mod:`xdt.ir.constraints`) instead of its own; ``None`` or
+        ``[]`` for none. ``self`` is unchanged."""
+        return DecisionTree(self.features, self.classes, self.root, target=self.target,
+                            input_dtype=self.input_dtype, constraints=constraints)
 
     def _build_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []

@@ -30,7 +30,7 @@ def _axp_counts(model, X) -> Counter:
 
     ex = Explainer(model)
     counts: Counter = Counter({name: 0 for name in model.features.names})
-    if isinstance(model, DecisionTree):
+    if isinstance(model, DecisionTree) and not model.constraints:  # the batch path-walker
         frame = ex.explain_batch(X, what="axp")
         for axp in frame["axp"]:
             counts.update(axp)
