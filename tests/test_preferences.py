@@ -14,6 +14,7 @@ import hypothesis.strategies as st
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_constraints import constrained_case
 from test_properties import tree_and_instance
 
 import xdt
@@ -341,3 +342,64 @@ def test_delta_axp_avoids_excluded_features():
             ex.delta_axp(X, 0.75, distribution=d, exclude=["age"])
         with pytest.raises(ParameterError, match="start holds the excluded features age"):
             ex.delta_axp(X, 0.5, distribution=d, exclude=["age"], start=["age", "income"])
+
+
+# ---------------------------------------------------------------- background constraints
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constrained_case(), st.data())
+def test_terms_under_background_constraints_equal_brute_force(case, data):
+    """On random trees with random forbidden combinations and orderings, the terms select
+    among the constrained explanations (brute force over the points the constraints allow)."""
+    from xdt.errors import ConstraintViolationError
+
+    model, _, x = case
+    try:
+        Explainer(model).predict(x)
+    except ConstraintViolationError:  # the instance is no point of the constrained space
+        return
+    bf = verify.brute_force(model, x)
+    exclude, immutable, weights = data.draw(terms(model))
+    axps = {a for a in bf.axps if not a & set(exclude)}
+    cxps = {c for c in bf.cxps if not c & set(immutable)}
+    with Explainer(model) as ex:
+        assert names(ex.all_axps(x, exclude=exclude)) == axps
+        assert names(ex.all_cxps(x, immutable=immutable)) == cxps
+        if axps:
+            best = ex.smallest_axp(x, exclude=exclude, weights=weights, verify=True)
+            assert Fraction(repr(float(best.cost))) == min(cost(a, weights) for a in axps)
+        else:
+            with pytest.raises(NoExplanationError):
+                ex.axp(x, exclude=exclude)
+        best = ex.smallest_cxp(x, immutable=immutable, weights=weights, verify=True)
+        if cxps:
+            assert Fraction(repr(float(best.cost))) == min(cost(c, weights) for c in cxps)
+        else:
+            assert best is None
+
+
+def test_probabilistic_queries_under_background_constraints():
+    """A product distribution would weigh points the constraints exclude: refused; an
+    empirical one must hold only rows that satisfy them."""
+    from test_constraints import clinic_tree
+
+    from xdt.errors import ConstraintViolationError, EngineNotAvailableError
+    from xdt.explain.probability import EmpiricalDistribution, ProductDistribution
+
+    model = clinic_tree().with_constraints(["NOT (sex = male AND pregnant = yes)"])
+    rows = pd.DataFrame({"sex": ["female", "female", "male", "male", "female"],
+                         "pregnant": ["yes", "no", "no", "no", "no"],
+                         "age": [30, 50, 30, 50, 30]})
+    x = {"sex": "female", "pregnant": "no", "age": 30}
+    with Explainer(model) as ex:
+        with pytest.raises(EngineNotAvailableError, match="background constraints"):
+            ex.delta_axp(x, 0.9, distribution=ProductDistribution.uniform(model))
+        e = ex.delta_axp(x, 0.75, distribution=EmpiricalDistribution(rows, model),
+                         verify=True)
+        # the 3 rows of age 30 are all "low" (pregnant = no: 2 of 4 rows); with nothing
+        # fixed, 3 of the 5 rows are "low"
+        assert e.features == ("age",) and e.precision == 1
+        assert e.certificate.drops == {"age": Fraction(3, 5)}
+        bad = pd.concat([rows, pd.DataFrame({"sex": ["male"], "pregnant": ["yes"],
+                                             "age": [30]})], ignore_index=True)
+        with pytest.raises(ConstraintViolationError, match="row 5 violates"):
+            EmpiricalDistribution(bad, model)

@@ -38,6 +38,7 @@ from xdt.explain.models import Model, is_tree
 from xdt.explain.oracle import bits
 from xdt.explain.preferences import plain_number
 from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.instances import encode_instance
 from xdt.ir.values import to_python
 
 
@@ -197,6 +198,14 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
             free = {names.index(x) for x in b} | {names.index(x) for x in cert.excluded}
             if set(w.point) != set(names):
                 raise fail("an optimality witness does not give every feature")
+            constraints = getattr(model, "constraints", None)
+            if constraints:  # a point the constraints exclude proves nothing
+                row = [w.point[n] for n in names]
+                broken = constraints.violated(
+                    row, encode_instance(model.features, model.cells, row)[1])
+                if broken is not None:
+                    raise fail(f"the witness of bound set {list(b)} violates the background "
+                               f"constraint {str(broken)!r}")
             for f, m in allowed.items():
                 if f not in free and not (m >> model.cells[f].cell_of(w.point[names[f]])) & 1:
                     raise fail(f"the witness of bound set {list(b)} moves {names[f]}, which "

@@ -57,6 +57,7 @@ import pandas as pd
 
 from xdt.errors import (
     CertificateError,
+    ConstraintViolationError,
     DataError,
     EmptyConditionError,
     EngineNotAvailableError,
@@ -431,6 +432,16 @@ class EmpiricalDistribution:
         self.cells = cells
         self.row_cells = _encode_columns(cells, frame)
         self.frame = frame
+        constraints = getattr(model, "constraints", None)
+        if constraints:  # rows the constraints exclude are no points of the distribution
+            values = frame[list(names)].to_numpy(dtype=object)
+            for i, (vals, cs) in enumerate(zip(values, self.row_cells, strict=True)):
+                broken = constraints.violated(vals, cs)
+                if broken is not None:
+                    raise ConstraintViolationError(
+                        f"row {i} violates the model's background constraint {str(broken)!r}: "
+                        "an empirical distribution of such a model holds only rows that "
+                        "satisfy its constraints; drop the row or fix the constraint")
         self.predictions = np.asarray(model.predict_cells(self.row_cells), dtype=np.int64)
         self._model_id = id(model)
 
@@ -612,6 +623,12 @@ def precision_function(model, distribution: Distribution, cells: Sequence[int],
             f"the precision under a product distribution is computed exactly for decision "
             f"trees (a sum over their paths), and this model is a {kind_name(model)}; use an "
             "empirical distribution instead: EmpiricalDistribution(data, model)")
+    if getattr(model, "constraints", None):
+        raise EngineNotAvailableError(
+            "this tree carries background constraints, and a product of per-feature "
+            "distributions gives mass to points they exclude (the precision conditioned on "
+            "them is not a sum over the paths); use an empirical distribution of rows that "
+            "satisfy them: EmpiricalDistribution(data, model)")
     return TreePrecision(model, distribution, cells, prediction)
 
 
@@ -877,7 +894,9 @@ class Coverage:
     Attributes
     ----------
     product : Fraction
-        The mass of the region under the product of the per-feature marginals.
+        The mass of the region under the product of the per-feature marginals: of the whole
+        cell space, without the model's background constraints (if it has any, ``rows`` is
+        the share among points that exist).
     rows : Fraction or None
         The share of the dataset's rows in the region (None for given marginals).
     covered : int or None
