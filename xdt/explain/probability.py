@@ -67,7 +67,7 @@ from xdt.errors import (
     UnknownFeatureError,
 )
 from xdt.ir.cells import Cells, IntervalCells, cells_of
-from xdt.ir.instances import as_frame
+from xdt.ir.instances import as_frame, check_unique_columns
 from xdt.ir.tree import DecisionTree
 
 MAX_BRUTE_POINTS = 1 << 16
@@ -152,12 +152,7 @@ def _frame(data: object, names: Sequence[str], space=None) -> pd.DataFrame:
     feature space, of rows in another form :func:`~xdt.ir.instances.as_frame` reads (in
     feature order); at least one row."""
     if isinstance(data, pd.DataFrame):
-        repeated = set(data.columns[data.columns.duplicated()])
-        clash = [n for n in names if n in repeated]
-        if clash:
-            raise InstanceError(
-                f"the data has more than one column named {', '.join(map(repr, clash))}; "
-                "column names must be unique (rename or drop the copies)")
+        check_unique_columns(data, names)
         missing = [n for n in names if n not in data.columns]
         if missing:
             raise MissingFeatureError(

@@ -188,6 +188,17 @@ def encode_instance(features: FeatureSpace, cells: Sequence, x) -> tuple[tuple, 
     return values, tuple(c.cell_of(v) for c, v in zip(cells, values, strict=True))
 
 
+def check_unique_columns(X: pd.DataFrame, names) -> None:
+    """Raise :class:`~xdt.errors.InstanceError` when one of the columns ``names`` appears
+    more than once in ``X``."""
+    repeated = set(X.columns[X.columns.duplicated()])
+    clash = [n for n in names if n in repeated]
+    if clash:
+        raise InstanceError(
+            f"the data has more than one column named {', '.join(map(repr, clash))}; "
+            "column names must be unique (rename or drop the copies)")
+
+
 def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
     """The rows of ``X`` as a DataFrame with one column per feature, in feature order.
 
@@ -206,12 +217,7 @@ def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
     """
     names = list(features.names)
     if isinstance(X, pd.DataFrame):
-        repeated = set(X.columns[X.columns.duplicated()])
-        clash = [n for n in names if n in repeated]
-        if clash:
-            raise InstanceError(
-                f"the data has more than one column named {', '.join(map(repr, clash))}; "
-                "column names must be unique (rename or drop the copies)")
+        check_unique_columns(X, names)
         missing = [n for n in names if n not in X.columns]
         if missing:
             ignored = [c for c in X.columns if c not in features]
