@@ -287,9 +287,12 @@ def test_cli_terms(tmp_path):
     assert cxp["optimality"]["bound_sets"] == [["savings"]]
     assert record["axp"]["cost"] == 5  # income 1 + age 1 + savings 3: the only AXp
     assert_clean_failure(run("explain", str(path), "-i", inst, "--exclude", "agee"),
-                         "exclude: unknown feature 'agee'")
+                         "Invalid value for '--exclude': unknown feature(s) 'agee'; the "
+                         "model's features are: income, age, savings")
     assert_clean_failure(run("explain", str(path), "-i", inst, "--weights", '{"age": -2}'),
                          "the weight of 'age' must be a positive finite number, got -2")
+    r = run("explain", str(path), "-i", inst, "--immutable", "income,age,savings")
+    assert "CXp: none leaves income, age, savings alone" in r.output
     assert_clean_failure(run("explain", str(path), "-i", inst, "--weights", "[1]"),
                          "--weights must be a JSON object mapping feature name to cost")
     assert_clean_failure(run("explain", str(path), "-i", inst, "--exclude", " , "),
@@ -403,3 +406,82 @@ def test_probabilistic_queries_under_background_constraints():
                                              "age": [30]})], ignore_index=True)
         with pytest.raises(ConstraintViolationError, match="row 5 violates"):
             EmpiricalDistribution(bad, model)
+
+
+def test_weights_are_read_exactly():
+    """Weights of every numeric type are read exactly, and a wide range is re-checked in
+    exact arithmetic: a cheapest CXp of cost 10**9 beats one of 10**9 + 10**-9."""
+    from decimal import Decimal
+
+    import numpy as np
+
+    from xdt.explain.preferences import feature_weights
+
+    space = loan_tree().features
+    scaled, exact = feature_weights(space, {"income": np.float32(0.1), "age": Decimal("0.2"),
+                                            "savings": Fraction(1, 3)})
+    assert exact == {0: Fraction(1, 10), 1: Fraction(1, 5), 2: Fraction(1, 3)}
+    assert scaled == {0: 3, 1: 6, 2: 10}
+    assert feature_weights(space, {"age": np.int64(2 ** 60)})[1][1] == 2 ** 60
+    with pytest.raises(ParameterError, match="too wide a range"):
+        feature_weights(space, {"income": 1e-20, "age": 1e20})
+    for bad in (np.bool_(True), Decimal("NaN"), None):
+        with pytest.raises(ParameterError, match="positive finite number"):
+            feature_weights(space, {"age": bad})
+    dnf = DNF([Feature(n, "binary") for n in "abc"], [0, 1],
+              [[Condition("a", (1,)), Condition("b", (1,))],
+               [Condition("a", (1,)), Condition("c", (1,))]])
+    x = {"a": 1, "b": 1, "c": 1}
+    with Explainer(dnf) as ex:
+        e = ex.smallest_cxp(x, weights={"a": 1e9, "b": 999999999.0, "c": 1.000000001},
+                            verify=True)
+        assert e.features == ("a",) and e.cost == 10 ** 9
+        e = ex.smallest_cxp(x, weights={"a": 1e9, "b": 999999999.0, "c": 0.999999999},
+                            verify=True)
+        assert e.features == ("b", "c")
+
+
+def test_terms_that_cannot_hold_are_refused():
+    with Explainer(loan_tree()) as ex:
+        with pytest.raises(ParameterError, match="immutable features with path_restricted"):
+            ex.cxp(X, immutable=["age"], path_restricted=True)
+        with pytest.raises(ParameterError, match="exclude takes feature names"):
+            ex.axp(X, exclude=1)
+        with pytest.raises(ParameterError, match="exclude takes feature names"):
+            ex.axp(X, exclude=b"age")
+
+
+def test_cheapest_searches_stop_at_their_time_limit():
+    from xdt.errors import ComputationLimitError
+    from xdt.explain.duality import Deadline
+
+    ticks = iter(range(10 ** 6))
+    expired = Deadline(1.0, clock=lambda: next(ticks))  # past its end at the first poll
+    with Explainer(two_terms_dnf()) as ex:
+        x = {"a": 1, "b": 1, "c": 1, "d": 1, "e": 0}
+        with pytest.raises(ComputationLimitError, match="time limit passed") as err:
+            ex.smallest_axp(x, weights={"a": 2}, time_limit=expired)
+        assert err.value.limit == "time_limit"
+        with pytest.raises(ComputationLimitError):
+            ex.smallest_cxp(x, weights={"a": 2}, time_limit=Deadline(
+                1.0, clock=lambda: next(ticks)))
+        assert ex.smallest_cxp(x, weights={"a": 2}, time_limit=60).cost == 2
+
+
+def test_tampered_terms_and_costs_fail_cleanly():
+    dnf = two_terms_dnf()
+    x = {"a": 1, "b": 1, "c": 1, "d": 1, "e": 0}
+    with Explainer(dnf) as ex:
+        e = ex.smallest_axp(x, weights={"a": 5, "b": 1, "c": 2, "d": 2.5}, verify=True)
+        cert = e.optimality
+        for bad, match in ((replace(e, cost=1), "the explanation says it costs 1"),
+                           (replace(e, cost=None), "has no cost"),
+                           (replace(e, optimality="hello"), "not an optimality certificate"),
+                           (replace(e, optimality=replace(cert, weights=dict(
+                               cert.weights, a=math.inf))), "not a positive finite number"),
+                           (replace(e, optimality=replace(cert, cost="4.5")), "not a number"),
+                           (replace(e, optimality=replace(cert, witnesses=tuple(
+                               w._replace(point={**w.point, "a": 7})
+                               for w in cert.witnesses))), "is no point of the model")):
+            with pytest.raises(CertificateError, match=match):
+                check_certificate(dnf, bad)

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from xdt.errors import DataError, InstanceError, NoExplanationError, XdtError
+from xdt.errors import (
+    ComputationLimitError,
+    DataError,
+    InstanceError,
+    NoExplanationError,
+    XdtError,
+)
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -463,24 +469,37 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
             out["exclude"] = list(exclude)
         if immutable:
             out["immutable"] = list(immutable)
+        if weights is not None:
+            out["weights"] = {k: to_python(v) for k, v in weights.items()}
         try:
             one_axp = (explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
                                      verify=verify, exclude=exclude) if weights is None else
                        explainer.smallest_axp(x, path_restricted=path_restricted,
                                               inflate=inflate, verify=verify,
-                                              exclude=exclude, weights=weights))
+                                              exclude=exclude, weights=weights,
+                                              time_limit=deadline))
             out["axp"] = one_axp.to_dict(certificates)
         except NoExplanationError as e:
             out["axp"] = None
             out["no_axp"] = {"reason": str(e), "counterexample": {
                 k: to_python(v) for k, v in (e.counterexample or {}).items()},
                 "counterexample_class": to_python(e.counterexample_class)}
+        except ComputationLimitError as e:  # the cheapest AXp's search, not polynomial
+            out["axp"] = None
+            out["no_axp"] = {"reason": str(e), "stopped_by": "time_limit"}
         if not all_cxps:  # before the enumerations, which take what time is left
-            one = (explainer.cxp(x, path_restricted=path_restricted, verify=verify,
-                                 immutable=immutable) if weights is None else
-                   explainer.smallest_cxp(x, path_restricted=path_restricted, verify=verify,
-                                          immutable=immutable, weights=weights))
-            single_cxp = [] if one is None else [one.to_dict(certificates)]
+            try:
+                one = (explainer.cxp(x, path_restricted=path_restricted, verify=verify,
+                                     immutable=immutable) if weights is None else
+                       explainer.smallest_cxp(x, path_restricted=path_restricted,
+                                              verify=verify, immutable=immutable,
+                                              weights=weights, time_limit=deadline))
+                single_cxp = [] if one is None else [one.to_dict(certificates)]
+            except ComputationLimitError as e:
+                single_cxp = []
+                complete["cxps_complete"] = False
+                complete["cxps_stopped_by"] = "time_limit"
+                out["cxp_stopped"] = str(e)
         limits = {"path_restricted": path_restricted, "verify": verify,
                   "max_count": max_count, "time_limit": deadline, "weights": weights}
         if all_axps:

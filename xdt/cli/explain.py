@@ -139,7 +139,9 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
         return lines
     axp = record["axp"]
     if axp is None:
-        lines.append(f"  {pr}AXp: none; {record['no_axp']['reason']}")
+        none = record["no_axp"]
+        lines.append(f"  {pr}AXp: not found: {none['reason']}" if none.get("stopped_by")
+                     else f"  {pr}AXp: none; {none['reason']}")
     else:
         size = len(axp["features"])
         widened = ", inflated" if axp.get("inflated") else ""
@@ -153,6 +155,11 @@ def format_text(record: dict, model: Model, label: str, all_cxps: bool,
     cxps = record["cxps"]
     if all_cxps and (cxps or not record.get("cxps_complete", True)):
         lines += _listing(record, "cxps", f"all {pr}CXps", verify)
+    elif "cxp_stopped" in record:
+        lines.append(f"  {pr}CXp: not found: {record['cxp_stopped']}")
+    elif not cxps and record.get("immutable"):
+        lines.append(f"  {pr}CXp: none leaves {', '.join(record['immutable'])} alone (no "
+                     "change of the other features changes the prediction)")
     elif not cxps:
         lines.append(f"  {pr}CXp: none (no change of features changes the prediction)")
     else:
@@ -398,11 +405,31 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
                       "max_count": max_count, "time_limit": time_limit,
-                      "exclude": _names(exclude, "--exclude"),
-                      "immutable": _names(immutable, "--immutable"),
-                      "weights": None if weights is None else common.parse_instance(
-                          weights, "--weights", '{"age": 3, "income": 0.5}',
-                          "feature name to cost")}, measures)
+                      **_terms(model, exclude, immutable, weights)}, measures)
+
+
+def _terms(model: Model, exclude: str | None, immutable: str | None,
+           weights: str | None) -> dict:
+    """``--exclude``, ``--immutable`` and ``--weights``, read and checked against the model's
+    features before any row is explained (a mistake is a usage error, not a row's)."""
+    from xdt.explain.preferences import feature_weights
+
+    out = {"exclude": _names(exclude, "--exclude"),
+           "immutable": _names(immutable, "--immutable"),
+           "weights": None if weights is None else common.parse_instance(
+               weights, "--weights", '{"age": 3, "income": 0.5}', "feature name to cost")}
+    for option, names in (("--exclude", out["exclude"]), ("--immutable", out["immutable"]),
+                          ("--weights", list(out["weights"] or ()))):
+        unknown = [n for n in names or () if n not in model.features]
+        if unknown:
+            raise click.BadParameter(
+                f"unknown feature(s) {', '.join(map(repr, unknown))}; the model's features "
+                f"are: {', '.join(model.features.names)}", param_hint=f"'{option}'")
+    try:
+        feature_weights(model.features, out["weights"])
+    except XdtError as e:
+        raise click.BadParameter(str(e), param_hint="'--weights'") from None
+    return out
 
 
 def _names(text: str | None, option: str) -> list[str] | None:

@@ -510,6 +510,9 @@ def _plan(model: Model, explanation, row: object):
     optimal = getattr(explanation, "optimality", None)
     if optimal is None:
         return fail, points, claims, proof_check
+    if not callable(getattr(optimal, "plan", None)):
+        raise fail(f"its optimality is a {type(optimal).__name__}, not an optimality "
+                   "certificate")
     values, cells = encode_instance(model.features, model.cells, explanation.certificate.instance)
     path = (model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
             if is_tree(model) else None)

@@ -45,6 +45,7 @@ from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
+from xdt.errors import ComputationLimitError
 from xdt.explain.oracle import EntailmentOracle, bits, to_mask
 
 Stop = Callable[[], bool] | None
@@ -387,11 +388,21 @@ def _cheapest(oracle: EntailmentOracle, weights: Weights, is_wanted: Callable[[i
     bounds: list[int] = []
     with HittingSets(weights) as family:
         while (got := family.get()) is not None:
-            _poll(stop)
             cand, cost = got
+            if stop is not None and stop():
+                raise ComputationLimitError(
+                    f"the time limit passed before a cheapest explanation was proven: none "
+                    f"costs less than {cost} (in the weights' common integer scale), after "
+                    f"{len(bounds)} dual explanation(s); raise time_limit", limit="time_limit")
             if is_wanted(cand):
                 return Cheapest(cand, cost, cost, tuple(bounds))
-            dual = dual_inside(cand)
+            try:
+                dual = dual_inside(cand)
+            except EnumerationStopped:
+                raise ComputationLimitError(
+                    f"the time limit passed before a cheapest explanation was proven: none "
+                    f"costs less than {cost} (in the weights' common integer scale); raise "
+                    "time_limit", limit="time_limit") from None
             bounds.append(dual)
             family.hit(dual)
     return None
@@ -426,10 +437,17 @@ def cheapest_cxp(oracle: EntailmentOracle, weights: Weights = None,
                      lambda h: deletion_axp(oracle, start=u & ~h, stop=stop), stop)
 
 
-def smallest_axp(oracle: EntailmentOracle) -> int:
+def smallest_axp(oracle: EntailmentOracle, stop: Stop = None) -> int:
     """A smallest (minimum-size) AXp: a minimum hitting set of the CXps when the engine lists
-    them (:func:`minimum_hitting_set`), else the first AXp :func:`enumerate_axps` yields."""
+    them (:func:`minimum_hitting_set`), else the first AXp :func:`enumerate_axps` yields.
+
+    Raises :class:`~xdt.errors.ComputationLimitError` when ``stop`` says so first."""
     cxps = oracle.all_cxps()
     if cxps is not None:
         return minimum_hitting_set(cxps)
-    return next(iter(enumerate_axps(oracle)))
+    try:
+        return next(iter(enumerate_axps(oracle, stop)))
+    except EnumerationStopped:
+        raise ComputationLimitError(
+            "the time limit passed before a smallest AXp was found; raise time_limit",
+            limit="time_limit") from None

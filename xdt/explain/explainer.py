@@ -912,7 +912,8 @@ class Explainer:
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
                      verify: bool = False, exclude: Iterable[str] | None = None,
-                     weights: Mapping[str, float] | None = None) -> Explanation:
+                     weights: Mapping[str, float] | None = None,
+                     time_limit: float | duality.Deadline | None = None) -> Explanation:
         """An AXp of minimum size, or with ``weights`` of minimum cost: a minimum (weight)
         hitting set of the CXps.
 
@@ -929,6 +930,9 @@ class Explainer:
         weights : mapping of str to positive number, optional
             Feature name -> cost (e.g. the price of checking it); features not named cost 1
             (:func:`~xdt.explain.preferences.feature_weights`).
+        time_limit : float or Deadline, optional
+            Seconds (or a shared :class:`~xdt.explain.duality.Deadline`) the search may take;
+            polled between its MaxSAT and oracle calls.
 
         Returns
         -------
@@ -942,19 +946,23 @@ class Explainer:
         ------
         NoExplanationError
             When no AXp avoids the ``exclude`` features.
+        ComputationLimitError
+            When ``time_limit`` passes first (the message gives the lower bound reached).
         ParameterError
-            For a weight that is not a positive finite number.
+            For a weight that is not a positive finite number, or a bad ``time_limit``.
         UnknownFeatureError
             For a name in ``exclude`` or ``weights`` that the model lacks.
         """
+        _check_limits(None, time_limit)
+        deadline = _deadline(time_limit)
         q = self._query(x, path_restricted)
         oracle = self._axp_oracle(q, exclude)
         w = feature_weights(self.model.features, weights)
         found = None
         if w is None:
-            mask = duality.smallest_axp(oracle)
+            mask = duality.smallest_axp(oracle, deadline)
         else:
-            found = duality.cheapest_axp(oracle, w[0])
+            found = duality.cheapest_axp(oracle, w[0], deadline)
             assert found is not None  # an AXp exists: _axp_oracle checked it
             mask = found.mask
         inflation = self._inflation(q, mask) if inflate else None
@@ -963,7 +971,9 @@ class Explainer:
 
     def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
                      immutable: Iterable[str] | None = None,
-                     weights: Mapping[str, float] | None = None) -> Explanation | None:
+                     weights: Mapping[str, float] | None = None,
+                     time_limit: float | duality.Deadline | None = None
+                     ) -> Explanation | None:
         """A CXp of minimum size, or with ``weights`` of minimum cost (the cheapest change),
         or ``None`` when no CXp exists.
 
@@ -978,6 +988,8 @@ class Explainer:
             As in :meth:`cxp` (``verify`` re-checks the optimality certificate too).
         weights : mapping of str to positive number, optional
             Feature name -> cost of changing it; features not named cost 1.
+        time_limit : float or Deadline, optional
+            As in :meth:`smallest_axp`.
 
         Returns
         -------
@@ -989,13 +1001,15 @@ class Explainer:
 
         Raises
         ------
-        ParameterError, UnknownFeatureError
+        ComputationLimitError, ParameterError, UnknownFeatureError
             As in :meth:`smallest_axp`.
         """
+        _check_limits(None, time_limit)
+        deadline = _deadline(time_limit)
         q = self._query(x, path_restricted)
         oracle = self._cxp_oracle(q, immutable)
         w = feature_weights(self.model.features, weights)
-        found = duality.cheapest_cxp(oracle, None if w is None else w[0])
+        found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
         if found is None:
             return None
         return self._checked(self._cheapest(q, oracle, "CXp", found.mask, found, w, None, verify),
@@ -1009,6 +1023,12 @@ class Explainer:
         empty."""
         free = feature_mask(self.model.features, exclude, "exclude")
         fixed = feature_mask(self.model.features, immutable, "immutable")
+        if fixed and q.path_restricted:
+            raise ParameterError(
+                "immutable features with path_restricted=True: path-restricted explanations "
+                "leave the features off the instance's path free to move, so an immutable "
+                "one could change; leave out path_restricted (immutable CXps keep every "
+                "immutable feature at the instance's value)")
         if not free and not fixed:
             return q.oracle
         return RestrictedOracle(q.oracle, free, fixed, q.allowed)
@@ -1026,9 +1046,11 @@ class Explainer:
                 held = [names[f] for f in bits(oracle.free)]
                 moved = ", ".join(f"{n} = {to_python(cx[n])!r}" for f, n in enumerate(names)
                                   if point[f] != q.cells[f])
+                others = ("every other feature of the path held to its literal"
+                          if q.path_restricted else "every other feature fixed")
                 raise NoExplanationError(
                     f"no AXp of the prediction {self.model.classes[q.prediction]!r} avoids "
-                    f"{', '.join(held)}: with every other feature fixed, the model predicts "
+                    f"{', '.join(held)}: with {others}, the model predicts "
                     f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
                     "excluded features alone can change the prediction)", cx, label)
         return oracle

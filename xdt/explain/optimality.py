@@ -17,12 +17,16 @@ without the engines:
   it. Checked by an engine independent of the one that found them (the checks' own CNF,
   :func:`xdt.explain.verify.sat_counterexample`, for trees and DNFs; the other ensemble
   engine for tree ensembles).
-* The cheapest hitting set of the bound sets is recomputed by another solver (HiGHS mixed
-  integer programming, :func:`scipy.optimize.milp`) and must cost the stated lower bound,
-  which must equal the explanation's cost.
+* The cheapest hitting set of the bound sets is recomputed without the MaxSAT solver, in
+  exact arithmetic (:func:`exact_cheapest`: a branch and bound over fractions; past its
+  budget, HiGHS mixed integer programming, :func:`scipy.optimize.milp`, on the integer
+  costs, whose answer is then costed exactly), and must cost the stated lower bound, which
+  must equal the explanation's cost.
 
 Together with the explanation's own certificate (it is an AXp, a CXp), this proves that no
-explanation of its kind costs less.
+explanation of its kind costs less **under the terms the certificate states**: its weights,
+its excluded or immutable features. The check does not know which terms the user asked
+for: compare ``weights``, ``excluded`` and ``immutable`` with them.
 """
 
 from __future__ import annotations
@@ -33,10 +37,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from xdt.errors import XdtError
 from xdt.explain.certificates import Witness, _plain_point, _same, point_values
 from xdt.explain.models import Model, is_tree
 from xdt.explain.oracle import bits
-from xdt.explain.preferences import plain_number
+from xdt.explain.preferences import exact_weight, plain_number
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
 from xdt.ir.values import to_python
@@ -162,15 +167,27 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
         raise fail(f"an optimality certificate of a {cert.kind} on a {explanation.kind}")
     if set(cert.weights) != set(names):
         raise fail("the optimality certificate does not weigh every feature")
-    for w in cert.weights.values():
-        if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
-            raise fail(f"the optimality certificate has a weight {w!r} that is not positive")
-    weight = {n: Fraction(repr(float(w))) if isinstance(w, float) else Fraction(w)
-              for n, w in cert.weights.items()}
+    weight = {}
+    for n, w in cert.weights.items():
+        q = exact_weight(w) if isinstance(w, int | float) else None
+        if q is None or q <= 0:
+            raise fail(f"the optimality certificate weighs {n!r} {w!r}, not a positive finite "
+                       "number")
+        weight[n] = q
     cost = sum((weight[n] for n in explanation.features), Fraction(0))
+    for what, stated in (("the certificate's cost", cert.cost),
+                         ("its lower bound", cert.lower_bound)):
+        if isinstance(stated, bool) or not isinstance(stated, int | float):
+            raise fail(f"{what} {stated!r} is not a number")
     if plain_number(cost) != cert.cost:
-        raise fail(f"the explanation's features cost {plain_number(cost)}, not the stated "
-                   f"{cert.cost}")
+        raise fail(f"the explanation's features cost {plain_number(cost)!r} under the "
+                   f"certificate's weights, not the stated {cert.cost!r}")
+    if explanation.cost is not None and explanation.cost != cert.cost:
+        raise fail(f"the explanation says it costs {explanation.cost!r}, its optimality "
+                   f"certificate {cert.cost!r}")
+    if explanation.cost is None and any(q != 1 for q in weight.values()):
+        raise fail("the explanation has no cost, but its optimality certificate weighs "
+                   "features other than 1")
     if cert.lower_bound != cert.cost:
         raise fail(f"the lower bound {cert.lower_bound} is not the cost {cert.cost}: "
                    "optimality is not proven")
@@ -206,8 +223,13 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
                 if broken is not None:
                     raise fail(f"the witness of bound set {list(b)} violates the background "
                                f"constraint {str(broken)!r}")
+            try:
+                at = encode_instance(model.features, model.cells, w.point)[1]
+            except XdtError as e:
+                raise fail(f"the witness of bound set {list(b)} is no point of the model: "
+                           f"{e}") from None
             for f, m in allowed.items():
-                if f not in free and not (m >> model.cells[f].cell_of(w.point[names[f]])) & 1:
+                if f not in free and not (m >> at[f]) & 1:
                     raise fail(f"the witness of bound set {list(b)} moves {names[f]}, which "
                                "is outside the set")
             points.append(w.point)
@@ -226,11 +248,12 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
                     raise fail(f"bound set {list(a)} with the immutable features does not "
                                f"entail the prediction: {checker} finds "
                                f"{_plain_point(point_values(model, values, cells, point))}")
-        best = _milp_cheapest([[names.index(x) for x in b] for b in cert.bound_sets],
-                              [weight[x] for x in names])
+        best, how = exact_cheapest([[names.index(x) for x in b] for b in cert.bound_sets],
+                                   [weight[x] for x in names])
         if best != cost:
-            raise fail(f"a cheapest hitting set of the bound sets costs {plain_number(best)} "
-                       f"(HiGHS, scipy.optimize.milp), not the stated {cert.lower_bound}")
+            raise fail(f"a cheapest hitting set of the bound sets costs {best} ({how}), not "
+                       f"the explanation's {cost} (the stated lower bound "
+                       f"{cert.lower_bound!r})")
 
     return points, claims, proof_check
 
@@ -265,12 +288,59 @@ def _other_class_in(model: Model, held: dict[int, int], cells: Sequence[int]):
             "the checks' own CNF of the " + ("tree" if is_tree(model) else "DNF"))
 
 
-def _milp_cheapest(sets: list[list[int]], weight: list[Fraction]) -> Fraction:
-    """The cost of a cheapest hitting set of ``sets`` (feature positions), by HiGHS mixed
-    integer programming: an independent solver. Weights are scaled to integers, so the
-    optimum found is exact once rounded."""
+EXACT_BUDGET = 200_000
+"""Nodes the exact branch and bound of :func:`exact_cheapest` may visit before HiGHS takes
+over."""
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def exact_cheapest(sets: list[list[int]], weight: list[Fraction],
+                   budget: int = EXACT_BUDGET) -> tuple[Fraction, str]:
+    """The cost of a cheapest hitting set of ``sets`` (feature positions) under the exact
+    ``weight`` of each position, and what computed it.
+
+    A branch and bound in exact arithmetic, independent of the MaxSAT solver: take the
+    first set not hit yet and branch on its elements, the ``i``-th branch taking element
+    ``i`` and leaving out the elements before it (every hitting set is found once), cutting
+    any branch that costs as much as the best found. Past ``budget`` nodes, HiGHS mixed
+    integer programming (:func:`scipy.optimize.milp`) on the integer-scaled costs; its
+    set is costed exactly (an inexact HiGHS optimum can only make the check fail, never
+    pass)."""
     if not sets:
-        return Fraction(0)
+        return Fraction(0), "no set to hit"
+    family = [frozenset(s) for s in sets]
+    best = [sum((weight[f] for s in family for f in s), Fraction(1))]
+    nodes = [0]
+
+    def go(chosen: frozenset, banned: frozenset, cost: Fraction) -> None:
+        nodes[0] += 1
+        if nodes[0] > budget:
+            raise _OverBudget
+        if cost >= best[0]:
+            return
+        unhit = next((s for s in family if not s & chosen), None)
+        if unhit is None:
+            best[0] = cost
+            return
+        order = sorted(unhit - banned, key=lambda f: (weight[f], f))
+        for i, f in enumerate(order):
+            go(chosen | {f}, banned | frozenset(order[:i]), cost + weight[f])
+
+    try:
+        go(frozenset(), frozenset(), Fraction(0))
+        return best[0], "exact branch and bound"
+    except _OverBudget:
+        return _milp_cheapest([list(s) for s in family], weight), \
+            "HiGHS, scipy.optimize.milp"
+
+
+def _milp_cheapest(sets: list[list[int]], weight: list[Fraction]) -> Fraction:
+    """The exact cost of the hitting set of ``sets`` that HiGHS mixed integer programming
+    finds cheapest, on the weights scaled to integers (in double precision: past 2**53 they
+    are rounded, so the set may not be the cheapest, which makes the check fail, not pass)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     scale = int(np.lcm.reduce([q.denominator for q in weight])) if weight else 1

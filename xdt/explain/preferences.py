@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from fractions import Fraction
-from numbers import Real
+from numbers import Integral, Real
 
 from xdt.errors import ParameterError, UnknownFeatureError
 from xdt.explain.oracle import EntailmentOracle, bits
@@ -59,6 +60,10 @@ def feature_mask(features: FeatureSpace, names: Iterable[str] | str | None, what
         return 0
     if isinstance(names, str):
         names = [names]
+    if isinstance(names, bytes | bytearray) or not isinstance(names, Iterable):
+        raise ParameterError(
+            f"{what} takes feature names (a list of strings, or one string), got "
+            f"{type(names).__name__} {names!r}")
     mask = 0
     for name in names:
         mask |= 1 << _index(features, name, what)
@@ -140,8 +145,10 @@ def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
         The model's features.
     weights : mapping of str to positive number, or None
         Feature name -> cost (a pandas Series by name works too). Features not named weigh
-        1. Floats are read by their shortest decimal form (``0.1`` is one tenth), and all
+        1. Integers (numpy's too), ``Fraction`` and ``Decimal`` are read exactly, floats by
+        their shortest decimal form (``0.1`` is one tenth; a float32 ``0.1`` too), and all
         weights are scaled by one common factor to integers, so costs are compared exactly.
+        The scaled integers must stay below 2**63 (:data:`MAX_SCALED`).
 
     Returns
     -------
@@ -153,7 +160,8 @@ def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
     ------
     ParameterError
         For a weight that is not a positive finite number (a zero weight would make a
-        cheapest hitting set non-minimal).
+        cheapest hitting set non-minimal), or weights whose ratio or decimal digits need
+        integers of 2**63 or more.
     UnknownFeatureError
         For a name the model lacks.
     """
@@ -166,12 +174,39 @@ def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
     exact = {f: Fraction(1) for f in range(len(features))}
     for name, w in weights.items():
         f = _index(features, name, "weights")
-        if isinstance(w, bool) or not isinstance(w, Real) or not math.isfinite(w) or w <= 0:
+        q = exact_weight(w)
+        if q is None or q <= 0:
             raise ParameterError(
                 f"the weight of {name!r} must be a positive finite number, got {w!r}")
-        exact[f] = Fraction(w) if isinstance(w, int) else Fraction(repr(float(w)))
+        exact[f] = q
     scale = math.lcm(*(q.denominator for q in exact.values()))
-    return {f: int(q * scale) for f, q in exact.items()}, exact
+    scaled = {f: int(q * scale) for f, q in exact.items()}
+    if max(scaled.values(), default=1) >= MAX_SCALED:
+        raise ParameterError(
+            "the weights span too wide a range (or carry too many decimal digits) to be "
+            f"compared exactly: as integers of one scale they reach {max(scaled.values()):.3g}"
+            " (2**53 at most); round them, or give them a narrower range")
+    return scaled, exact
+
+
+MAX_SCALED = 2 ** 63
+"""Bound on the weights as integers of one common scale (the MaxSAT solver's costs are
+exact integers; the optimality check recomputes them in exact fractions)."""
+
+
+def exact_weight(w: object) -> Fraction | None:
+    """A weight as an exact fraction, or ``None`` when it is no finite number."""
+    if isinstance(w, bool) or hasattr(w, "dtype") and w.dtype == bool:
+        return None
+    if isinstance(w, Integral):
+        return Fraction(int(w))
+    if isinstance(w, Fraction | Decimal):
+        return Fraction(w) if not isinstance(w, Decimal) or w.is_finite() else None
+    if isinstance(w, Real):
+        if not math.isfinite(float(w)):
+            return None
+        return Fraction(str(w))  # the shortest decimal of the float (of its own precision)
+    return None
 
 
 def cost_of(mask: int, exact: Mapping[int, Fraction]) -> Fraction:
