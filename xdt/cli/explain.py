@@ -322,7 +322,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     per-feature distributions of --data (--distribution empirical: its rows), printed with
     its exact precision and the precision after dropping each of its features (each below
     D). With --instance, --data is the distribution's data; with --data alone, its rows are
-    both explained and the distribution. --coverage prints the share of the feature space
+    both explained and the distribution; --exclude holds for it too. --coverage prints the share of the feature space
     and of the rows of --data that each AXp's rule covers.
 
     Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
