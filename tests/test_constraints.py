@@ -14,6 +14,7 @@ from pathlib import Path
 import hypothesis.strategies as st
 import jsonschema
 import numpy as np
+import pandas as pd
 import pytest
 from clitools import assert_clean_failure, run
 from hypothesis import HealthCheck, given, settings
@@ -462,3 +463,46 @@ def test_a_strict_ordering_at_the_edge_of_a_cell():
     p = cxp.counterexample
     assert p["x"] < p["y"] <= 3 and model.cells[0].cell_of(p["x"]) == model.cells[0].cell_of(3)
     assert model.predict([p])[0] == "a"
+
+
+def test_measures_over_the_whole_space_refuse_or_leave_out_a_constrained_model(tmp_path):
+    """certificate_complexity would count points the constraints exclude: refused; the HTML
+    report leaves its redundancy card out, saying why, and explains the rows under them."""
+    from xdt.errors import EngineNotAvailableError, InvalidConstraintError
+    from xdt.metrics import certificate_complexity, is_k_axp_interpretable
+    from xdt.report import write_report
+
+    model = clinic_tree().with_constraints(["NOT (sex = male AND pregnant = yes)"])
+    with pytest.raises(EngineNotAvailableError, match="background constraints"):
+        certificate_complexity(model)
+    with pytest.raises(EngineNotAvailableError, match="background constraints"):
+        is_k_axp_interpretable(model, 1)
+    assert certificate_complexity(model.with_constraints(None)) == 2
+    rows = pd.DataFrame({"sex": ["female", "male"], "pregnant": ["yes", "no"], "age": [50, 30]})
+    out = tmp_path / "r.html"
+    write_report(model, rows, out)
+    html = out.read_text()
+    assert "exclude some of its points: the measure would ignore them" in html
+    assert "IF pregnant = yes THEN low" in html
+    with pytest.raises(InvalidConstraintError, match=r"constraints\[0\]\.forbidden\[0\]: the "
+                                                     "condition on 'age' has a bound that is "
+                                                     "not a number"):
+        clinic_tree().with_constraints([{"forbidden": [{"feature": "age", "le": None}]}])
+
+
+def test_cheapest_cxp_of_a_constrained_ensemble_is_certified():
+    fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
+
+    def stump(f, v):
+        return DecisionTree(fs, ["a", "b"], ThresholdSplit(f, v, Leaf("a"), Leaf("b")))
+
+    from xdt.ir.ensemble import TreeEnsemble
+
+    m = TreeEnsemble(fs, ["a", "b"], [stump("x", 1), stump("y", 1), stump("x", 2)],
+                     "vote").with_constraints(["x <= y"])
+    x = {"x": 0, "y": 0}
+    with Explainer(m) as ex:
+        c = ex.smallest_cxp(x, verify=True)
+        # y alone: x stays 0, y up to 3 gives one "b" vote of three; x alone cannot pass y
+        assert set(c.features) == {"x", "y"} and c.optimality.lower_bound == 2
+        assert names(ex.all_cxps(x)) == {frozenset({"x", "y"})}

@@ -588,3 +588,21 @@ def test_readme_block_shows_what_it_claims():
     assert repr(axp.coverage(frame)).endswith("rows=35/1000 = 0.035)")
     assert repr(d.coverage(frame)) == ("Coverage(product=0.079194 [39597/500000], "
                                        "rows=86/1000 = 0.086)")
+
+
+def test_cli_names_the_bad_row_of_the_distribution_data_and_refuses_nan(tmp_path):
+    from clitools import assert_clean_failure, run
+
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+
+    tree = DecisionTree([Feature("age", "ordinal")], ["young", "old"],
+                        ThresholdSplit("age", 40, Leaf("young"), Leaf("old")))
+    path, data = tmp_path / "m.json", tmp_path / "d.csv"
+    xdt.save_model(tree, path)
+    data.write_text("age\n30\n50\nold\n")
+    assert_clean_failure(run("explain", str(path), "-i", '{"age": 30}', "--data", str(data),
+                             "--delta", "0.7"), "row 2: ordinal feature 'age' needs numbers, "
+                                                "got 'old'")
+    data.write_text("age\n30\n50\n")
+    assert_clean_failure(run("explain", str(path), "-i", '{"age": 30}', "--data", str(data),
+                             "--delta", "nan"), "nan is not a number in (0, 1]")

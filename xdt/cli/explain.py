@@ -322,8 +322,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     per-feature distributions of --data (--distribution empirical: its rows), printed with
     its exact precision and the precision after dropping each of its features (each below
     D). With --instance, --data is the distribution's data; with --data alone, its rows are
-    both explained and the distribution; --exclude holds for it too. --coverage prints the share of the feature space
-    and of the rows of --data that each AXp's rule covers.
+    both explained and the distribution; --exclude holds for it too. --coverage prints the
+    share of the feature space and of the rows of --data that each AXp's rule covers.
 
     Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
     the one of the per-row engine, and all CXps per row; no certificates) and writes one JSON
@@ -395,6 +395,8 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             f"--engine box explains tree ensembles, and {model_path} is a {kind_name(model)}: "
             "use --engine path or sat (or leave --engine out: auto picks one)")
     measures = None
+    if delta is not None and not 0 < delta <= 1:  # click's FloatRange lets nan through
+        raise click.BadParameter(f"{delta} is not a number in (0, 1]", param_hint="'--delta'")
     if probabilistic:
         assert data is not None
         measures = _measures(model, data, delta, distribution_kind or "product", coverage)
@@ -457,6 +459,7 @@ def _measures(model: Model, data: str, delta: float | None, kind: str,
             f"and the model is a {kind_name(model)}: add --distribution empirical (the rows "
             "of --data)")
     frame = read_csv(data, dtype=csv_dtypes(model))
+    validate_rows(model, frame, range(len(frame)))  # names the first bad row, as --data does
     try:
         empirical = EmpiricalDistribution(frame, model)
     except XdtError as e:

@@ -275,8 +275,9 @@ def _other_class_in(model: Model, held: dict[int, int], cells: Sequence[int]):
     not find the bound sets, and its name."""
     from xdt.explain.certificates import _ensemble_box_check, _ensemble_other_engine
 
-    if isinstance(model, TreeEnsemble):
-        point, checker = _ensemble_other_engine(model, held, cells, "box")
+    if isinstance(model, TreeEnsemble):  # the box engine does not know constraints
+        point, checker = (None, None) if model.constraints else \
+            _ensemble_other_engine(model, held, cells, "box")
         if checker is None:
             point, checker = _ensemble_box_check(model, held, cells)
         return point, checker

@@ -298,6 +298,14 @@ def _condition_from_dict(d: object, where: str) -> Condition:
     if keys == {"in"} and isinstance(d["in"], list):
         return Condition(d["feature"], tuple(d["in"]))
     if keys and keys <= {"gt", "le"}:
+        bounds = {k: d[k] for k in keys}
+        bad = {k: v for k, v in bounds.items()
+               if isinstance(v, bool) or not isinstance(v, int | float)}
+        if bad:
+            raise InvalidConstraintError(
+                f"the condition on {d['feature']!r} has a bound that is not a number: "
+                f"{bad}; give 'gt' and/or 'le' as numbers (leave out a bound there is not)",
+                where)
         return Condition(d["feature"], above=d.get("gt"), upto=d.get("le"))
     raise InvalidConstraintError(
         f"unrecognised condition {dict(d)!r}; use 'in' (a list of values, categorical/binary) "

@@ -58,6 +58,7 @@ import numpy as np
 
 from xdt.errors import (
     ComputationLimitError,
+    EngineNotAvailableError,
     NotFittedError,
     ParameterError,
     UnsupportedEstimatorError,
@@ -160,6 +161,13 @@ def _truth_table(model: object, max_points: int, deadline: float | None,
                  time_limit: float | None) -> np.ndarray:
     """The class index at every point of the cell space of the features the model tests:
     an integer array of shape ``(c_1, ..., c_m)``."""
+    if not isinstance(model, np.ndarray) and getattr(_inner_model(model), "constraints", None):
+        raise EngineNotAvailableError(
+            "the certificate complexity is computed over the whole cell space, and this model "
+            "carries background constraints (xdt.ir.constraints), which exclude some of its "
+            "points; the measure does not take them into account: compute it on "
+            "model.with_constraints(None), or take smallest_axp's sizes row by row with "
+            "xdt.Explainer(model)")
     if isinstance(model, np.ndarray):
         if not (np.issubdtype(model.dtype, np.integer) or model.dtype == bool):
             raise ParameterError(

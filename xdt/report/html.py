@@ -307,10 +307,11 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     redundancy = None
     redundant: dict[int, bool] = {}
     leaves: list[int] = []
-    if tree is not None:
+    if tree is not None and not tree.constraints:  # redundancy ignores constraints: left out
         redundancy = redundancy_report(tree, part, labels) if len(part) else \
             redundancy_report(tree)
         redundant = {p.path: p.redundant for p in redundancy.per_path}
+    if tree is not None:
         leaves = tree.leaf_paths(cells).tolist() if len(part) else []
     names = model.features.names
     explainer = Explainer(model, None if engine == "auto" else engine)
@@ -474,7 +475,12 @@ def _redundancy_card(report: Report) -> str:
     r = report.redundancy
     model = report.model
     if r is None:
-        if isinstance(model, DNF):
+        if getattr(model, "constraints", None):
+            text = ("Path explanation-redundancy (Izza et al.) is measured over the whole "
+                    "feature space, and this model carries background constraints that "
+                    "exclude some of its points: the measure would ignore them, so it is "
+                    "left out. The explanations in the table respect the constraints.")
+        elif isinstance(model, DNF):
             text = (f"Path explanation-redundancy (Izza et al.) is defined for the paths of a "
                     f"decision tree; this {kind_name(model)} has terms instead. Its terms have "
                     f"at most k = {model.k} conditions; each AXp is shown in the table.")
