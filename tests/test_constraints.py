@@ -506,3 +506,14 @@ def test_cheapest_cxp_of_a_constrained_ensemble_is_certified():
         # y alone: x stays 0, y up to 3 gives one "b" vote of three; x alone cannot pass y
         assert set(c.features) == {"x", "y"} and c.optimality.lower_bound == 2
         assert names(ex.all_cxps(x)) == {frozenset({"x", "y"})}
+
+
+def test_encode_refuses_an_instance_the_constraints_exclude(tmp_path):
+    path = tmp_path / "clinic.json"
+    xdt.save_model(clinic_tree().with_constraints(["NOT (sex = male AND pregnant = yes)"]), path)
+    assert_clean_failure(run("encode", str(path), "-i",
+                             '{"sex": "male", "pregnant": "yes", "age": 30}',
+                             "-o", str(tmp_path / "q.cnf")),
+                         "the instance violates the background constraint 'NOT (sex = male "
+                         "AND pregnant = yes)'")
+    assert not (tmp_path / "q.cnf").exists()

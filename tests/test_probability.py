@@ -606,3 +606,15 @@ def test_cli_names_the_bad_row_of_the_distribution_data_and_refuses_nan(tmp_path
     data.write_text("age\n30\n50\n")
     assert_clean_failure(run("explain", str(path), "-i", '{"age": 30}', "--data", str(data),
                              "--delta", "nan"), "nan is not a number in (0, 1]")
+
+
+def test_a_marginal_that_is_no_sequence_is_a_clear_error():
+    from xdt.errors import ParameterError
+    from xdt.explain.probability import ProductDistribution
+    from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+
+    tree = DecisionTree([Feature("age", "ordinal")], ["young", "old"],
+                        ThresholdSplit("age", 40, Leaf("young"), Leaf("old")))
+    with pytest.raises(ParameterError, match="the marginal of feature 'age' must be weights "
+                                             "per cell"):
+        ProductDistribution(tree, {"age": 3})

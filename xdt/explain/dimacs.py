@@ -73,6 +73,7 @@ from xdt.explain.ensemble_sat import EnsembleEncoding
 from xdt.explain.models import (
     MODEL_TYPES,
     Model,
+    check_instance,
     describe,
     is_ensemble,
     is_tree,
@@ -350,6 +351,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
         raise tree_only("a path-restricted query",
                         "write the query without --path-restricted / path_restricted", model)
     values, cells = encode_instance(model.features, model.cells, x)
+    check_instance(model, values, cells)  # the constraint clauses would make it vacuous
     if is_tree(model):
         path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
         prediction = path.class_index

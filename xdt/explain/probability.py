@@ -47,7 +47,7 @@ product of per-feature marginals, and the share of a dataset's rows that lie in 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Rational, Real
@@ -252,6 +252,11 @@ class ProductDistribution:
                 for value, w in given.items():
                     per_cell[c.cell_of(value)] += _exact(w, f"the weight of {name}={value!r}")
             else:
+                if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+                    raise ParameterError(
+                        f"the marginal of feature {name!r} must be weights per cell (a "
+                        f"sequence of {c.n_cells}) or a mapping of values to weights, got "
+                        f"{type(given).__name__} {given!r}")
                 given = list(given)
                 if len(given) != c.n_cells:
                     raise ParameterError(
