@@ -406,6 +406,17 @@ def test_probabilistic_queries_under_background_constraints():
                                              "age": [30]})], ignore_index=True)
         with pytest.raises(ConstraintViolationError, match="row 5 violates"):
             EmpiricalDistribution(bad, model)
+    # an ordering is decided on the values: x = 2.0 > y = 1.5 violates x <= y even where
+    # both lie in one cell
+    from test_constraints import xyz_tree
+
+    ordered = xyz_tree().with_constraints(["x <= y"])
+    EmpiricalDistribution(pd.DataFrame({"x": [1.0, 2.0], "y": [1.5, 2.0], "z": [0, 0]}),
+                          ordered)
+    with pytest.raises(ConstraintViolationError, match="row 1 violates the model's "
+                                                       "background constraint 'x <= y'"):
+        EmpiricalDistribution(pd.DataFrame({"x": [1.0, 2.0], "y": [1.5, 1.5], "z": [0, 0]}),
+                              ordered)
 
 
 def test_weights_are_read_exactly():

@@ -366,10 +366,8 @@ class Cheapest(NamedTuple):
     mask : int
         The explanation (bit mask).
     cost : int
-        Its cost in the scaled integer weights (:data:`Weights`).
-    lower_bound : int
-        The cost of a cheapest hitting set of ``bounds``, by the MaxSAT solver; equal to
-        ``cost``, which proves it optimal.
+        Its cost in the scaled integer weights (:data:`Weights`): the cost of a cheapest
+        hitting set of ``bounds``, by the MaxSAT solver, which proves it optimal.
     bounds : tuple of int
         The dual explanations found (CXps for an AXp, AXps for a CXp): every explanation
         must meet each of them.
@@ -377,7 +375,6 @@ class Cheapest(NamedTuple):
 
     mask: int
     cost: int
-    lower_bound: int
     bounds: tuple[int, ...]
 
 
@@ -386,25 +383,22 @@ def _cheapest(oracle: EntailmentOracle, weights: Weights, is_wanted: Callable[[i
     u = oracle.universe
     weights = _on(weights if weights is not None else dict.fromkeys(bits(u), 1), u)
     bounds: list[int] = []
-    with HittingSets(weights) as family:
-        while (got := family.get()) is not None:
-            cand, cost = got
-            if stop is not None and stop():
-                raise ComputationLimitError(
-                    f"the time limit passed before a cheapest explanation was proven: none "
-                    f"costs less than {cost} (in the weights' common integer scale), after "
-                    f"{len(bounds)} dual explanation(s); raise time_limit", limit="time_limit")
-            if is_wanted(cand):
-                return Cheapest(cand, cost, cost, tuple(bounds))
-            try:
-                dual = dual_inside(cand)
-            except EnumerationStopped:
-                raise ComputationLimitError(
-                    f"the time limit passed before a cheapest explanation was proven: none "
-                    f"costs less than {cost} (in the weights' common integer scale); raise "
-                    "time_limit", limit="time_limit") from None
-            bounds.append(dual)
-            family.hit(dual)
+    cost = 0
+    try:
+        with HittingSets(weights) as family:
+            while (got := family.get()) is not None:
+                cand, cost = got
+                _poll(stop)
+                if is_wanted(cand):
+                    return Cheapest(cand, cost, tuple(bounds))
+                dual = dual_inside(cand)  # polls ``stop`` too
+                bounds.append(dual)
+                family.hit(dual)
+    except EnumerationStopped:
+        raise ComputationLimitError(
+            f"the time limit passed before a cheapest explanation was proven: none costs "
+            f"less than {cost} (in the weights' common integer scale), after {len(bounds)} "
+            "dual explanation(s); raise time_limit", limit="time_limit") from None
     return None
 
 

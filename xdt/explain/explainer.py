@@ -715,7 +715,8 @@ class Explainer:
         features at the instance's values (:mod:`xdt.explain.preferences`). Raises
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
-        mask = duality.deletion_cxp(self._cxp_oracle(q, immutable), self._order(q, order))
+        oracle = self._restricted(q, immutable=immutable)
+        mask = duality.deletion_cxp(oracle, self._order(q, order))
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
@@ -878,7 +879,8 @@ class Explainer:
         """
         q = self._query(x, path_restricted)
         w, by_weight = self._enumeration_weights(weights, order)
-        return self._enumerate(q, partial(duality.enumerate_cxps, self._cxp_oracle(q, immutable),
+        oracle = self._restricted(q, immutable=immutable)
+        return self._enumerate(q, partial(duality.enumerate_cxps, oracle,
                                           weights=w[0] if by_weight and w else None),
                                "CXp", max_count, time_limit, progress, verify, on_found, w,
                                by_weight)
@@ -1007,7 +1009,7 @@ class Explainer:
         _check_limits(None, time_limit)
         deadline = _deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = self._cxp_oracle(q, immutable)
+        oracle = self._restricted(q, immutable=immutable)
         w = feature_weights(self.model.features, weights)
         found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
         if found is None:
@@ -1054,9 +1056,6 @@ class Explainer:
                     f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
                     "excluded features alone can change the prediction)", cx, label)
         return oracle
-
-    def _cxp_oracle(self, q: _Query, immutable: Iterable[str] | None) -> EntailmentOracle:
-        return self._restricted(q, immutable=immutable)
 
     def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
         """The weights read (:func:`~xdt.explain.preferences.feature_weights`) and whether

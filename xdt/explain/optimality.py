@@ -38,13 +38,13 @@ from fractions import Fraction
 import numpy as np
 
 from xdt.errors import XdtError
-from xdt.explain.certificates import Witness, _plain_point, _same, point_values
-from xdt.explain.models import Model, is_tree
+from xdt.explain.certificates import Witness, _labels, _plain_point, _same, point_values
+from xdt.explain.models import Model, is_tree, predict_one
 from xdt.explain.oracle import bits
-from xdt.explain.preferences import exact_weight, plain_number
+from xdt.explain.preferences import plain_number
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
-from xdt.ir.values import to_python
+from xdt.ir.values import exact_number, to_python
 
 
 @dataclass(frozen=True)
@@ -135,12 +135,14 @@ def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: 
     names = model.features.names
     witnesses = []
     if kind == "AXp":
+        points = []
         for b in bounds:
             point = oracle.counterexample(oracle.universe & ~b)
             if point is None:  # the search's CXps admit another class by definition
                 raise AssertionError(f"bound set {bits(b)} admits no other class")
-            witnesses.append(Witness(point_values(model, values, cells, point),
-                                     model.classes[_predict(model, point)]))
+            points.append(point)
+        witnesses = [Witness(point_values(model, values, cells, p), label)
+                     for p, label in zip(points, _labels(model, points), strict=True)]
     return OptimalityCertificate(
         kind=kind, instance={n: values[f] for f, n in enumerate(names)},
         prediction=model.classes[prediction],
@@ -149,12 +151,6 @@ def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: 
         bound_sets=tuple(tuple(names[f] for f in bits(b)) for b in bounds),
         witnesses=tuple(witnesses), excluded=tuple(names[f] for f in bits(excluded)),
         immutable=tuple(names[f] for f in bits(immutable)), path_restricted=path_restricted)
-
-
-def _predict(model: Model, point: Sequence[int]) -> int:
-    from xdt.explain.models import predict_one
-
-    return predict_one(model, point)
 
 
 def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, cells, path):
@@ -169,7 +165,7 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
         raise fail("the optimality certificate does not weigh every feature")
     weight = {}
     for n, w in cert.weights.items():
-        q = exact_weight(w) if isinstance(w, int | float) else None
+        q = exact_number(w) if isinstance(w, int | float) else None
         if q is None or q <= 0:
             raise fail(f"the optimality certificate weighs {n!r} {w!r}, not a positive finite "
                        "number")
@@ -208,6 +204,7 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
         allowed = {f: 1 << cells[f] for f in range(n)}
     points: list[dict] = []
     claims = []
+    constraints = getattr(model, "constraints", None)
     if cert.kind == "AXp":
         if len(cert.witnesses) != len(cert.bound_sets):
             raise fail("the optimality certificate needs one witness per bound set")
@@ -215,19 +212,15 @@ def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, c
             free = {names.index(x) for x in b} | {names.index(x) for x in cert.excluded}
             if set(w.point) != set(names):
                 raise fail("an optimality witness does not give every feature")
-            constraints = getattr(model, "constraints", None)
-            if constraints:  # a point the constraints exclude proves nothing
-                row = [w.point[n] for n in names]
-                broken = constraints.violated(
-                    row, encode_instance(model.features, model.cells, row)[1])
-                if broken is not None:
-                    raise fail(f"the witness of bound set {list(b)} violates the background "
-                               f"constraint {str(broken)!r}")
             try:
-                at = encode_instance(model.features, model.cells, w.point)[1]
+                row, at = encode_instance(model.features, model.cells, w.point)
             except XdtError as e:
                 raise fail(f"the witness of bound set {list(b)} is no point of the model: "
                            f"{e}") from None
+            broken = constraints.violated(row, at) if constraints else None
+            if broken is not None:  # a point the constraints exclude proves nothing
+                raise fail(f"the witness of bound set {list(b)} violates the background "
+                           f"constraint {str(broken)!r}")
             for f, m in allowed.items():
                 if f not in free and not (m >> at[f]) & 1:
                     raise fail(f"the witness of bound set {list(b)} moves {names[f]}, which "
@@ -281,7 +274,6 @@ def _other_class_in(model: Model, held: dict[int, int], cells: Sequence[int]):
         if checker is None:
             point, checker = _ensemble_box_check(model, held, cells)
         return point, checker
-    from xdt.explain.models import predict_one
     from xdt.explain.verify import sat_counterexample
 
     label = model.classes[predict_one(model, cells)]

@@ -30,15 +30,14 @@ features and preferred reasons (Audemard, Bellart, Bounia, Koriche, Lagniez & Ma
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Real
 
 from xdt.errors import ParameterError, UnknownFeatureError
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.features import FeatureSpace
+from xdt.ir.values import exact_number, integer_scale
 
 
 def _index(features: FeatureSpace, name: object, what: str) -> int:
@@ -174,13 +173,12 @@ def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
     exact = {f: Fraction(1) for f in range(len(features))}
     for name, w in weights.items():
         f = _index(features, name, "weights")
-        q = exact_weight(w)
+        q = exact_number(w)
         if q is None or q <= 0:
             raise ParameterError(
                 f"the weight of {name!r} must be a positive finite number, got {w!r}")
         exact[f] = q
-    scale = math.lcm(*(q.denominator for q in exact.values()))
-    scaled = {f: int(q * scale) for f, q in exact.items()}
+    scaled = dict(zip(exact, integer_scale(list(exact.values())), strict=True))
     if max(scaled.values(), default=1) >= MAX_SCALED:
         raise ParameterError(
             "the weights span too wide a range (or carry too many decimal digits) to be "
@@ -192,21 +190,6 @@ def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
 MAX_SCALED = 2 ** 63
 """Bound on the weights as integers of one common scale (the MaxSAT solver's costs are
 exact integers; the optimality check recomputes them in exact fractions)."""
-
-
-def exact_weight(w: object) -> Fraction | None:
-    """A weight as an exact fraction, or ``None`` when it is no finite number."""
-    if isinstance(w, bool) or hasattr(w, "dtype") and w.dtype == bool:
-        return None
-    if isinstance(w, Integral):
-        return Fraction(int(w))
-    if isinstance(w, Fraction | Decimal):
-        return Fraction(w) if not isinstance(w, Decimal) or w.is_finite() else None
-    if isinstance(w, Real):
-        if not math.isfinite(float(w)):
-            return None
-        return Fraction(str(w))  # the shortest decimal of the float (of its own precision)
-    return None
 
 
 def cost_of(mask: int, exact: Mapping[int, Fraction]) -> Fraction:

@@ -50,7 +50,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from numbers import Rational, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -66,9 +66,11 @@ from xdt.errors import (
     ParameterError,
     UnknownFeatureError,
 )
+from xdt.explain.oracle import bits
 from xdt.ir.cells import Cells, IntervalCells, cells_of
 from xdt.ir.instances import as_frame, check_unique_columns
 from xdt.ir.tree import DecisionTree
+from xdt.ir.values import exact_number, integer_scale
 
 MAX_BRUTE_POINTS = 1 << 16
 """Most cell points a certificate check enumerates to recompute a precision under a product
@@ -78,26 +80,16 @@ boxes, each labelled by ``model.predict`` on one point of it."""
 
 # ---------------------------------------------------------------------- numbers
 def _exact(value: object, what: str) -> Fraction:
-    """``value`` (an int, Fraction or float) as an exact non-negative Fraction; a float is
-    read as the decimal it prints as (``0.1`` is 1/10)."""
+    """``value`` as an exact non-negative Fraction (:func:`~xdt.ir.values.exact_number`: a
+    float is read as the decimal it prints as, ``0.1`` is 1/10)."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ParameterError(f"{what} must be a non-negative number, got {value!r}")
-    if isinstance(value, Rational):
-        out = Fraction(int(value.numerator), int(value.denominator))
-    else:
-        v = float(value)
-        if not math.isfinite(v):
-            raise ParameterError(f"{what} must be a finite non-negative number, got {value!r}")
-        out = Fraction(repr(v))
+    out = exact_number(value)
+    if out is None:
+        raise ParameterError(f"{what} must be a finite non-negative number, got {value!r}")
     if out < 0:
         raise ParameterError(f"{what} must be non-negative, got {value!r}")
     return out
-
-
-def _integer_weights(weights: Sequence[Fraction]) -> tuple[int, ...]:
-    """Non-negative rational weights scaled to integers with the same ratios."""
-    scale = math.lcm(*(w.denominator for w in weights)) if weights else 1
-    return tuple(int(w * scale) for w in weights)
 
 
 def check_delta(delta: object) -> Fraction:
@@ -277,7 +269,7 @@ class ProductDistribution:
                     "positive total")
         self.names = names
         self.cells = cells
-        self.weights = tuple(_integer_weights(list(w)) for w in weights)
+        self.weights = tuple(integer_scale(list(w)) for w in weights)
         self.totals = tuple(sum(w) for w in self.weights)
         self.n_rows = n_rows
         self.smoothing = smoothing
@@ -434,14 +426,19 @@ class EmpiricalDistribution:
         self.frame = frame
         constraints = getattr(model, "constraints", None)
         if constraints:  # rows the constraints exclude are no points of the distribution
-            values = frame[list(names)].to_numpy(dtype=object)
-            for i, (vals, cs) in enumerate(zip(values, self.row_cells, strict=True)):
-                broken = constraints.violated(vals, cs)
-                if broken is not None:
-                    raise ConstraintViolationError(
-                        f"row {i} violates the model's background constraint {str(broken)!r}: "
-                        "an empirical distribution of such a model holds only rows that "
-                        "satisfy its constraints; drop the row or fix the constraint")
+            ok = constraints.allows(self.row_cells)  # conditions: exact on the cells
+            for a, b, strict in constraints.orders:  # orderings: on the values
+                x = frame[names[a]].to_numpy(dtype=float)
+                y = frame[names[b]].to_numpy(dtype=float)
+                ok &= (x < y) if strict else (x <= y)
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                broken = constraints.violated(frame.iloc[i][list(names)].tolist(),
+                                              self.row_cells[i])
+                raise ConstraintViolationError(
+                    f"row {i} violates the model's background constraint {str(broken)!r}: "
+                    "an empirical distribution of such a model holds only rows that "
+                    "satisfy its constraints; drop the row or fix the constraint")
         self.predictions = np.asarray(model.predict_cells(self.row_cells), dtype=np.int64)
         self._model_id = id(model)
 
@@ -466,7 +463,7 @@ class EmpiricalDistribution:
     def agreeing(self, cells: Sequence[int], mask: int) -> np.ndarray:
         """Positions of the rows in the same cell as ``cells`` on every feature of ``mask``."""
         keep = np.ones(self.n_rows, dtype=bool)
-        for f in _bits(mask):
+        for f in bits(mask):
             keep &= self.row_cells[:, f] == cells[f]
         return np.flatnonzero(keep)
 
@@ -479,17 +476,6 @@ class EmpiricalDistribution:
 
 
 Distribution = ProductDistribution | EmpiricalDistribution
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    f = 0
-    while mask:
-        if mask & 1:
-            out.append(f)
-        mask >>= 1
-        f += 1
-    return out
 
 
 def as_distribution(distribution: object, model) -> Distribution:
@@ -556,7 +542,7 @@ class TreePrecision:
         """The precision of the features of bit mask ``mask``."""
         free = self.tested & ~mask
         denominator = 1
-        for f in _bits(free):
+        for f in bits(free):
             denominator *= self.totals[f]
         total = 0
         for outside, tested, weights in self.terms:
@@ -567,7 +553,7 @@ class TreePrecision:
                 if not (mask >> f) & 1:
                     term *= w
             # the free features this path does not test: their whole mass
-            for f in _bits(free & ~tested):
+            for f in bits(free & ~tested):
                 term *= self.totals[f]
             total += term
         return Fraction(total, denominator)
@@ -595,7 +581,7 @@ class EmpiricalPrecision:
     def __call__(self, mask: int) -> Fraction:
         rows = self.support(mask)
         if len(rows) == 0:
-            held = [self.names[f] for f in _bits(mask)]
+            held = [self.names[f] for f in bits(mask)]
             raise EmptyConditionError(
                 f"no row of the data ({self.distribution.n_rows} rows) lies in the "
                 f"instance's cells of {held}, so the empirical precision of this set is "
@@ -711,7 +697,7 @@ def delta_axp_mask(precision, start: int, delta: Fraction,
             f"{float(delta):.6g}: start from a set of precision at least delta (the AXp has "
             "precision 1)")
     seq = [f for f in dict.fromkeys(int(g) for g in order) if (start >> f) & 1]
-    seq += [f for f in _bits(start) if f not in seq]
+    seq += [f for f in bits(start) if f not in seq]
     mask = start
     drops: dict[int, Fraction] = {}
     changed = True
@@ -730,7 +716,7 @@ def delta_axp_mask(precision, start: int, delta: Fraction,
             else:
                 drops[f] = p
     # a pass with no removal: every kept feature was tried against the final set
-    return mask, current, {f: drops[f] for f in _bits(mask)}
+    return mask, current, {f: drops[f] for f in bits(mask)}
 
 
 def brute_force_precision(model, distribution: Distribution, values: Sequence,
@@ -768,8 +754,8 @@ def brute_force_precision(model, distribution: Distribution, values: Sequence,
         if len(rows) == 0:
             raise EmptyConditionError(
                 "no row of the data agrees with the instance on "
-                f"{[names[f] for f in _bits(mask)]}", features=tuple(
-                    names[f] for f in _bits(mask)))
+                f"{[names[f] for f in bits(mask)]}", features=tuple(
+                    names[f] for f in bits(mask)))
         got = model.predict(distribution.frame.iloc[rows])
         return Fraction(int(sum(1 for g in got if g == label)), len(rows))
     model_cells = model.cells

@@ -23,7 +23,10 @@ way (:func:`display_threshold`):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -130,3 +133,32 @@ def display_threshold(t: float, input_dtype: str = "float64") -> str:
     if input_dtype == "float32" and math.isfinite(t):
         return format_number(shortest_between(float32_below(t), t))
     return format_number(t)
+
+
+def exact_number(value: object) -> Fraction | None:
+    """A finite number as an exact fraction, or ``None`` for what is not one (a bool, a
+    string, NaN, an infinity).
+
+    Integers (numpy's too), ``Fraction`` and ``Decimal`` are read exactly; a float by the
+    shortest decimal of its own precision (``0.1`` is 1/10, and so is a float32 ``0.1``), as
+    a user who wrote it meant it."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Integral):
+        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, Decimal):
+        return Fraction(value) if value.is_finite() else None
+    if isinstance(value, Real):
+        if not math.isfinite(float(value)):
+            return None
+        return Fraction(str(value))
+    return None
+
+
+def integer_scale(values: Sequence[Fraction]) -> tuple[int, ...]:
+    """Fractions scaled by one common factor (the least common multiple of their
+    denominators) to integers with the same ratios."""
+    scale = math.lcm(*(q.denominator for q in values)) if values else 1
+    return tuple(int(q * scale) for q in values)
