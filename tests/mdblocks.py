@@ -57,6 +57,15 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_block(marker: str, lang: str = "python") -> str:
+    """The one ``lang`` block of README.md whose text holds ``marker``."""
+    (block,) = [b.body for b in blocks(README.read_text()) if b.lang == lang and marker in b.body]
+    return block
+
+
 def indented_fences(text: str) -> list[int]:
     """Lines (1-based) of fences that do not start their line: blocks :func:`blocks` would
     not see (inside a list item or an admonition)."""

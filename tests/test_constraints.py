@@ -440,9 +440,9 @@ def test_cli_explains_a_constrained_model_file(tmp_path):
 
 
 def test_readme_block_runs_and_shows_what_it_claims():
-    readme = (ROOT / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-                if "with_constraints" in b]
+    from mdblocks import readme_block
+
+    block = readme_block("with_constraints")
     scope: dict = {}
     exec(block, scope)  # noqa: S102 - the README's own example
     tree, clinic, x = scope["tree"], scope["clinic"], scope["x"]

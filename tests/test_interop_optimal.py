@@ -339,12 +339,9 @@ def test_dl85_errors():
 
 
 def test_readme_optimal_block_runs_as_written():
-    import re
-    from pathlib import Path
+    from mdblocks import readme_block
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-                if "STreeDClassifier" in b]
+    block = readme_block("STreeDClassifier")
     scope: dict = {}
     exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
     model, est, enc, X, names = (scope[k] for k in ("model", "est", "enc", "X", "names"))

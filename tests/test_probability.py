@@ -561,12 +561,9 @@ def test_cli_delta_and_coverage(tmp_path):
 
 
 def test_readme_block_shows_what_it_claims():
-    import re
-    from pathlib import Path
+    from mdblocks import readme_block
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-                if "delta_axp" in b]
+    block = readme_block("delta_axp")
     scope: dict = {}
     exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
     axp, d = scope["axp"], scope["d"]
