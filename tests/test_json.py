@@ -456,7 +456,8 @@ def test_unknown_or_missing_kind(kind):
     with pytest.raises(ModelFormatError) as e:
         load_model(doc)
     assert str(e.value).startswith(f"unknown model kind {kind!r}; \"xdt-model/1\" models are of "
-                                   "kind 'tree', 'dnf', 'nested-kdnf' or 'tree-ensemble'")
+                                   "kind 'tree', 'dnf', 'nested-kdnf', 'decision-list' or "
+                                   "'tree-ensemble'")
 
 
 @pytest.mark.parametrize("text", ['{"format": "xdt-model/1", "kind": ', "", "not json",
@@ -589,7 +590,7 @@ def test_every_model_error_is_a_value_error_and_an_xdt_error():
 
 def test_model_to_dict_of_something_else():
     with pytest.raises(UnsupportedModelError,
-                       match="saves DecisionTree, DNF, NestedKDNF and TreeEnsemble"):
+                       match="saves DecisionTree, DNF, NestedKDNF, DecisionList and TreeEnsemble"):
         model_to_dict({"format": "xdt-model/1"})
 
 

@@ -1,4 +1,4 @@
-"""A DNF's terms as flat arrays (xdt.ir.dnf.TermTable): which terms hold at many points at
+"""A DNF's terms as flat arrays (xdt.ir.term_table.TermTable): which terms hold at many points at
 once, and the deletion order of the SAT engine ("term") read from it, both equal to their
 definitions over the terms' literals."""
 
@@ -15,7 +15,7 @@ from xdt.explain.duality import minimum_hitting_set
 from xdt.explain.models import term_order
 from xdt.explain.oracle import bits
 from xdt.ir import DNF, Condition, Feature
-from xdt.ir.dnf import TermTable
+from xdt.ir.term_table import TermTable
 
 SETTINGS = settings(max_examples=200, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

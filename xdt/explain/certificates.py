@@ -75,7 +75,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xdt.errors import CertificateError, ComputationLimitError
-from xdt.explain.models import Model, is_tree, predict_cells, predict_one
+from xdt.explain.models import Model, is_decision_list, is_tree, predict_cells, predict_one
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
 from xdt.ir.ensemble import TreeEnsemble
@@ -708,7 +708,9 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
             from xdt.explain.verify import sat_counterexample  # an independent CNF
 
             point = sat_counterexample(model, held, model.classes[predict_one(model, cells)])
-            checker = "the checks' own CNF of the DNF (verify.DnfCnf)"
+            checker = ("the checks' own CNF of the decision list (verify.DecisionListCnf)"
+                       if is_decision_list(model) else
+                       "the checks' own CNF of the DNF (verify.DnfCnf)")
         if point is not None:
             other = point_values(model, values, cells, point)
             raise fail(f"the SAT proof says UNSAT, but {checker} finds a point of another "

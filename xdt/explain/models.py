@@ -14,7 +14,13 @@ here once for decision trees (:class:`~xdt.ir.tree.DecisionTree`) and DNFs
   encoder then says "some term of the other class holds" instead;
 * :func:`term_order` — the deletion order that keeps an AXp inside a shortest true term of
   the predicted class, or for a binary model whose predicted class has no listed terms,
-  inside a minimum set of features that falsifies every term of the other class.
+  inside a minimum set of features that falsifies every term of the other class; for a
+  decision list (:class:`~xdt.ir.decision_list.DecisionList`), inside the firing rule's
+  features and a minimum set of features that keeps every earlier rule false.
+
+A decision list lists no implying terms (:func:`implying_terms` gives ``None``): a rule
+implies its class only together with the negations of the rules before it, which are not
+terms. The SAT encoder says "the first rule that fires is of another class" instead.
 
 A term is given as ``(index, masks)``: its position in the model (path index or term index)
 and, per constrained feature, the intersection of its literals' cell sets.
@@ -29,14 +35,15 @@ import numpy as np
 from xdt.errors import ConstraintViolationError, EngineNotAvailableError
 from xdt.explain.duality import minimum_hitting_set
 from xdt.explain.oracle import bits
+from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.tree import DecisionTree
 
-Model = DecisionTree | DNF | TreeEnsemble
+Model = DecisionTree | DNF | DecisionList | TreeEnsemble
 """The models the explainers know."""
 
-MODEL_TYPES = (DecisionTree, DNF, TreeEnsemble)
+MODEL_TYPES = (DecisionTree, DNF, DecisionList, TreeEnsemble)
 
 TermMasks = tuple[int, dict[int, int]]
 """A term as ``(index in the model, {feature: allowed cells})``."""
@@ -45,6 +52,11 @@ TermMasks = tuple[int, dict[int, int]]
 def is_ensemble(model: object) -> bool:
     """Whether ``model`` is a tree ensemble (explained by :mod:`xdt.explain.ensemble_sat`)."""
     return isinstance(model, TreeEnsemble)
+
+
+def is_decision_list(model: object) -> bool:
+    """Whether ``model`` is a decision list (ordered rules, first match wins)."""
+    return isinstance(model, DecisionList)
 
 
 def is_tree(model: object) -> bool:
@@ -62,7 +74,8 @@ def check_model(model: object, what: str) -> None:
     hint = (" (load a model file or dict with xdt.load_model first)"
             if isinstance(model, dict | str) else "")
     raise EngineNotAvailableError(
-        f"{what} explains decision trees, DNFs, nested k-DNFs and tree ensembles, not "
+        f"{what} explains decision trees, DNFs, nested k-DNFs, decision lists and tree "
+        f"ensembles, not "
         f"{type(model).__name__}{hint}")
 
 
@@ -70,7 +83,7 @@ def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailab
     """The error for a path-based notion asked of a model without paths (a DNF, or a tree
     ensemble: it has many paths, one per tree, and no single one decides); the message says
     what to use instead."""
-    kind = kind_name(model) if isinstance(model, DNF | TreeEnsemble) else "DNF"
+    kind = kind_name(model) if isinstance(model, DNF | DecisionList | TreeEnsemble) else "DNF"
     which = ("no single path decides its prediction" if isinstance(model, TreeEnsemble)
              else "has no paths")
     if isinstance(model, TreeEnsemble):
@@ -117,9 +130,12 @@ def check_instance(model: Model, values: Sequence, cells: Sequence[int]) -> None
 
 
 def kind_name(model: Model) -> str:
-    """``"decision tree"``, ``"tree ensemble"``, ``"DNF"`` or ``"nested k-DNF"``."""
+    """``"decision tree"``, ``"tree ensemble"``, ``"decision list"``, ``"DNF"`` or
+    ``"nested k-DNF"``."""
     if is_tree(model):
         return "decision tree"
+    if isinstance(model, DecisionList):
+        return "decision list"
     if isinstance(model, TreeEnsemble):
         return "tree ensemble"
     return "nested k-DNF" if model.kind == "nested-kdnf" else "DNF"
@@ -135,6 +151,10 @@ def describe(model: Model) -> str:
         return (f"tree ensemble ({model.combine}), {model.n_trees} trees, "
                 f"{len(model.features)} features, {model.n_nodes} nodes, depth {model.depth}, "
                 f"{len(model.classes)} classes{target}")
+    if isinstance(model, DecisionList):
+        return (f"decision list, {len(model.features)} features, {model.n_rules} rules of at "
+                f"most {model.k} conditions, classes {list(model.classes)}, default "
+                f"{model.default!r}{target}")
     return (f"{kind_name(model)}, {len(model.features)} features, {len(model.terms)} terms, "
             f"k = {model.k}, classes {list(model.classes)} (the second when a term "
             f"holds){target}")
@@ -162,9 +182,10 @@ def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
         (the terms of the complement are not listed). For both, the model predicts ``c``
         at a point exactly when one of the listed terms holds there. For a tree ensemble:
         ``None`` (no term of the ensemble is listed; its trees' paths are in
-        :meth:`~xdt.ir.ensemble.TreeEnsemble.tree_terms`).
+        :meth:`~xdt.ir.ensemble.TreeEnsemble.tree_terms`). For a decision list: ``None`` (a
+        rule implies its class only with the negations of the rules before it).
     """
-    if isinstance(model, TreeEnsemble):
+    if isinstance(model, TreeEnsemble | DecisionList):
         return None
     if isinstance(model, DecisionTree):
         return [(p.index, p.masks) for p in model.paths
@@ -211,7 +232,7 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
         features that falsifies every term of the other class comes last — ``H`` is a
         minimum hitting set of the sets ``F_p`` of features whose cells at the instance
         lie outside term ``p`` (:func:`~xdt.explain.duality.minimum_hitting_set`), and
-        the AXp is ``H`` itself.
+        the AXp is ``H`` itself. For a decision list: :func:`decision_list_weak_axp`.
 
     Notes
     -----
@@ -225,9 +246,12 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
     order has at most ``k`` features.
     """
     n = len(model.features)
-    if isinstance(model, DNF) and (allowed is None or all(
-            a == 1 << c for a, c in zip(allowed, cells, strict=True))):
+    plain = allowed is None or all(a == 1 << c for a, c in zip(allowed, cells, strict=True))
+    if isinstance(model, DNF) and plain:
         last = _dnf_last(model, cells, prediction)
+        return [f for f in range(n) if f not in set(last)] + last
+    if isinstance(model, DecisionList):
+        last = decision_list_weak_axp(model, cells) if plain else []
         return [f for f in range(n) if f not in set(last)] + last
     allowed = [1 << c for c in cells] if allowed is None else list(allowed)
     last: list[int] = []
@@ -254,7 +278,7 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
 
 def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
     """The features :func:`term_order` puts last for a DNF, from its flat term table
-    (:class:`~xdt.ir.dnf.TermTable`): the same as the general case, without a Python loop
+    (:class:`~xdt.ir.term_table.TermTable`): the same as the general case, without a Python loop
     over the terms."""
     table = model.table
     ok, true_terms = table.at(cells)
@@ -277,3 +301,47 @@ def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
     if not all(escapes):  # some term holds: the instance is not of class 0
         return []
     return bits(minimum_hitting_set(escapes)) if escapes else []
+
+
+def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[int]:
+    """A weak AXp of a decision list's prediction read off its rules: the features of the
+    firing rule (in the rule's order), then a minimum set of further features that keeps
+    every earlier rule false.
+
+    Fixing the firing rule's features keeps it true; fixing, for every earlier rule, one
+    feature on which the instance falsifies it keeps that rule false; so the first rule
+    that fires stays the same and the prediction with it (for the default, every rule must
+    stay false). The further features are a minimum hitting set
+    (:func:`~xdt.explain.duality.minimum_hitting_set`) of the sets ``E_j`` of features on
+    which the instance falsifies earlier rule ``j``, for the rules the firing rule's own
+    features do not already falsify. This is the "why not an earlier rule" part that the
+    firing rule alone leaves out (Ignatiev & Marques-Silva, "SAT-Based Rigorous
+    Explanations for Decision Lists", SAT 2021, Section 3).
+
+    Parameters
+    ----------
+    model : DecisionList
+    cells : sequence of int
+        The instance's cells, one per feature.
+
+    Returns
+    -------
+    list of int
+        Feature positions: the firing rule's features, then the further ones (ascending).
+    """
+    table = model.table
+    ok, true_terms = table.at(cells)
+    fired = np.flatnonzero(true_terms)
+    first = int(fired[0]) if len(fired) else model.n_rules
+    own = list(model.terms[first].features) if first < model.n_rules else []
+    held = 0
+    for f in own:
+        held |= 1 << f
+    escapes = [0] * first
+    bad = np.flatnonzero(~ok)
+    for p, f in zip(table.term[bad].tolist(), table.feature[bad].tolist(), strict=True):
+        if p < first:
+            escapes[p] |= 1 << f
+    rest = list({e for e in escapes if not e & held})
+    extra = bits(minimum_hitting_set(rest)) if rest else []
+    return own + [f for f in extra if not (held >> f) & 1]

@@ -28,6 +28,14 @@ Encoding (documented with a worked example in ``encodings/README.md``):
     hence term ``p`` true; conversely a point where term ``p`` holds extends to a model
     with ``t_p`` true.
 
+  A *decision list* (:class:`~xdt.ir.decision_list.DecisionList`) lists neither: a variable
+  ``r_i`` per rule is made *equivalent* to its term (``r_i -> l`` for each literal ``l``, and
+  ``OR_l not l OR r_i``), and "the first rule that fires is not of class c" is one clause per
+  rule ``i`` of class ``c``, ``not r_i OR r_1 OR ... OR r_{i-1}`` (rule ``i`` is false or an
+  earlier rule fires), plus ``r_1 OR ... OR r_m`` when ``c`` is the default class (some rule
+  fires). Both directions of the equivalence are needed: ``r_j`` occurs positively for an
+  earlier rule and negatively for a rule of ``c``.
+
   A DNF with no terms (always ``classes[0]``) gives the empty clause for "the DNF is true";
   a term with no literal (always true) gives the empty clause for "the DNF is false": the
   formula is then UNSAT, as it should be.
@@ -62,7 +70,9 @@ References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Sect
 Explanations for Machine Learning Models", AAAI 2019 (AXps by SAT oracle calls); Cooper,
 Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2 (a DNF's positive
 decisions are implied by its terms, its negative ones by the terms of its complement,
-which the encoding never has to list).
+which the encoding never has to list); Ignatiev & Marques-Silva, "SAT-Based Rigorous
+Explanations for Decision Lists", SAT 2021, Section 3 (the encoding of a decision list's
+first firing rule).
 """
 
 from __future__ import annotations
@@ -79,7 +89,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
 from xdt.errors import EngineNotAvailableError, UnsupportedModelError
-from xdt.explain.models import MODEL_TYPES, Model, implying_terms
+from xdt.explain.models import MODEL_TYPES, Model, implying_terms, is_decision_list
 from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.ensemble import TreeEnsemble
@@ -208,7 +218,8 @@ class ModelEncoding:
     pool : IDPool
         Variable numbering; ``pool.obj(v)`` names variable ``v``: ``("cell", f, j)``,
         ``("gt", f, j)`` (ordinal ``x_f > t_j``), ``("term", c, p)`` (term ``p`` of class
-        index ``c`` holds; see the module docstring), ``("selector", f)`` (only in the
+        index ``c`` holds; see the module docstring), ``("rule", i)`` (rule ``i`` of a
+        decision list holds), ``("selector", f)`` (only in the
         per-instance CNF written for export, :attr:`SatOracle.clauses`) or auxiliary
         cardinality variables (``None``).
     domain : list of clauses
@@ -227,8 +238,8 @@ class ModelEncoding:
     def __init__(self, model: Model):
         if not isinstance(model, MODEL_TYPES):
             raise UnsupportedModelError(
-                "the SAT encoder knows decision trees, tree ensembles, DNFs and nested "
-                f"k-DNFs; cannot encode {type(model).__name__}")
+                "the SAT encoder knows decision trees, tree ensembles, DNFs, nested k-DNFs "
+                f"and decision lists; cannot encode {type(model).__name__}")
         if isinstance(model, TreeEnsemble) and type(self).differs is ModelEncoding.differs:
             raise UnsupportedModelError(
                 "a tree ensemble is encoded by xdt.explain.ensemble_sat.EnsembleEncoding (use "
@@ -407,10 +418,14 @@ class ModelEncoding:
     def differs(self, c: int) -> list[list[int]]:
         """Clauses meaning "the model does not predict class index ``c``" (see the module
         docstring): every listed term of ``c`` falsified, or, when the model does not list
-        them and is binary, some term of the other class true."""
+        them and is binary, some term of the other class true; for a decision list, the
+        first rule that fires is of another class."""
         if c not in self._differs:
             with self._lock:
                 if c not in self._differs:
+                    if is_decision_list(self.model):
+                        self._differs[c] = self._first_rule_differs(c)
+                        return self._differs[c]
                     terms = implying_terms(self.model, c)
                     if terms is not None:
                         self._differs[c] = [self.falsified(masks) for _, masks in terms]
@@ -424,6 +439,31 @@ class ModelEncoding:
         for f, mask in masks.items():
             clause.extend(self.outside(f, mask))
         return clause
+
+    def rule_definitions(self) -> list[list[int]]:
+        """Clauses making ``("rule", i)`` equivalent to rule ``i`` of a decision list:
+        ``r_i -> l`` per literal ``l`` and ``(OR_l not l) OR r_i``."""
+        clauses: list[list[int]] = []
+        for i, term in enumerate(self.model.terms):
+            r = self.pool.id(("rule", i))
+            masks = term.masks()
+            for f, mask in masks.items():
+                clauses.extend([-r] + clause for clause in self.inside(f, mask))
+            clauses.append(self.falsified(masks) + [r])
+        return clauses
+
+    def _first_rule_differs(self, c: int) -> list[list[int]]:
+        """Clauses meaning "the first rule of the decision list that fires is not of class
+        index ``c``, and when none fires the default is not ``c``" (module docstring)."""
+        model = self.model
+        rules = [self.pool.id(("rule", i)) for i in range(model.n_rules)]
+        clauses = self.rule_definitions()
+        for i, label in enumerate(model.rule_class.tolist()):
+            if label == c:
+                clauses.append([-rules[i]] + rules[:i])
+        if model.default_class == c:
+            clauses.append(list(rules))
+        return clauses
 
     def _some_term(self, other: int) -> list[list[int]]:
         """Clauses meaning "some listed term of class index ``other`` holds": ``t_p -> l``
@@ -504,6 +544,8 @@ class ModelEncoding:
             return f"constraint condition: {cells.describe(obj[2])}"
         if isinstance(obj, tuple) and obj[0] == "term":
             return f"term {obj[2]} of class {self.model.classes[obj[1]]!r} holds"
+        if isinstance(obj, tuple) and obj[0] == "rule":
+            return f"rule {obj[1]} of the decision list holds"
         return "auxiliary (cardinality encoding)"
 
     def __repr__(self) -> str:

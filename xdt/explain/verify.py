@@ -55,12 +55,13 @@ from pysat.solvers import Solver, SolverNames
 
 from xdt.errors import EngineNotAvailableError
 from xdt.ir.cells import CategoricalCells, IntervalCells, full_mask
+from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
 
-Model = DecisionTree | DNF | TreeEnsemble
+Model = DecisionTree | DNF | DecisionList | TreeEnsemble
 """The models the checks take (tree ensembles by enumerating or sampling their cell
 space: :func:`brute_force`, :func:`counterexample_in_box`, :func:`sample_box_counterexample`,
 :func:`reference_counterexample`)."""
@@ -190,6 +191,25 @@ def _point_in_term(terms: list[dict[int, int]], box: Sequence[int],
     return None
 
 
+def _first_rule_point(model: DecisionList, terms: list[dict[int, int]], box: Sequence[int],
+                      wanted, prefer: Sequence[int] | None) -> tuple[int, ...] | None:
+    """A point of the box where the first rule of the decision list that fires (or the
+    default, when none does) is of a class index for which ``wanted`` is true; ``None``
+    when there is none. Rule ``i`` decides at a point when the point is inside its term and
+    outside the terms before it: :func:`_point_outside_terms` of the earlier terms, in the
+    box narrowed to rule ``i``."""
+    for i, c in enumerate(model.rule_class.tolist()):
+        if not wanted(c) or not _meets(terms[i], box):
+            continue
+        inside = [m & terms[i].get(f, m) for f, m in enumerate(box)]
+        point = _point_outside_terms(terms[:i], inside, prefer)
+        if point is not None:
+            return point
+    if wanted(model.default_class):
+        return _point_outside_terms(terms, box, prefer)
+    return None
+
+
 def _point_outside_terms(terms: list[dict[int, int]], box: Sequence[int],
                          prefer: Sequence[int] | None) -> tuple[int, ...] | None:
     """A point of the box where no term holds, or ``None``.
@@ -252,8 +272,11 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
     :func:`reachable_classes`. For a DNF predicting
     ``classes[1]``: a point of the box where no term holds, by splitting the box around one
     term at a time (exact, exponential in the worst case); predicting ``classes[0]``: a
-    point of the box inside a term meeting it (polynomial). The DNF's terms are read from
-    its compiled literals; nothing is shared with the SAT engine.
+    point of the box inside a term meeting it (polynomial). For a decision list: for each
+    rule of another class (and the default, if of another class), a point of the box inside
+    that rule and outside every earlier rule, by the same splitting (exact, exponential in
+    the worst case). The terms are read from the compiled literals; nothing is shared with
+    the SAT engine.
     """
     box = [full_mask(c.n_cells) for c in model.cells]
     for f, m in held.items():
@@ -271,6 +294,8 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
                 return _pick(masks, prefer)
         return None
     terms = _dnf_terms(model)
+    if isinstance(model, DecisionList):
+        return _first_rule_point(model, terms, box, lambda c: c != class_index, prefer)
     if class_index == 1:
         return _point_outside_terms(terms, box, prefer)
     return _point_in_term(terms, box, prefer)
@@ -443,6 +468,13 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
         return {model.classes[int(c)] for c in np.unique(model.predict_cells(points))}
     if isinstance(model, DecisionTree):
         return {label for label, _ in _reachable_leaves(model, allowed)}
+    if isinstance(model, DecisionList):
+        if not all(allowed):
+            return set()
+        terms = _dnf_terms(model)
+        return {label for c, label in enumerate(model.classes)
+                if _first_rule_point(model, terms, list(allowed), lambda k, c=c: k == c,
+                                     None) is not None}
     held = dict(enumerate(allowed))
     return {label for c, label in enumerate(model.classes)
             if counterexample_in_box(model, held, 1 - c) is not None}
@@ -1043,9 +1075,80 @@ class DnfCnf(_OneHotCnf):
         self.clauses.extend([[y0, y1], [-y0, -y1]])
 
 
+class DecisionListCnf(_OneHotCnf):
+    """A CNF of a decision list over one-hot cell variables, with variables *equivalent* to
+    each rule's term, to "no rule up to ``i`` fires" and to each class.
+
+    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    uses an order encoding for ordinal features and one clause per rule of a class saying
+    "an earlier rule fires or this one does not"): this one chains the rules.
+
+    Parameters
+    ----------
+    model : DecisionList
+
+    Attributes
+    ----------
+    cell_vars, class_vars, clauses
+        As :class:`TreeCnf` (``class_vars[c]``: the list predicts ``classes[c]``).
+    term_vars : list of int
+        ``t_i``, equivalent to rule ``i``'s term (as :class:`DnfCnf`).
+    none_vars : list of int
+        ``n_i <-> n_{i-1} AND not t_i`` (``n_{-1}`` true): no rule up to ``i`` fires.
+
+    Notes
+    -----
+    Rule ``i`` decides exactly when ``n_{i-1} AND t_i``; ``y_c`` is equivalent to the
+    disjunction of that for the rules of class ``c``, and of ``n_{m-1}`` (no rule fires)
+    when ``c`` is the default. With the one-hot constraints, for any point exactly one
+    ``y_c`` is true: the list's prediction. Size: ``sum(n_cells) + 3 n_rules + n_classes``
+    variables (plus counter variables), clauses with O(n_rules * sum(n_cells)) literals.
+    """
+
+    def __init__(self, model: DecisionList):
+        self._start(model)
+        self.term_vars: list[int] = []
+        self.none_vars: list[int] = []
+        deciding: list[list[int]] = [[] for _ in model.classes]
+        before: int | None = None  # n_{i-1}; None: true
+        for i, term in enumerate(_dnf_terms(model)):
+            t = self._new()
+            self.term_vars.append(t)
+            back = [t]
+            for f, mask in term.items():
+                self.clauses.append([-t] + [v for j, v in enumerate(self.cell_vars[f])
+                                            if (mask >> j) & 1])
+                back.extend(v for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1)
+            self.clauses.append(back)
+            d = self._new()  # rule i decides: n_{i-1} AND t_i
+            self.clauses.extend([[-d, t], [d, -t] + ([-before] if before else [])])
+            if before:
+                self.clauses.append([-d, before])
+            deciding[int(model.rule_class[i])].append(d)
+            n = self._new()  # n_i <-> n_{i-1} AND not t_i
+            self.clauses.extend([[-n, -t], [n, t] + ([-before] if before else [])])
+            if before:
+                self.clauses.append([-n, before])
+            self.none_vars.append(n)
+            before = n
+        if before is None:  # no rules: the default always
+            always = self._new()
+            self.clauses.append([always])
+            before = always
+        deciding[model.default_class].append(before)
+        for y, ds in zip(self.class_vars, deciding, strict=True):
+            self.clauses.append([-y] + ds)
+            self.clauses.extend([-d, y] for d in ds)
+
+
 def _cnf(model: Model) -> _OneHotCnf:
-    """The checks' own CNF of ``model``: :class:`TreeCnf` or :class:`DnfCnf`."""
-    return TreeCnf(model) if isinstance(model, DecisionTree) else DnfCnf(model)
+    """The checks' own CNF of ``model``: :class:`TreeCnf`, :class:`DnfCnf` or
+    :class:`DecisionListCnf`."""
+    if isinstance(model, DecisionTree):
+        return TreeCnf(model)
+    if isinstance(model, DecisionList):
+        return DecisionListCnf(model)
+    return DnfCnf(model)
 
 
 Held = Mapping[str, int] | Mapping[int, int] | Sequence[int]
@@ -1093,7 +1196,7 @@ def sat_counterexample(model: Model, held: Held, label: str | int, *,
                        solver: str = DEFAULT_SAT_SOLVER) -> tuple[int, ...] | None:
     """Cells of a point inside the ``held`` cell sets that ``model`` does not predict as
     ``label``, or ``None`` when there is none; by one SAT call on :class:`TreeCnf` (a
-    tree) or :class:`DnfCnf` (a DNF).
+    tree), :class:`DnfCnf` (a DNF) or :class:`DecisionListCnf` (a decision list).
 
     Parameters
     ----------

@@ -33,23 +33,15 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from xdt.errors import (
-    InvalidModelError,
-    UnknownNodeFeatureError,
-    ValueOutsideDomainError,
-)
-from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
+from xdt.errors import InvalidModelError
+from xdt.ir.condition_model import ConditionModel
 from xdt.ir.conditions import Condition
-from xdt.ir.conditions import finite as _finite
-from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import FeatureSpace, check_classes
-from xdt.ir.instances import encode_rows
-from xdt.ir.terms import Literal, Term
 
 
 @dataclass(frozen=True)
@@ -62,7 +54,7 @@ class Rule:
         return " AND ".join(str(c) for c in self.conditions) if self.conditions else "TRUE"
 
 
-class DNF:
+class DNF(ConditionModel):
     """A binary classifier: ``classes[1]`` when some term holds, else ``classes[0]``.
 
     Parameters
@@ -112,28 +104,7 @@ class DNF:
         self.classes = tuple(classes)
         self.target = target
         self._check_classes()
-        if len(self.features) == 0:
-            raise InvalidModelError("a DNF needs at least one feature")
-        self.conditions: tuple[tuple[Condition, ...], ...] = tuple(tuple(t) for t in terms)
-        thresholds: dict[int, list[float]] = {i: [] for i in range(len(self.features))}
-        for p, term in enumerate(self.conditions):
-            for cond in term:
-                self._check_condition(cond, f"term {p}", thresholds)
-        cons, thresholds = prepare(constraints, self.features, thresholds)
-        self.cells: tuple[Cells, ...] = tuple(
-            IntervalCells(f.name, thresholds[i]) if f.is_ordinal
-            else CategoricalCells(f.name, f.domain)
-            for i, f in enumerate(self.features))
-        self.constraints: Constraints | None = cons.bind(self.cells) if cons else None
-        self.terms: tuple[Term, ...] = tuple(self._compile(term) for term in self.conditions)
-        for p, term in enumerate(self.terms):
-            if not term.is_consistent():
-                empty = [self.features[f].name for f, m in term.masks().items() if m == 0]
-                raise InvalidModelError(
-                    f"the term is inconsistent: its conditions on {', '.join(empty)} exclude "
-                    "each other, so no point satisfies it; drop the term or fix a condition",
-                    f"term {p}")
-        self.table = TermTable(self.terms, self.cells)
+        self._build(terms, lambda p: f"term {p}", constraints)
 
     def with_constraints(self, constraints: Iterable | None) -> DNF:
         """The same DNF carrying the background ``constraints`` (:mod:`xdt.ir.constraints`)
@@ -142,6 +113,9 @@ class DNF:
                    constraints=constraints)
 
     # ------------------------------------------------------------------ validation
+    def _name(self) -> str:
+        return "DNF"
+
     def _check_classes(self) -> None:
         if len(self.classes) != 2:
             raise InvalidModelError(
@@ -149,97 +123,10 @@ class DNF:
                 f"([class when no term holds, class when one does]), got {list(self.classes)}")
         check_classes(self.classes)
 
-    def _check_condition(self, cond: Condition, where: str,
-                         thresholds: dict[int, list[float]]) -> None:
-        if not isinstance(cond, Condition):
-            raise InvalidModelError(f"not a condition: {cond!r}", where)
-        if cond.feature not in self.features:
-            raise UnknownNodeFeatureError(
-                f"a condition names unknown feature {cond.feature!r}; the model's features "
-                f"are: {', '.join(self.features.names)}", where)
-        fi = self.features.index(cond.feature)
-        feat = self.features[fi]
-        if feat.is_ordinal:
-            if cond.values is not None:
-                raise InvalidModelError(
-                    f"ordinal feature {feat.name!r} is tested by bounds ('gt' / 'le'), not by "
-                    "values ('in'); or declare it categorical with a domain", where)
-            bounds = [b for b in (cond.above, cond.upto) if b is not None]
-            if not bounds:
-                raise InvalidModelError(
-                    f"the condition on {feat.name!r} has no bound; give 'gt', 'le' or both",
-                    where)
-            for b in bounds:
-                if isinstance(b, bool) or not isinstance(b, int | float | np.number) \
-                        or not _finite(b):
-                    raise InvalidModelError(
-                        f"bounds on {feat.name!r} must be finite numbers, got {b!r}", where)
-            if cond.above is not None and cond.upto is not None \
-                    and not float(cond.above) < float(cond.upto):
-                raise InvalidModelError(
-                    f"the condition {cond.above} < {feat.name} <= {cond.upto} is empty", where)
-            thresholds[fi].extend(float(b) for b in bounds)
-            return
-        if cond.above is not None or cond.upto is not None:
-            raise InvalidModelError(
-                f"{feat.kind} feature {feat.name!r} is tested by values ('in'), not by "
-                "bounds; or declare it ordinal", where)
-        if isinstance(cond.values, str | bytes):
-            raise InvalidModelError(
-                f"the values of the condition on {feat.name!r} must be a sequence of domain "
-                f"values, not the string {cond.values!r} (write ({cond.values!r},) for one)",
-                where)
-        if cond.values is None or len(cond.values) == 0:
-            raise InvalidModelError(f"the condition on {feat.name!r} allows no value", where)
-        domain = {v: True for v in feat.domain}
-        for v in cond.values:
-            if isinstance(v, bool) or not isinstance(v, Hashable) or v not in domain:
-                raise ValueOutsideDomainError(
-                    f"the condition on {feat.name!r} names {v!r}, which is not in the domain "
-                    f"{list(feat.domain)}", where)
-
-    def _compile(self, conditions: Sequence[Condition]) -> Term:
-        return Term(tuple(self.literal(c) for c in conditions))
-
-    def literal(self, cond: Condition) -> Literal:
-        """The cell-mask literal of a condition of this model."""
-        fi = self.features.index(cond.feature)
-        cells = self.cells[fi]
-        if isinstance(cells, CategoricalCells):
-            mask = 0
-            for v in cond.values or ():
-                mask |= 1 << cells.cell_of(v)
-            return Literal(fi, mask)
-        lo = 0 if cond.above is None else int(np.searchsorted(cells.thresholds, cond.above)) + 1
-        hi = cells.n_cells - 1 if cond.upto is None else int(
-            np.searchsorted(cells.thresholds, cond.upto))
-        return Literal(fi, full_mask(hi + 1) & ~full_mask(lo))
-
     # ------------------------------------------------------------------ prediction
-    def encode(self, X) -> np.ndarray:
-        """Cells of the rows of ``X``: shape (n, n_features), int64 (see
-        :meth:`xdt.ir.DecisionTree.encode` for the accepted forms and errors)."""
-        return encode_rows(self.features, self.cells, X)
-
-    def satisfied_terms(self, cells: np.ndarray) -> np.ndarray:
-        """Which terms hold at each row of ``cells`` (shape (n, F)): bool, shape (n, terms)."""
-        return self.table.satisfied(cells)
-
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index (0 or 1) per row of ``cells`` (shape (n, F)); shape (n,), int64."""
         return self.satisfied_terms(cells).any(axis=1).astype(np.int64)
-
-    def predict_index(self, X) -> np.ndarray:
-        """Class index (position in :attr:`classes`) per row of ``X``; shape (n,), int64."""
-        return self.predict_cells(self.encode(X))
-
-    def predict(self, X) -> np.ndarray:
-        """Predicted class label per row of ``X``; shape (n,) (int64 for integer labels)."""
-        labels = np.asarray(self.classes, dtype=object)
-        out = labels[self.predict_index(X)]
-        if all(isinstance(c, int) for c in self.classes):
-            return out.astype(np.int64)
-        return out
 
     # ------------------------------------------------------------------ structure
     @property
@@ -417,126 +304,3 @@ class NestedKDNF(DNF):
         """The same classifier as a plain :class:`DNF` (its expanded terms)."""
         return DNF(self.features, self.classes, self.conditions, target=self.target,
                    constraints=self.constraints)
-
-
-class TermTable:
-    """The terms of a DNF as flat arrays: one *literal* per term and constrained feature
-    (the intersection of the term's conditions on it), sorted by term.
-
-    A literal whose cell set is a run ``lo..hi`` (every ordinal one, and most one-hot ones)
-    is tested as ``lo <= cell <= hi``; any other (a categorical value set with gaps) by a
-    lookup in a boolean table of its feature's cells. For one point (:meth:`at`) the table
-    also lists, per feature and cell, the literals that cell falsifies, when that list is
-    small (at most :attr:`INDEX_FACTOR` entries per literal, e.g. binary and small
-    categorical features): the point's literals are then read in one concatenation.
-
-    Parameters
-    ----------
-    terms : sequence of Term
-    cells : sequence of Cells
-        The model's cells, per feature.
-
-    Attributes
-    ----------
-    term, feature : ndarray of int64, shape (L,)
-        The term and the feature of each literal.
-    sizes : ndarray of int64, shape (terms,)
-        The number of features each term constrains.
-    """
-
-    CHUNK = 1 << 22
-    """Rows x literals evaluated at once (bounds the temporary arrays)."""
-    INDEX_FACTOR = 4
-    """The per-cell lists of falsified literals are kept when they hold at most this many
-    entries per literal (counting 256 literals more)."""
-
-    def __init__(self, terms: Sequence[Term], cells: Sequence[Cells]):
-        term, feature, lo, hi, table, offset = [], [], [], [], [], []
-        size = 0
-        for p, t in enumerate(terms):
-            for f, mask in t.masks().items():
-                term.append(p)
-                feature.append(f)
-                a, b = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
-                if mask >> a == (1 << (b - a + 1)) - 1:  # a run of cells
-                    lo.append(a)
-                    hi.append(b)
-                    offset.append(-1)
-                else:
-                    lo.append(0)
-                    hi.append(-1)
-                    offset.append(size)
-                    n = cells[f].n_cells
-                    table.extend(bool((mask >> j) & 1) for j in range(n))
-                    size += n
-        self.n_terms = len(terms)
-        self.term = np.asarray(term, dtype=np.int64)
-        self.feature = np.asarray(feature, dtype=np.int64)
-        self.lo = np.asarray(lo, dtype=np.int64)
-        self.hi = np.asarray(hi, dtype=np.int64)
-        self._offset = np.asarray(offset, dtype=np.int64)
-        self._looked_up = np.flatnonzero(self._offset >= 0)
-        self._table = np.asarray(table, dtype=bool)
-        self.sizes = np.bincount(self.term, minlength=self.n_terms).astype(np.int64)
-        self._last: tuple[tuple[int, ...], np.ndarray, np.ndarray] | None = None
-        self._falsified: list[list[np.ndarray]] | None = None
-        masks = [(f, m) for t in terms for f, m in t.masks().items()]
-        entries = sum(cells[f].n_cells - m.bit_count() for f, m in masks)
-        if entries <= self.INDEX_FACTOR * (len(masks) + 256):
-            lists: list[list[list[int]]] = [[[] for _ in range(c.n_cells)] for c in cells]
-            for i, (f, m) in enumerate(masks):
-                for j in range(cells[f].n_cells):
-                    if not (m >> j) & 1:
-                        lists[f][j].append(i)
-            self._falsified = [[np.asarray(x, dtype=np.int64) for x in per_cell]
-                               for per_cell in lists]
-
-    def holds(self, cells: np.ndarray) -> np.ndarray:
-        """Whether each literal holds at each row of ``cells`` (shape (n, F)): bool,
-        shape (n, L)."""
-        cells = np.asarray(cells, dtype=np.int64)
-        at = cells[:, self.feature]
-        ok = (at >= self.lo) & (at <= self.hi)
-        if len(self._looked_up):
-            idx = self._looked_up
-            ok[:, idx] = self._table[self._offset[idx] + at[:, idx]]
-        return ok
-
-    def satisfied(self, cells: np.ndarray) -> np.ndarray:
-        """Which terms hold at each row of ``cells`` (shape (n, F)): bool, shape
-        (n, terms); a term with no literal holds everywhere."""
-        cells = np.asarray(cells, dtype=np.int64)
-        if len(cells) == 1:
-            return self.at(cells[0])[1].copy()[None, :]
-        out = np.empty((len(cells), self.n_terms), dtype=bool)
-        step = max(1, self.CHUNK // max(1, len(self.term), self.n_terms))
-        for i in range(0, len(cells), step):
-            part = cells[i:i + step]
-            rows, lits = np.nonzero(~self.holds(part))
-            failed = np.bincount(rows * self.n_terms + self.term[lits],
-                                 minlength=len(part) * self.n_terms)
-            out[i:i + step] = (failed == 0).reshape(len(part), self.n_terms)
-        return out
-
-    def at(self, cells: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(literals, terms)`` at one point: whether each literal holds (shape (L,)) and
-        whether each term holds (shape (terms,)). The last point's answer is kept, so the
-        prediction and the deletion order of one instance evaluate the terms once; do not
-        modify the arrays returned."""
-        key = tuple(cells.tolist()) if isinstance(cells, np.ndarray) else tuple(cells)
-        last = self._last
-        if last is not None and last[0] == key:
-            return last[1], last[2]
-        terms = np.ones(self.n_terms, dtype=bool)
-        if self._falsified is not None:
-            index = self._falsified
-            failed = np.concatenate([index[f][c] for f, c in enumerate(key)]) if key \
-                else np.zeros(0, dtype=np.int64)
-            ok = np.ones(len(self.term), dtype=bool)
-            ok[failed] = False
-            terms[self.term[failed]] = False
-        else:
-            ok = self.holds(np.asarray([key], dtype=np.int64))[0]
-            terms[self.term[~ok]] = False
-        self._last = (key, ok, terms)
-        return ok, terms

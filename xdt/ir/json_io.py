@@ -22,6 +22,10 @@ some term holds); kind ``nested-kdnf`` by ``"matrix": [[<condition> x k] x k]`` 
 ``{"feature": f, "in": [values]}`` (categorical/binary) or ``{"feature": f, "gt": a}``,
 ``{"feature": f, "le": b}``, ``{"feature": f, "gt": a, "le": b}`` (ordinal: ``a < x <= b``).
 
+Kind ``decision-list`` (:class:`~xdt.ir.decision_list.DecisionList`) replaces ``root`` by
+``"rules": [{"if": [<condition>, ...], "then": c}, ...]`` (in order: the first rule whose
+conditions all hold decides) and ``"default": c`` (the class when none does).
+
 Kind ``tree-ensemble`` (:class:`~xdt.ir.ensemble.TreeEnsemble`) replaces ``root`` by
 ``"trees": [<node>, ...]`` (one root per tree) and adds ``"combine"`` (``"vote"``,
 ``"proba"``, ``"margin"``) and the optional ``input_dtype``, ``precision``, ``base``,
@@ -49,6 +53,7 @@ from pathlib import Path as FilePath
 
 from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
 from xdt.ir.constraints import constraint_from_dict
+from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
 from xdt.ir.ensemble import COMBINES, PRECISIONS, TreeEnsemble
 from xdt.ir.features import Feature
@@ -56,16 +61,18 @@ from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, Thre
 from xdt.ir.values import INPUT_DTYPES, to_python
 
 FORMAT = "xdt-model/1"
-KNOWN_KINDS = ("tree", "dnf", "nested-kdnf", "tree-ensemble")
+KNOWN_KINDS = ("tree", "dnf", "nested-kdnf", "decision-list", "tree-ensemble")
 _COMMON_KEYS = {"format", "kind", "features", "classes", "target", "constraints"}
 _KEYS = {"tree": _COMMON_KEYS | {"root", "input_dtype"}, "dnf": _COMMON_KEYS | {"terms"},
          "nested-kdnf": _COMMON_KEYS | {"k", "matrix", "terms"},
+         "decision-list": _COMMON_KEYS | {"rules", "default"},
          "tree-ensemble": _COMMON_KEYS | {"input_dtype", "combine", "precision", "base",
                                           "divisor", "threshold", "source", "trees"}}
 _REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "classes", "terms"),
              "nested-kdnf": ("features", "classes", "matrix", "terms"),
+             "decision-list": ("features", "classes", "rules", "default"),
              "tree-ensemble": ("features", "classes", "combine", "trees")}
-Model = DecisionTree | DNF | TreeEnsemble
+Model = DecisionTree | DNF | DecisionList | TreeEnsemble
 
 
 #: Nesting depth of JSON documents that load_model reads (a tree of depth d nests about d
@@ -95,7 +102,7 @@ def load_model(source) -> Model:
 
     Returns
     -------
-    DecisionTree, DNF, NestedKDNF or TreeEnsemble
+    DecisionTree, DNF, NestedKDNF, DecisionList or TreeEnsemble
 
     Raises
     ------
@@ -304,6 +311,11 @@ def _model_from_dict(doc: Mapping) -> Model:
         prefixes = [_list(r, f"terms[{p}]") for p, r in enumerate(_list(doc["terms"], "terms"))]
         return NestedKDNF(features, doc["classes"], matrix, prefixes, target=target,
                           constraints=constraints)
+    if kind == "decision-list":
+        return DecisionList(features, doc["classes"],
+                            [_rule_from_dict(r, f"rules[{p}]")
+                             for p, r in enumerate(_list(doc["rules"], "rules"))],
+                            doc["default"], target=target, constraints=constraints)
     input_dtype = doc.get("input_dtype", "float64")
     if input_dtype not in INPUT_DTYPES:
         raise ModelFormatError(f"'input_dtype' must be one of {', '.join(INPUT_DTYPES)} (the "
@@ -366,6 +378,15 @@ def _list(value, where: str) -> list:
     if not isinstance(value, list):
         raise ModelFormatError(f"{where} must be a JSON list, got {value!r}")
     return value
+
+
+def _rule_from_dict(d, where: str) -> tuple[list[Condition], object]:
+    if not isinstance(d, Mapping) or set(d) != {"if", "then"}:
+        raise InvalidModelError(
+            f"a rule of a decision list is {{\"if\": [<condition>, ...], \"then\": class}}, "
+            f"got {d!r}", where)
+    return ([_condition_from_dict(c, f"{where}.if[{q}]")
+             for q, c in enumerate(_list(d["if"], f"{where}.if"))], d["then"])
 
 
 def _condition_from_dict(d, where: str) -> Condition:
@@ -447,10 +468,10 @@ def _node_from_dict(d, where: str, values: bool = False) -> Node:
 
 def model_to_dict(model: Model) -> dict:
     """The ``xdt-model/1`` JSON object of a model (inverse of :func:`model_from_dict`)."""
-    if not isinstance(model, DecisionTree | DNF | TreeEnsemble):
+    if not isinstance(model, DecisionTree | DNF | DecisionList | TreeEnsemble):
         raise UnsupportedModelError(
             f"cannot save a {type(model).__name__}; xdt saves DecisionTree, DNF, "
-            "NestedKDNF and TreeEnsemble models")
+            "NestedKDNF, DecisionList and TreeEnsemble models")
     out: dict = {"format": FORMAT, "kind": model.kind,
                  "features": [f.to_dict() for f in model.features],
                  "classes": list(model.classes)}
@@ -464,6 +485,10 @@ def model_to_dict(model: Model) -> dict:
         out["terms"] = [list(r) for r in model.prefixes]
     elif isinstance(model, DNF):
         out["terms"] = [[c.to_dict() for c in term] for term in model.conditions]
+    elif isinstance(model, DecisionList):
+        out["rules"] = [{"if": [c.to_dict() for c in rule.conditions], "then": rule.label}
+                        for rule in model.rules()]
+        out["default"] = model.default
     elif isinstance(model, TreeEnsemble):
         _ensemble_to_dict(model, out)
     else:
