@@ -391,7 +391,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     dict
         ``prediction``; for a tree ``path`` (features tested, root first, one entry per
         test), ``path_length`` (tests on the path) and ``path_redundant``; for a DNF
-        ``true_terms`` (the numbers of the terms that hold, each with its ``rule``);
+        ``true_terms`` (the numbers of the terms that hold, each with its ``rule``); for a
+        decision list ``firing_rule`` (``rule``: the number of the rule that fires, or
+        ``None`` for the default; ``text``: the rule);
         ``path_restricted``,
         ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
         ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
@@ -416,6 +418,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     from xdt.explain.duality import Deadline
     from xdt.explain.explainer import EnumerationInterrupted
     from xdt.explain.explanation import Explanation
+    from xdt.ir.decision_list import DecisionList
     from xdt.ir.ensemble import TreeEnsemble
     from xdt.ir.instances import encode_instance
     from xdt.ir.tree import DecisionTree
@@ -460,6 +463,12 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         elif isinstance(model, TreeEnsemble):  # the scores the class is decided on
             scores = model.scores_of_leaves(model.leaves(np.asarray([cells])))[0]
             out["scores"] = [float(v) for v in scores]
+        elif isinstance(model, DecisionList):
+            first = int(model.firing_cells(np.asarray([cells]))[0])
+            target = model.target or "class"
+            out["firing_rule"] = (
+                {"rule": None, "text": f"ELSE {target} = {model.default}"} if first < 0 else
+                {"rule": first, "text": model.rules()[first].text(target)})
         else:
             true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
             rules = model.rules()

@@ -44,8 +44,13 @@ DEFAULT_MAX_COUNT = 1000
 
 
 def _why(record: dict) -> str:
-    """What decided the prediction: the path (a tree), the true terms (a DNF) or the
-    scores (a tree ensemble)."""
+    """What decided the prediction: the path (a tree), the true terms (a DNF), the firing
+    rule (a decision list) or the scores (a tree ensemble)."""
+    if "firing_rule" in record:
+        fired = record["firing_rule"]
+        if fired["rule"] is None:
+            return f"no rule fires: {fired['text']}"
+        return f"rule {fired['rule']} fires: {fired['text']}"
     if "scores" in record:
         return "scores " + ", ".join(format(v, ".17g") for v in record["scores"])
     if "true_terms" not in record:
@@ -209,7 +214,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "
                    "box: exact branch and bound (tree ensembles); auto: path for a tree, box "
-                   "for a tree ensemble, sat for a DNF and for a model file with background "
+                   "for a tree ensemble, sat for a DNF or a decision list and for a model file "
+                   "with background "
                    "\"constraints\" (only sat takes them into account).")
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the sat engine (e.g. glucose4, minisat22).")
@@ -274,12 +280,14 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
             coverage: bool = False) -> None:
     """Explain a model's predictions: why this class (AXp), what would change it (CXp).
 
-    The model is a decision tree, a DNF, a nested k-DNF or a tree ensemble (xdt-model/1
-    JSON, e.g. written by `xdt import`); a DNF is explained by the SAT engine and a tree
+    The model is a decision tree, a DNF, a nested k-DNF, a decision list or a tree
+    ensemble (xdt-model/1 JSON, e.g. written by `xdt import`); a DNF and a decision list
+    are explained by the SAT engine and a tree
     ensemble by the box engine (--engine auto picks them; --engine sat for an ensemble),
     and --path-restricted is for trees only. Give one instance with --instance, or rows
     of a CSV file with --data. For each, prints the prediction, the length of its path in
-    the tree (for a DNF: the terms that hold), one AXp (a minimal set of feature values
+    the tree (for a DNF: the terms that hold; for a decision list: the rule that fires),
+    one AXp (a minimal set of feature values
     that alone guarantee the prediction, as a rule) and one CXp (a minimal set of features
     whose change can change the prediction, with an example); --all-cxps and
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.

@@ -46,6 +46,7 @@ from xdt.explain.explainer import Explainer
 from xdt.explain.models import is_constrained, kind_name
 from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
+from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame, encode_instance
@@ -656,9 +657,9 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     CrosscheckInterrupted
         On ``KeyboardInterrupt`` (Ctrl-C); its ``report`` covers the rows checked in full.
     EngineNotAvailableError
-        With ``path_restricted`` on a tree ensemble; when ``model`` is a DNF or nested
-        k-DNF: the path engine explains trees only, so there is nothing to compare the SAT
-        engine with (the message says how to check a DNF's explanations instead).
+        With ``path_restricted`` on a tree ensemble; when ``model`` is a DNF, nested
+        k-DNF or decision list: the path engine explains trees only, so there is nothing to
+        compare the SAT engine with (the message says how to check a DNF's explanations instead).
     UnsupportedModelError
         When ``model`` is not a model at all.
     DataError
@@ -666,7 +667,7 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     MissingFeatureError
         When a feature column is missing from ``X``.
     """
-    if isinstance(model, DNF):
+    if isinstance(model, DNF | DecisionList):
         raise EngineNotAvailableError(dnf_message(model))
     if is_constrained(model):
         raise _constrained(model)
@@ -744,8 +745,9 @@ def _constrained(model) -> EngineNotAvailableError:
         "xdt.explain.verify.brute_force (which enumerates the points the constraints allow)")
 
 
-def dnf_message(model: DNF) -> str:
-    """Why a DNF cannot be cross-checked, and how to check its explanations instead."""
+def dnf_message(model: DNF | DecisionList) -> str:
+    """Why a DNF or a decision list cannot be cross-checked, and how to check its
+    explanations instead."""
     return (f"crosscheck compares the path engine with the SAT engine, and the path engine "
             f"walks the paths of decision trees; this model is a {kind_name(model)}, which "
             "only the SAT engine explains. Check its explanations with verify=True (each "

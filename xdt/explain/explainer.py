@@ -4,7 +4,7 @@
 pandas row), builds the entailment oracle of the chosen engine, and returns
 :class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
 in :mod:`xdt.explain.duality`; the engines in :mod:`xdt.explain.path` (decision trees) and
-:mod:`xdt.explain.sat` (decision trees, DNFs and nested k-DNFs).
+:mod:`xdt.explain.sat` (decision trees, DNFs, nested k-DNFs and decision lists).
 
 Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
 Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
@@ -19,7 +19,10 @@ Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
 
 For a DNF (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2) the
 definitions are the same; path-restricted explanations and path redundancy, which read a
-tree's paths, do not apply, and the SAT engine is the one that explains it.
+tree's paths, do not apply, and the SAT engine is the one that explains it. So for a
+decision list (Ignatiev & Marques-Silva, "SAT-Based Rigorous Explanations for Decision
+Lists", SAT 2021): its firing rule alone may hold redundant literals and miss why the
+earlier rules did not fire; its AXps do neither.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from xdt.explain.models import (
     check_model,
     constrained_refusal,
     is_constrained,
+    is_decision_list,
     is_tree,
     kind_name,
     predict_one,
@@ -213,7 +217,7 @@ class Explainer:
 
     Parameters
     ----------
-    model : DecisionTree, DNF, NestedKDNF or TreeEnsemble
+    model : DecisionTree, DNF, NestedKDNF, DecisionList or TreeEnsemble
         The model to explain.
     engine : {"auto", "path", "sat", "box"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
@@ -221,7 +225,8 @@ class Explainer:
         (:mod:`xdt.explain.kernels`) over the tree's flat arrays, built once per tree; the
         first call in a process loads them (compiled once per machine: about 10 s, then
         cached). ``"sat"``: the PySAT
-        oracle (:mod:`xdt.explain.sat`) for trees and DNFs: the model is encoded once and
+        oracle (:mod:`xdt.explain.sat`) for trees, DNFs and decision lists: the model is
+        encoded once and
         shared by all its explainers, with one incremental solver per class, each instance
         posed as assumptions; for trees, the reference the path-walker is cross-checked
         against.
@@ -231,7 +236,8 @@ class Explainer:
         ensembles only; compiled, one AXp in one call; a query past its limit is handed to
         the SAT engine), the other engine an ensemble can be cross-checked with.
         ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"box"`` for a
-        tree ensemble, ``"sat"`` for a DNF or nested k-DNF and for any model carrying
+        tree ensemble, ``"sat"`` for a DNF, nested k-DNF or decision list and for any model
+        carrying
         background constraints (:mod:`xdt.ir.constraints`: only the SAT engine encodes
         them; ``"path"`` and ``"box"`` refuse such a model). :attr:`engine` holds the
         engine chosen.
@@ -324,7 +330,8 @@ class Explainer:
             raise tree_only("the path engine",
                             "use engine='box' or 'sat' (engine=None or 'auto' picks 'box')"
                             if isinstance(model, TreeEnsemble) else
-                            "use engine='sat' (the default for DNFs: engine=None or 'auto')",
+                            "use engine='sat' (the default for DNFs and decision lists: "
+                            "engine=None or 'auto')",
                             model)
         if engine == "box" and not isinstance(model, TreeEnsemble):
             raise EngineNotAvailableError(
@@ -374,9 +381,13 @@ class Explainer:
         if path_restricted and not is_tree(self.model):
             raise tree_only("path_restricted=True (explanations drawn from the literals of "
                             "the instance's path)",
-                            "call without it: for a DNF, axp's default order ('term') already "
-                            "keeps the AXp inside a shortest true term, or for a negative "
-                            "decision makes it a smallest AXp", self.model)
+                            "call without it: " + (
+                                "for a decision list, axp's default order ('term') keeps the "
+                                "AXp inside the firing rule's features and those that keep "
+                                "the earlier rules false" if is_decision_list(self.model) else
+                                "for a DNF, axp's default order ('term') already keeps the AXp "
+                                "inside a shortest true term, or for a negative decision "
+                                "makes it a smallest AXp"), self.model)
         values, cells = self._read(x)
         if self.model.constraints:
             check_instance(self.model, values, cells)
@@ -610,22 +621,24 @@ class Explainer:
         Parameters
         ----------
         order : {"path", "term", "features", "reverse"}, sequence of feature names, or None
-            The order in which features are tried for removal; a feature tried earlier is
-            more likely to be left out, so put the features you would rather see in the
-            explanation last. ``None`` (default): ``"path"`` for a tree, ``"term"`` for a
-            DNF. ``"path"`` (trees only): features off the instance's path first, then the
-            path's features from the root down — so the AXp is a subset of the path's
-            features and is never longer than the path. ``"term"``: for a positive decision
-            of a DNF, the features of a shortest term that holds at ``x`` last, so the AXp is
-            a subset of them; for a negative one, a minimum set of features whose values
-            falsify every term last (a minimum hitting set, PySAT's Hitman), which is then
-            the AXp — a smallest one (:func:`xdt.explain.models.term_order`; Cooper,
-            Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2: a decision is
-            explained by a true term of the DNF or of its complement). So a k-DNF whose
-            complement is a k-DNF (k-AXp-interpretable), e.g. a nested k-DNF, gets AXps of
-            at most k features. For a tree ``"term"`` is ``"path"``. ``"features"``: the
-            model's feature order; ``"reverse"``: the opposite. Features a sequence does not
-            name are tried after it, in feature order.
+            The order in which features are tried for removal; a feature tried earlier is more
+            likely to be left out, so put the features you would rather see in the explanation last.
+            ``None`` (default): ``"path"`` for a tree, ``"term"`` for a DNF or a decision list.
+            ``"path"`` (trees only): features off the instance's path first, then the path's
+            features from the root down — so the AXp is a subset of the path's features and is never
+            longer than the path. ``"term"``: for a positive decision of a DNF, the features of a
+            shortest term that holds at ``x`` last, so the AXp is a subset of them; for a negative
+            one, a minimum set of features whose values falsify every term last (a minimum hitting
+            set, PySAT's Hitman), which is then the AXp — a smallest one
+            (:func:`xdt.explain.models.term_order`; Cooper, Bousdira & Carbonnel, "Interpretable
+            DNFs", IJCAI 2025, Section 2: a decision is explained by a true term of the DNF or of
+            its complement). So a k-DNF whose complement is a k-DNF (k-AXp-interpretable), e.g. a
+            nested k-DNF, gets AXps of at most k features. For a decision list, the firing rule's
+            features last, just before them a minimum set of features whose values keep every
+            earlier rule false (:func:`xdt.explain.models.decision_list_weak_axp`): the AXp is a
+            subset of these. For a tree ``"term"`` is ``"path"``. ``"features"``: the model's
+            feature order; ``"reverse"``: the opposite. Features a sequence does not name are tried
+            after it, in feature order.
         inflate : bool
             Widen each feature of the AXp from the instance's cell (or path literal) to a
             maximal set of cells that still entails the prediction — an interval for an

@@ -26,7 +26,7 @@ Two distributions of ``z``:
   al., IJAR 2023, Section 4, under the uniform distribution; here any product one).
 * :class:`EmpiricalDistribution` — the rows of a dataset, each of weight 1: the precision is
   the share, among the rows agreeing with ``x`` on ``S``, of those the model predicts ``c``.
-  Any model (decision trees, DNFs, tree ensembles).
+  Any model (decision trees, DNFs, decision lists, tree ensembles).
 
 Every number is an exact :class:`fractions.Fraction`. A **locally minimal delta-AXp**
 (:func:`delta_axp`, :meth:`xdt.Explainer.delta_axp`) is a set of precision at least
@@ -166,8 +166,8 @@ def _model_cells(model: object) -> tuple[tuple[str, ...], tuple[Cells, ...]]:
     features = getattr(model, "features", None)
     if cells is None or features is None:
         raise EngineNotAvailableError(
-            f"a distribution is built over a model's cells: give a DecisionTree, DNF or "
-            f"TreeEnsemble, not {type(model).__name__}")
+            f"a distribution is built over a model's cells: give a DecisionTree, DNF, "
+            f"DecisionList or TreeEnsemble, not {type(model).__name__}")
     return tuple(features.names), tuple(cells)
 
 
@@ -177,7 +177,7 @@ class ProductDistribution:
 
     Parameters
     ----------
-    model : DecisionTree, DNF or TreeEnsemble
+    model : DecisionTree, DNF, DecisionList or TreeEnsemble
         The model whose cells the distribution is over (``model.cells``).
     marginals : mapping of feature name -> weights
         For every feature, either a sequence of one non-negative weight per cell (length
@@ -293,7 +293,7 @@ class ProductDistribution:
             One column per feature (by name; other columns, such as the target, ignored),
             at least one row; or rows in another form :func:`~xdt.ir.instances.as_frame`
             reads (in feature order).
-        model : DecisionTree, DNF or TreeEnsemble
+        model : DecisionTree, DNF, DecisionList or TreeEnsemble
         smoothing : number
             A pseudo-count added to every cell of every feature (Laplace smoothing; default
             0: none). With a positive one every cell has positive mass, so a set of
@@ -397,7 +397,7 @@ class EmpiricalDistribution:
     data : pandas.DataFrame
         One column per feature (by name; other columns ignored), at least one row; or rows
         in another form :func:`~xdt.ir.instances.as_frame` reads.
-    model : DecisionTree, DNF or TreeEnsemble
+    model : DecisionTree, DNF, DecisionList or TreeEnsemble
 
     Attributes
     ----------

@@ -8,7 +8,8 @@ the model's own ``predict`` (:func:`xdt.explain.certificates.check_certificates`
 
 * the model summary (kind, size, classes, features);
 * for a decision tree, the tree as SVG (:mod:`xdt.report.svg`) with the selected row's path,
-  AXp and CXps highlighted; for a DNF the terms, for a tree ensemble its sizes, as text;
+  AXp and CXps highlighted; for a DNF the terms, for a decision list its rules, for a tree
+  ensemble its sizes, as text;
 * the explanation-redundancy of the tree's paths (:func:`xdt.metrics.redundancy_report`,
   Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Table 1);
 * the formal feature importance: in how many of the rows' AXps each feature is, as bars;
@@ -57,6 +58,7 @@ from xdt.explain import Explainer, ExplanationList
 from xdt.explain.certificates import check_certificates
 from xdt.explain.explanation import Explanation
 from xdt.explain.models import Model, describe, kind_name
+from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame
@@ -409,6 +411,9 @@ def _summary(report: Report, model_name: str | None) -> str:
     elif isinstance(model, TreeEnsemble):
         kv += [("size", f"{model.n_trees} trees ({model.combine}), {model.n_nodes} nodes, "
                         f"depth {model.depth}")]
+    elif isinstance(model, DecisionList):
+        kv += [("size", f"{model.n_rules} rules of at most {model.k} conditions, default "
+                        f"{model.default}")]
     else:
         kv += [("size", f"{len(model.terms)} terms, k = {model.k}")]
     if model_name:
@@ -480,6 +485,12 @@ def _redundancy_card(report: Report) -> str:
                     "feature space, and this model carries background constraints that "
                     "exclude some of its points: the measure would ignore them, so it is "
                     "left out. The explanations in the table respect the constraints.")
+        elif isinstance(model, DecisionList):
+            text = ("Path explanation-redundancy (Izza et al.) is defined for the paths of a "
+                    "decision tree; this decision list has ordered rules instead. How many "
+                    "of the firing rules' literals their AXps leave out, and which literals "
+                    "of earlier rules they need, is what `xdt redundancy` reports for a "
+                    "decision list; each row's AXp is shown in the table.")
         elif isinstance(model, DNF):
             text = (f"Path explanation-redundancy (Izza et al.) is defined for the paths of a "
                     f"decision tree; this {kind_name(model)} has terms instead. Its terms have "
@@ -541,8 +552,20 @@ def _importance_card(report: Report) -> str:
 
 
 def _text_model(report: Report) -> str:
-    """For a model without one tree to draw: its terms (DNF) or sizes (ensemble)."""
+    """For a model without one tree to draw: its terms (DNF), rules (decision list) or
+    sizes (ensemble)."""
     model = report.model
+    if isinstance(model, DecisionList):
+        target = model.target or "class"
+        lines = [("ELSE " if p else "") + r.text(target) for p, r in enumerate(model.rules())]
+        items = "".join(f"<li><code>{_e(t)}</code></li>" for t in lines[:MAX_TERMS])
+        more = (f"<p class=\"meta\">… and {len(lines) - MAX_TERMS} more rules.</p>"
+                if len(lines) > MAX_TERMS else "")
+        return (f"<p>A decision list of {model.n_rules} rules: the first rule whose "
+                f"conditions hold decides, else <b>{_e(model.default)}</b>. No tree to draw; "
+                f"each row's explanations are listed beside it.</p>"
+                f'<ol class="terms" start="0">{items}</ol>{more}'
+                f"<p><code>ELSE {_e(target)} = {_e(model.default)}</code></p>")
     if isinstance(model, DNF):
         rules = model.rules()
         items = "".join(f"<li><code>{_e(r)}</code></li>" for r in rules[:MAX_TERMS])
