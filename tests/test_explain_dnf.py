@@ -190,9 +190,18 @@ def test_default_engine_is_still_the_path_walker_for_trees():
     assert xdt.Explainer(tree, engine="sat").engine == "sat"
 
 
-def test_crosscheck_says_it_needs_a_tree():
-    with pytest.raises(EngineNotAvailableError, match="only the SAT engine explains"):
-        xdt.crosscheck(AB_CD, [{"a": 1, "b": 1, "c": 0, "d": 1}])
+def test_crosscheck_compares_a_dnf_with_the_checks_own_cnf_and_brute_force():
+    # a DNF has no path engine: its SAT engine is checked on verify.DnfCnf, and its sets of
+    # AXps and CXps against brute force (16 points). At 1101 the term ab holds: AXp {a, b};
+    # CXps {a}, {b} (cd is false since c = 0)
+    report = xdt.crosscheck(AB_CD, [{"a": 1, "b": 1, "c": 0, "d": 1},
+                                    {"a": 0, "b": 1, "c": 0, "d": 1}])
+    assert report.ok and report.rows == 2
+    assert report.checker == "the checks' own CNF and brute force"
+    assert report.agreements == {"axp": 2, "cxp": 2, "all_axps": 2, "all_cxps": 2,
+                                 "engines": 0}
+    with pytest.raises(EngineNotAvailableError, match="has no paths"):
+        xdt.crosscheck(AB_CD, [{"a": 1, "b": 1, "c": 0, "d": 1}], path_restricted=True)
     with pytest.raises(UnsupportedModelError):
         xdt.crosscheck("model.json", [{"a": 1}])
 
@@ -613,7 +622,9 @@ def test_cli_refuses_path_options_on_a_dnf(dnf_files, args, message):
 def test_cli_crosscheck_redundancy_and_encode_on_a_dnf(dnf_files, tmp_path):
     model, data, _ = dnf_files
     result = run("crosscheck", str(model), "--data", str(data))
-    assert result.exit_code == 1 and "only the SAT engine explains" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert "the AXp is an AXp for the checks' own CNF: 3/3" in result.stdout
+    assert result.stdout.rstrip().endswith("OK: no disagreement")
     result = run("redundancy", str(model))
     assert result.exit_code == 1 and "decision trees" in result.stderr
     assert "xdt explain" in result.stderr

@@ -650,16 +650,16 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
 
     A :class:`~xdt.ir.ensemble.TreeEnsemble` has no path engine: its SAT engine is
     compared with an independent checker instead (:func:`crosscheck_ensemble`, which
-    returns an :class:`EnsembleCrosscheckReport`).
+    returns an :class:`EnsembleCrosscheckReport`); so are a DNF, a nested k-DNF and a
+    decision list (:func:`crosscheck_rules`).
 
     Raises
     ------
     CrosscheckInterrupted
         On ``KeyboardInterrupt`` (Ctrl-C); its ``report`` covers the rows checked in full.
     EngineNotAvailableError
-        With ``path_restricted`` on a tree ensemble; when ``model`` is a DNF, nested
-        k-DNF or decision list: the path engine explains trees only, so there is nothing to
-        compare the SAT engine with (the message says how to check a DNF's explanations instead).
+        With ``path_restricted`` on a model that is not a decision tree (it has no
+        single path).
     UnsupportedModelError
         When ``model`` is not a model at all.
     DataError
@@ -668,7 +668,9 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         When a feature column is missing from ``X``.
     """
     if isinstance(model, DNF | DecisionList):
-        raise EngineNotAvailableError(dnf_message(model))
+        return crosscheck_rules(model, X, enumerate=enumerate, solver=solver,
+                                progress=progress, time_limit=time_limit,
+                                path_restricted=path_restricted)
     if is_constrained(model):
         raise _constrained(model)
     if isinstance(model, TreeEnsemble):
@@ -745,17 +747,6 @@ def _constrained(model) -> EngineNotAvailableError:
         "xdt.explain.verify.brute_force (which enumerates the points the constraints allow)")
 
 
-def dnf_message(model: DNF | DecisionList) -> str:
-    """Why a DNF or a decision list cannot be cross-checked, and how to check its
-    explanations instead."""
-    return (f"crosscheck compares the path engine with the SAT engine, and the path engine "
-            f"walks the paths of decision trees; this model is a {kind_name(model)}, which "
-            "only the SAT engine explains. Check its explanations with verify=True (each "
-            "certificate is re-checked against model.predict, and its proof of entailment on "
-            "a CNF of its own), or with xdt.explain.verify.brute_force / "
-            "check_axp / check_axp_sat")
-
-
 def _describe(model: DecisionTree) -> str:
     target = f", target {model.target!r}" if model.target else ""
     return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, depth "
@@ -771,6 +762,14 @@ ENSEMBLE_CHECKS: dict[str, str] = {
     "engines": "the box engine's AXp and CXp are the SAT engine's (same deletion order)",
 }
 """The checks :func:`crosscheck_ensemble` makes on every row."""
+
+RULE_CHECKS: dict[str, str] = {
+    "axp": "the AXp is an AXp for the checks' own CNF",
+    "cxp": "the CXp is a CXp for the checks' own CNF",
+    "all_axps": "all AXps: the brute force's sets",
+    "all_cxps": "all CXps: the brute force's sets",
+}
+"""The checks :func:`crosscheck_rules` makes on every row."""
 
 
 @dataclass
@@ -809,6 +808,9 @@ class EnsembleCrosscheckReport:
     disagreements : list of EnsembleDisagreement
     times : list of float
         Seconds of the SAT engine per row.
+    descriptions : dict of str to str
+        What each check says (:data:`ENSEMBLE_CHECKS`, or :data:`RULE_CHECKS` for
+        :func:`crosscheck_rules`).
     """
 
     checker: str
@@ -822,6 +824,7 @@ class EnsembleCrosscheckReport:
     disagreements: list = field(default_factory=list)
     times: list = field(default_factory=list)
     interrupted: bool = False
+    descriptions: dict = field(default_factory=lambda: dict(ENSEMBLE_CHECKS))
 
     @property
     def ok(self) -> bool:
@@ -838,7 +841,7 @@ class EnsembleCrosscheckReport:
     def summary(self) -> str:
         lines = [f"crosscheck: SAT engine ({self.solver}) vs {self.checker}, {self.rows} "
                  f"row(s) of {self.model}"]
-        for k, text in ENSEMBLE_CHECKS.items():
+        for k, text in self.descriptions.items():
             if self.checked[k]:
                 lines.append(f"  {text}: {self.agreements[k]}/{self.checked[k]}")
         if self.times:
@@ -980,6 +983,106 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
                           f"the counterexample of {_set(cxp.features)} does not flip the "
                           "prediction (or the library disagrees, or it moves "
                           f"{moved})", cx, cls)
+            report.rows += 1
+    bar.close()
+    return report
+
+
+def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
+                     solver: str = DEFAULT_SOLVER, progress: bool = False,
+                     time_limit: float | None = None, path_restricted: bool = False,
+                     max_points: int | None = None) -> EnsembleCrosscheckReport:
+    """Compare the SAT engine's explanations of a DNF, nested k-DNF or decision list with
+    an independent checker, row by row.
+
+    These models have no path engine; the second opinion is the checks' own CNF
+    (:class:`~xdt.explain.verify.DnfCnf`, :class:`~xdt.explain.verify.DecisionListCnf`:
+    one-hot cells for every feature, a variable equivalent to each term, another SAT
+    solver), which shares nothing with the SAT engine's encoding but the model's cells. On
+    every row the SAT engine's AXp must be an AXp there
+    (:func:`~xdt.explain.verify.check_axp_sat`: it entails the prediction and no feature
+    can be dropped) and its CXp a CXp (:func:`~xdt.explain.verify.is_cxp_sat`). When the
+    cell space has at most ``max_points`` points (default
+    :data:`xdt.explain.verify.MAX_POINTS`) and at most
+    :data:`~xdt.explain.verify.MAX_CANDIDATES` features, with ``enumerate`` all AXps and
+    all CXps must also equal those of the brute force
+    (:func:`xdt.explain.verify.brute_force`, every point predicted by ``predict_cells``).
+    Background constraints are taken into account by all three.
+
+    Parameters are those of :func:`crosscheck`; the report is an
+    :class:`EnsembleCrosscheckReport` (its ``checker`` names the checker).
+
+    Raises
+    ------
+    EngineNotAvailableError
+        For ``path_restricted`` (these models have no paths).
+    DataError
+        When there are no rows, or a row the model cannot read.
+    """
+    from xdt.explain import verify
+    from xdt.explain.models import describe, tree_only
+
+    if path_restricted:
+        raise tree_only("path-restricted crosscheck", "crosscheck it without "
+                        "path_restricted", model)
+    limit = verify.MAX_POINTS if max_points is None else max_points
+    size = int(np.prod([c.n_cells for c in model.cells], dtype=object))
+    exhaustive = size <= limit and len(model.features) <= verify.MAX_CANDIDATES
+    labels, records = _rows(model, X)
+    if not records:
+        raise DataError("there are no rows to crosscheck")
+    checker = "the checks' own CNF" + (" and brute force" if exhaustive and enumerate else "")
+    report = EnsembleCrosscheckReport(checker, describe(model), solver, len(records),
+                                      enumerate=bool(enumerate),
+                                      descriptions=dict(RULE_CHECKS))
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(records), desc="crosschecking", unit="row", file=sys.stderr,
+               disable=not progress, leave=False, dynamic_ncols=True)
+    with Explainer(model, "sat", solver=solver, certificates=False) as ex:
+        for label, x in zip(labels, records, strict=True):
+            bar.update(1)
+            try:
+                ex.predict(x)
+            except XdtError as e:
+                raise DataError(f"row {label}: {e}") from None
+            start = time.perf_counter()
+            axp = ex.axp(x)
+            cxp = ex.cxp(x)
+            lists = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
+                      "all_cxps": ex.all_cxps(x, time_limit=time_limit)}
+                     if enumerate and exhaustive else {})
+            report.times.append(time.perf_counter() - start)
+
+            def tally(check: str, ok: bool, detail: str, point: dict | None = None,
+                      row=label) -> None:
+                report.checked[check] += 1
+                if ok:
+                    report.agreements[check] += 1
+                else:
+                    cls = None if point is None else to_python(model.predict([point])[0])
+                    report.disagreements.append(
+                        EnsembleDisagreement(row, check, detail, point, cls))
+
+            check = verify.check_axp_sat(model, x, axp.features)
+            tally("axp", check.is_axp,
+                  f"{_set(axp.features)} is not an AXp for the checks' own CNF "
+                  f"({'not minimal' if check.entails else 'it does not entail'})",
+                  check.counterexample)
+            if cxp is None:  # no CXp: every feature fixed or free, the prediction stays
+                tally("cxp", verify.sat_reachable_classes(model, {}) == {check.prediction},
+                      "no CXp, but the checks' own CNF finds a point of another class")
+            else:
+                tally("cxp", verify.is_cxp_sat(model, x, cxp.features),
+                      f"{_set(cxp.features)} is not a CXp for the checks' own CNF")
+            if lists:
+                bf = verify.brute_force(model, x, max_points=limit)
+                for key, truth in (("all_axps", bf.axps), ("all_cxps", bf.cxps)):
+                    if lists[key].complete:
+                        got = _sets(lists[key])
+                        tally(key, got == set(truth),
+                              f"SAT lists {_listed(got, model.features.names)}, brute force "
+                              f"{_listed(truth, model.features.names)}")
             report.rows += 1
     bar.close()
     return report

@@ -1317,3 +1317,36 @@ def check_axp_sat(model: Model, x, features: Iterable[str], *,
         reachable=reachable,
         counterexample=point(other),
         drop_counterexamples=drops)
+
+
+def is_cxp_sat(model: Model, x, features: Iterable[str], *,
+               solver: str = DEFAULT_SAT_SOLVER) -> bool:
+    """Whether ``features`` is a CXp of ``model``'s prediction for ``x``, by SAT calls on the
+    checks' own CNF (:class:`TreeCnf`, :class:`DnfCnf` or :class:`DecisionListCnf`),
+    independent of both explanation engines.
+
+    A set ``T`` is a CXp when some point agreeing with ``x`` outside ``T`` is predicted
+    another class, and, for each ``t`` in ``T``, every point agreeing with ``x`` outside
+    ``T`` and on ``t`` keeps the prediction (Izza, Ignatiev & Marques-Silva, "On Explaining
+    Decision Trees", Section 2): ``1 + |T|`` incremental calls on one solver.
+
+    Parameters
+    ----------
+    model : DecisionTree, DNF or DecisionList
+    x : dict, sequence or pandas Series
+        The instance.
+    features : iterable of str
+        Feature names (or an :class:`~xdt.explain.explanation.Explanation`).
+    solver : str
+        PySAT solver name (default ``"glucose4"``).
+    """
+    st = _setting(model, x, False)
+    changed = set(_positions(model, features))
+    kept = [f for f in range(len(model.features)) if f not in changed]
+    cnf = _cnf(model)
+    c = model.classes.index(st.label)
+    with _open_solver(cnf, solver) as s:
+        if _other_class_point(s, cnf, {f: st.allowed[f] for f in kept}, c) is None:
+            return False
+        return all(_other_class_point(s, cnf, {f: st.allowed[f] for f in kept + [t]}, c)
+                   is None for t in changed)
