@@ -21,9 +21,11 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
     from xdt.explain import Explainer, Explanation
     from xdt.explain.crosscheck import crosscheck
     from xdt.interop.dl85 import from_dl85
+    from xdt.interop.imodels import from_imodels
     from xdt.interop.lightgbm import from_lightgbm
     from xdt.interop.sklearn import from_sklearn
     from xdt.interop.streed import from_pystreed
+    from xdt.interop.wittgenstein import from_wittgenstein
     from xdt.interop.xgboost import from_xgboost
     from xdt.ir import DecisionTree, Feature, load_model, save_model
 
@@ -35,9 +37,11 @@ _LAZY = {
     "Explanation": "xdt.explain",
     "Feature": "xdt.ir",
     "from_dl85": "xdt.interop.dl85",
+    "from_imodels": "xdt.interop.imodels",
     "from_lightgbm": "xdt.interop.lightgbm",
     "from_pystreed": "xdt.interop.streed",
     "from_sklearn": "xdt.interop.sklearn",
+    "from_wittgenstein": "xdt.interop.wittgenstein",
     "from_xgboost": "xdt.interop.xgboost",
     "load_model": "xdt.ir",
     "save_model": "xdt.ir",
@@ -47,7 +51,8 @@ _LAZY = {
 _SUBMODULES = ("cluster", "learn", "metrics", "plot", "report", "run")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
-           "from_dl85", "from_lightgbm", "from_pystreed", "from_sklearn", "from_xgboost",
+           "from_dl85", "from_imodels", "from_lightgbm", "from_pystreed", "from_sklearn",
+           "from_wittgenstein", "from_xgboost",
            "load_model", "save_model", "__version__"]
 
 

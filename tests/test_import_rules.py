@@ -1,0 +1,455 @@
+"""Fidelity of the rule-learner importers ``xdt.from_imodels`` (greedy rule list, OneR,
+Bayesian rule list and rule set) and ``xdt.from_wittgenstein`` (RIPPER, IREP): the imported
+decision list or DNF predicts what the learner's own ``predict`` returns on every training and
+test row of real data (compas, german with its categories, banknote), and on rows moved to,
+and one float64 step either side of, every cut point and bin edge; hand-made rule lists and
+rule sets import as the known rules (strict tests, ties at 1/2, bins closed on the right,
+rules that can never fire); and what the IR cannot hold is refused with the errors of
+:mod:`xdt.errors`."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATASETS, require_package, require_shared
+
+import xdt
+from xdt.errors import (
+    DataError,
+    NotFittedError,
+    ParameterError,
+    UnknownCategoryError,
+    UnsupportedEstimatorError,
+)
+from xdt.interop.rule_terms import below
+from xdt.interop.tabular import TabularEncoder
+from xdt.ir.conditions import Condition
+from xdt.ir.decision_list import DecisionList
+from xdt.ir.dnf import DNF
+
+imodels = require_package("imodels", "rules")
+lw = require_package("wittgenstein", "rules")
+from wittgenstein.base import Cond, Rule, Ruleset  # noqa: E402
+from wittgenstein.discretize import BinTransformer  # noqa: E402
+
+# wittgenstein's own warnings under pandas 3 (select_dtypes of 'str'), and its notices
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::RuntimeWarning",
+                                        "ignore::DeprecationWarning")
+
+
+def table(name: str, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    frame = pd.read_csv(require_shared(DATASETS / name))
+    target = target or frame.columns[-1]
+    return frame.drop(columns=target), frame[target]
+
+
+def split(X: pd.DataFrame, y: pd.Series, rows: int | None = None):
+    """Training rows (two in three) and test rows (the third), of the first ``rows``."""
+    X, y = X.iloc[:rows].reset_index(drop=True), y.iloc[:rows].reset_index(drop=True)
+    test = np.arange(len(X)) % 3 == 2
+    return (X[~test].reset_index(drop=True), y[~test].reset_index(drop=True),
+            X[test].reset_index(drop=True), y[test].reset_index(drop=True))
+
+
+def moved(X: pd.DataFrame, cuts: dict[str, list[float]], base: int = 10) -> pd.DataFrame:
+    """The first ``base`` rows of ``X`` with one column moved to each cut ``t``, and to one
+    float64 step below and above it."""
+    rows = []
+    for name, ts in cuts.items():
+        for t in ts:
+            for v in (t, float(np.nextafter(t, -np.inf)), float(np.nextafter(t, np.inf))):
+                r = X.iloc[:base].astype({name: np.float64}).copy()
+                r[name] = v
+                rows.append(r)
+    return pd.concat(rows, ignore_index=True)
+
+
+def witt_fit(cls, X, y, pos, **kw):
+    model = cls(random_state=0, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y, pos_class=pos)  # wittgenstein's fit returns None
+    return model
+
+
+def witt_labels(model, dnf: DNF, X) -> list:
+    """wittgenstein's predictions as the DNF's labels (True: the positive class)."""
+    return [dnf.classes[int(p)] for p in model.predict(X)]
+
+
+def bin_edges(model) -> dict[str, list[float]]:
+    """The finite edges of every bin wittgenstein's pandas engine made, by column."""
+    bt = model.bin_transformer_
+    return {f: sorted({e for lab in labels for e in bt._str_to_floor_ceil(lab, f)
+                       if np.isfinite(e)}) for f, labels in bt.bins_.items()}
+
+
+# --- imodels: greedy rule list, OneR --------------------------------------------------------
+
+GREEDY = [imodels.GreedyRuleListClassifier, imodels.OneRClassifier]
+
+
+@pytest.mark.parametrize("learner", GREEDY)
+@pytest.mark.parametrize("name", ["compas.csv", "banknote.csv"])
+def test_greedy_lists_predict_as_imodels_on_every_row(learner, name):
+    X, y = table(name)
+    Xtr, ytr, Xte, _ = split(X, y)
+    est = learner(max_depth=4).fit(Xtr, ytr)
+    dl = xdt.from_imodels(est, X=Xtr, target="y")
+    assert isinstance(dl, DecisionList) and dl.classes == (0, 1)
+    assert dl.n_rules == len(est.rules_) - 1
+    for rows in (Xtr, Xte):
+        assert dl.predict(rows).tolist() == est.predict(rows).tolist()
+    cuts = {str(est.feature_names_[int(e["index_col"])]): [float(e["cutoff"])]
+            for e in est.rules_[:-1]}
+    probe = moved(X.astype(np.float64), cuts)  # x >= t on t, one step below and above
+    ordinal = xdt.from_imodels(est)  # every column ordinal, so any number is accepted
+    assert ordinal.predict(probe).tolist() == est.predict(probe).tolist()
+
+
+@pytest.mark.parametrize("learner", GREEDY)
+def test_greedy_lists_on_one_hot_german_read_as_categories(learner):
+    X, y = table("german.csv", "class")
+    Xtr, ytr, Xte, _ = split(X, y)
+    enc = TabularEncoder().fit(X)
+    est = learner(max_depth=5).fit(enc.transform(Xtr), ytr)
+    dl = xdt.from_imodels(est, encoder=enc, target="class")
+    assert dl.classes == ("bad", "good")  # imodels' classes_, its predict's labels
+    for rows in (Xtr, Xte):
+        assert dl.predict(rows).tolist() == est.predict(enc.transform(rows)).tolist()
+    categorical = {f.name for f in dl.features if f.kind == "categorical"}
+    tested = [c for t in dl.rule_conditions for c in t]
+    assert tested and all((c.values is not None) == (c.feature in categorical)
+                          for c in tested)  # indicators read back as values, not codes
+
+
+def test_hand_made_greedy_list_imports_as_its_rules():
+    """Strict tests either side of the cut, flipped rules, a probability of exactly 1/2
+    (imodels' argmax gives class 0), string labels."""
+    est = imodels.GreedyRuleListClassifier()
+    est.rules_ = [
+        {"col": "age", "index_col": 1, "cutoff": 30.0, "flip": False, "val_right": 0.8,
+         "val": 0.2},
+        {"col": "smoker", "index_col": 0, "cutoff": 0.5, "flip": True, "val_right": 0.5,
+         "val": 0.4},
+        {"col": "age", "index_col": 1, "cutoff": 20.0, "flip": True, "val_right": 0.9,
+         "val": 0.3},
+        {"val": 0.3},
+    ]
+    est.classes_ = np.array(["no", "yes"])
+    est.n_features_in_, est.feature_names_ = 2, ["smoker", "age"]
+    X = np.array([[s, a] for s in (0, 1) for a in (10, below(20), 20, 25, below(30), 30, 40)])
+    dl = xdt.from_imodels(est, X=X, target="sick")
+    assert dl.rule_conditions == ((Condition("age", above=below(30.0)),),
+                                  (Condition("smoker", (0,)),),
+                                  (Condition("age", upto=below(20.0)),))
+    assert dl.rule_labels == ("yes", "no", "yes") and dl.default == "no"
+    assert dl.predict(X).tolist() == est.predict(X).tolist()
+    assert dl.predict([[1, 30.0], [1, below(30)], [1, 20.0], [1, below(20)]]).tolist() == \
+        ["yes", "no", "no", "yes"]
+    assert dl.firing([[0, 30.0], [0, 29.0], [1, 25.0]]).tolist() == [0, 1, -1]
+
+
+# --- imodels: Bayesian rule list and rule set -------------------------------------------------
+
+def bin_compas(rows: int = 1200, columns: int = 12):
+    X, y = table("compas-discretized-bin.csv")
+    return split(X.iloc[:, :columns], y, rows)
+
+
+def test_bayesian_rule_list_predicts_as_imodels_on_every_row():
+    Xtr, ytr, Xte, _ = bin_compas()
+    est = imodels.BayesianRuleListClassifier(max_iter=500, n_chains=2, minsupport=0.05,
+                                             random_state=0).fit(Xtr, ytr)
+    dl = xdt.from_imodels(est)
+    assert all(f.kind == "binary" for f in dl.features)
+    assert dl.n_rules == list(est.d_star).index(0)  # the null rule is the default
+    for rows in (Xtr, Xte):
+        assert dl.predict(rows).tolist() == est.predict(rows).tolist()
+
+
+def test_bayesian_rule_list_over_one_hot_categories():
+    X, y = table("german.csv", "class")
+    X = X[["checking_status", "credit_history", "savings_status", "employment", "housing"]]
+    Xtr, ytr, Xte, _ = split(X, y)
+    enc = TabularEncoder().fit(X)
+    est = imodels.BayesianRuleListClassifier(max_iter=500, n_chains=2, minsupport=0.1,
+                                             random_state=0).fit(enc.transform(Xtr), ytr)
+    dl = xdt.from_imodels(est, encoder=enc, target="class")
+    assert dl.classes == ("bad", "good")
+    for rows in (Xtr, Xte):
+        assert dl.predict(rows).tolist() == est.predict(enc.transform(rows)).tolist()
+    assert all(c.values is not None for t in dl.rule_conditions for c in t)
+
+
+def test_bayesian_rule_set_is_a_dnf_that_predicts_as_imodels():
+    Xtr, ytr, Xte, _ = bin_compas(columns=8)
+    est = imodels.BayesianRuleSetClassifier(n_rules=30, maxlen=2, num_iterations=200,
+                                            num_chains=1, random_state=0).fit(Xtr, ytr)
+    dnf = xdt.from_imodels(est)
+    assert isinstance(dnf, DNF) and dnf.classes == (0, 1)
+    assert len(dnf.conditions) == len(est.rules_)
+    for rows in (Xtr, Xte):  # its predict reads a DataFrame by name, an array by position
+        assert dnf.predict(rows).tolist() == est.predict(rows).tolist()
+        assert dnf.predict(rows).tolist() == est.predict(rows.to_numpy()).tolist()
+
+
+def test_hand_made_bayesian_rule_set_and_list():
+    """Items c (c = 1) and c_neg (c = 0); a rule that tests both never holds; the rule set's
+    predict returns class codes, the DNF its classes_; the rule list stops at the null rule
+    and gives class 1 from a posterior of exactly 1/2."""
+    est = imodels.BayesianRuleSetClassifier()
+    est.rules_ = [["a", "b_neg"], ["c"], ["a", "a_neg"]]
+    est.attr_names_orig, est.n_features_in_ = ["a", "b", "c"], 3
+    est.classes_ = np.array(["low", "high"])
+    dnf = xdt.from_imodels(est, target="risk")
+    assert dnf.conditions == ((Condition("a", (1,)), Condition("b", (0,))),
+                              (Condition("c", (1,)),))
+    X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])
+    assert dnf.predict(X).tolist() == est.classes_[est.predict(X)].tolist()
+
+    brl = imodels.BayesianRuleListClassifier()
+    brl.feature_placeholders = np.array(["X_0", "X_1", "X_2"])
+    brl.feature_names, brl.n_features_in_ = np.array(["a", "b", "c"]), 3
+    brl.itemsets = ["null", ("X_0",), ("X_1", "X_2"), ("X_2",)]
+    brl.d_star, brl.theta = [2, 1, 0, 3], [0.5, 0.2, 0.7, 0.9]
+    brl.classes_ = np.array([0, 1])
+    dl = xdt.from_imodels(brl)
+    assert dl.rule_conditions == ((Condition("b", (1,)), Condition("c", (1,))),
+                                  (Condition("a", (1,)),))
+    assert dl.rule_labels == (1, 0) and dl.default == 1
+    assert dl.predict(X).tolist() == brl.predict(X).tolist()
+
+
+# --- imodels: what is refused -----------------------------------------------------------------
+
+@pytest.mark.parametrize("learner, why", [
+    (imodels.SlipperClassifier, "SLIPPER .*weighted vote.*RIPPER"),
+    (imodels.BoostedRulesClassifier, "weighted vote"),
+    (imodels.SkopeRulesClassifier, "weighted vote"),
+    (imodels.FPSkopeClassifier, "weighted vote"),
+    (imodels.RuleFitClassifier, "linear model"),
+    (imodels.FPLassoClassifier, "linear model"),
+    (imodels.RuleFitRegressor, "regressor"),
+])
+def test_imodels_votes_of_rules_are_refused_with_the_reason(learner, why):
+    with pytest.raises(UnsupportedEstimatorError, match=why) as err:
+        xdt.from_imodels(learner())
+    assert "neither a decision list" in str(err.value) or why == "regressor"
+
+
+def test_imodels_errors():
+    with pytest.raises(UnsupportedEstimatorError, match="not object"):
+        xdt.from_imodels(object())
+    with pytest.raises(UnsupportedEstimatorError, match="xdt.from_sklearn"):
+        xdt.from_imodels(imodels.GreedyTreeClassifier())
+    for unfitted in (imodels.GreedyRuleListClassifier(), imodels.OneRClassifier(),
+                     imodels.BayesianRuleListClassifier(),
+                     imodels.BayesianRuleSetClassifier()):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            xdt.from_imodels(unfitted)
+    X, y = table("compas.csv")
+    est = imodels.GreedyRuleListClassifier(max_depth=2).fit(X, y)
+    with pytest.raises(UnsupportedEstimatorError, match="2 feature names"):
+        xdt.from_imodels(est, ["a", "b"])
+    enc = TabularEncoder().fit(X)
+    with pytest.raises(ParameterError, match="not both"):
+        xdt.from_imodels(est, list(X.columns), encoder=enc)
+    with pytest.raises(ParameterError, match="TabularEncoder"):
+        xdt.from_imodels(est, encoder="not an encoder")
+
+
+def test_missing_packages_say_which_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "imodels", None)
+    with pytest.raises(UnsupportedEstimatorError, match=r"pip install 'xdt\[rules\]'"):
+        xdt.from_imodels(object())
+    monkeypatch.setitem(sys.modules, "wittgenstein.abstract_ruleset_classifier", None)
+    with pytest.raises(UnsupportedEstimatorError, match=r"pip install 'xdt\[rules\]'"):
+        xdt.from_wittgenstein(object())
+
+
+# --- wittgenstein: RIPPER, IREP ---------------------------------------------------------------
+
+WITT = [lw.RIPPER, lw.IREP]
+
+
+@pytest.mark.parametrize("learner", WITT)
+def test_ripper_and_irep_on_compas_predict_as_wittgenstein(learner):
+    """Binned counts (Number_of_Priors) and 0/1 columns; every edge of every bin probed."""
+    X, y = table("compas.csv")
+    Xtr, ytr, Xte, _ = split(X, y, rows=1800 if learner is lw.RIPPER else None)  # RIPPER: slower
+    model = witt_fit(learner, Xtr, ytr, 1)
+    assert len(model.ruleset_) > 1
+    dnf = xdt.from_wittgenstein(model, Xtr, target="recid")
+    assert isinstance(dnf, DNF) and dnf.classes == (0, 1)
+    assert len(dnf.conditions) == len(model.ruleset_)
+    kinds = {f.name: f.kind for f in dnf.features}
+    assert kinds["Number_of_Priors"] == "ordinal" and kinds["Female"] == "binary"
+    for rows in (Xtr, Xte):
+        assert dnf.predict(rows).tolist() == witt_labels(model, dnf, rows)
+    probe = moved(X, bin_edges(model))
+    assert dnf.predict(probe).tolist() == witt_labels(model, dnf, probe)
+
+
+@pytest.mark.parametrize("learner", WITT)
+def test_ripper_and_irep_on_german_categories_and_bins(learner):
+    X, y = table("german.csv", "class")
+    Xtr, ytr, Xte, _ = split(X, y, rows=600 if learner is lw.RIPPER else None)
+    model = witt_fit(learner, Xtr, ytr, "bad")
+    assert len(model.ruleset_) > 1
+    dnf = xdt.from_wittgenstein(model, X, target="class")
+    assert dnf.classes == ("not bad", "bad")
+    named = xdt.from_wittgenstein(model, X, classes=["good", "bad"])
+    assert named.classes == ("good", "bad")
+    kinds = {f.name: f.kind for f in dnf.features}
+    assert kinds["duration"] == kinds["age"] == "ordinal"
+    assert kinds["checking_status"] == kinds["installment_commitment"] == "categorical"
+    for rows in (Xtr, Xte):
+        assert dnf.predict(rows).tolist() == witt_labels(model, dnf, rows)
+    probe = moved(X, bin_edges(model), base=5)
+    assert dnf.predict(probe).tolist() == witt_labels(model, dnf, probe)
+
+
+def test_ripper_on_banknote_every_column_binned_needs_no_rows():
+    X, y = table("banknote.csv")
+    Xtr, ytr, Xte, _ = split(X, y)
+    model = witt_fit(lw.IREP, Xtr, ytr, 0)
+    dnf = xdt.from_wittgenstein(model)  # every column binned: X not needed
+    assert dnf.classes == ("not 0", 0)
+    assert all(f.kind == "ordinal" for f in dnf.features)
+    for rows in (Xtr, Xte):
+        assert dnf.predict(rows).tolist() == witt_labels(model, dnf, rows)
+    probe = moved(X, bin_edges(model), base=3)
+    assert dnf.predict(probe).tolist() == witt_labels(model, dnf, probe)
+
+
+def test_wittgenstein_numpy_engine_bins_are_closed_on_the_left():
+    """wittgenstein's "numpy" engine bins by numpy.digitize: t_k <= x < t_k+1."""
+    X, y = table("banknote.csv")
+    bt = BinTransformer(n_discretize_bins=5, engine="numpy")
+    model = witt_fit(lw.IREP, bt.fit_transform(X), y, 0)
+    model.bin_transformer_ = bt  # predict bins raw rows with it
+    dnf = xdt.from_wittgenstein(model)
+    assert dnf.predict(X).tolist() == witt_labels(model, dnf, X)
+    cuts = {f: [float(t) for t in ts] for f, ts in bt.thresholds_.items()}
+    probe = moved(X, cuts, base=3)
+    assert dnf.predict(probe).tolist() == witt_labels(model, dnf, probe)
+
+
+def test_hand_made_ruleset_imports_as_its_rules():
+    """The first bin "<b" is x <= b (closed), "a - b" is a < x <= b, ">a" is a < x; a rule
+    with two bins of one column never fires and is left out; equality on text and 0/1."""
+    X = pd.DataFrame({"age": np.arange(1, 21) * 1.0,
+                      "smoker": [0, 1] * 10,
+                      "colour": ["red", "blue", "green", "blue"] * 5})
+    y = [0] * 10 + [1] * 10
+    model = witt_fit(lw.RIPPER, X, y, 1, n_discretize_bins=4)
+    assert model.bin_transformer_.bins_ == {
+        "age": ["<5.75", "5.75 - 10.5", "10.5 - 15.25", ">15.25"]}
+    model.ruleset_ = Ruleset([Rule([Cond("age", "<5.75"), Cond("smoker", 1)]),
+                              Rule([Cond("age", "5.75 - 10.5"), Cond("colour", "red")]),
+                              Rule([Cond("age", ">15.25")]),
+                              Rule([Cond("age", "<5.75"), Cond("age", ">15.25")])])
+    dnf = xdt.from_wittgenstein(model, X, target="sick")
+    assert dnf.conditions == (
+        (Condition("age", upto=5.75), Condition("smoker", (1,))),
+        (Condition("age", above=5.75, upto=10.5), Condition("colour", ("red",))),
+        (Condition("age", above=15.25),))
+    assert [f.kind for f in dnf.features] == ["ordinal", "binary", "categorical"]
+    assert dnf.features[2].domain == ("blue", "green", "red")
+    up = float(np.nextafter(5.75, np.inf))
+    rows = pd.DataFrame({"age": [5.75, up, 10.5, 15.25, float(np.nextafter(15.25, np.inf))],
+                         "smoker": [1, 1, 0, 1, 0], "colour": ["blue", "red", "red", "red",
+                                                               "green"]})
+    assert dnf.predict(rows).tolist() == [1, 1, 1, 0, 1]
+    assert dnf.predict(rows).tolist() == witt_labels(model, dnf, rows)
+    assert dnf.predict(X).tolist() == witt_labels(model, dnf, X)
+    with pytest.raises(UnknownCategoryError):  # wittgenstein would find no rule on it
+        dnf.predict(rows.assign(colour="purple"))
+
+
+def test_empty_and_universal_rulesets():
+    X = pd.DataFrame({"x": [0, 1, 0, 1], "c": ["a", "b", "a", "b"]})
+    model = witt_fit(lw.IREP, X, [0, 1, 0, 1], 1)
+    model.ruleset_ = Ruleset([])
+    assert xdt.from_wittgenstein(model, X).predict(X).tolist() == [0, 0, 0, 0]
+    model.ruleset_ = Ruleset([Rule([Cond("x", 1)]), Rule([])])
+    dnf = xdt.from_wittgenstein(model, X)
+    assert dnf.predict(X).tolist() == [1, 1, 1, 1] == witt_labels(model, dnf, X)
+
+
+def test_array_fitted_model_names_its_features_by_position():
+    X, y = table("compas.csv")
+    A = X.iloc[:900].to_numpy()
+    model = witt_fit(lw.IREP, A, y.iloc[:900].to_numpy(), 1)
+    dnf = xdt.from_wittgenstein(model, A, feature_names=list(X.columns))
+    assert dnf.features.names == tuple(X.columns) or list(dnf.features.names) == list(X.columns)
+    assert dnf.predict(A).tolist() == witt_labels(model, dnf, A)
+    by_number = xdt.from_wittgenstein(model, A)
+    assert list(by_number.features.names) == [str(i) for i in range(A.shape[1])]
+
+
+def test_wittgenstein_errors():
+    with pytest.raises(UnsupportedEstimatorError, match="not GreedyRuleListClassifier"):
+        xdt.from_wittgenstein(imodels.GreedyRuleListClassifier())
+    with pytest.raises(NotFittedError, match="not fitted"):
+        xdt.from_wittgenstein(lw.RIPPER())
+    X, y = table("german.csv", "class")
+    model = witt_fit(lw.IREP, X, y, "bad")
+    with pytest.raises(ParameterError, match="pass the training rows as X"):
+        xdt.from_wittgenstein(model)
+    with pytest.raises(DataError, match="columns"):
+        xdt.from_wittgenstein(model, X.to_numpy()[:, :3])
+    with pytest.raises(DataError, match="no column"):
+        xdt.from_wittgenstein(model, X.drop(columns="checking_status"))
+    with pytest.raises(ParameterError, match="distinct names"):
+        xdt.from_wittgenstein(model, X, ["a", "b"])
+    with pytest.raises(ParameterError, match="2 distinct labels"):
+        xdt.from_wittgenstein(model, X, classes=["good"])
+    model.ruleset_ = Ruleset([Rule([Cond("nowhere", 1)])])
+    with pytest.raises(UnsupportedEstimatorError, match="nowhere"):
+        xdt.from_wittgenstein(model, X)
+
+
+# --- explanations and the README ------------------------------------------------------------
+
+def test_imported_rules_are_explained():
+    X, y = table("german.csv", "class")
+    X, y = X.iloc[:400], y.iloc[:400]
+    model = witt_fit(lw.IREP, X, y, "bad")
+    dnf = xdt.from_wittgenstein(model, X, classes=["good", "bad"], target="class")
+    enc = TabularEncoder().fit(X)
+    est = imodels.GreedyRuleListClassifier(max_depth=3).fit(enc.transform(X), y)
+    dl = xdt.from_imodels(est, encoder=enc, target="class")
+    for imported in (dnf, dl):
+        ex = xdt.Explainer(imported)
+        for i in range(3):
+            axp = ex.axp(X.iloc[i])
+            assert axp.prediction == imported.predict(X.iloc[[i]])[0]
+
+
+def test_readme_rules_block_runs_as_written():
+    from mdblocks import readme_block
+
+    block = readme_block("import wittgenstein")
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec("import xdt\n" + block, scope)  # noqa: S102 - the README's own example
+    dnf, ripper, X = scope["dnf"], scope["ripper"], scope["X"]
+    assert dnf.predict(X).tolist() == [dnf.classes[int(p)] for p in ripper.predict(X)]
+    assert str(dnf.rules()[0]) == "checking_status = <0 AND job = skilled AND 36 < duration"
+    dl, est = scope["dl"], scope["est"]
+    assert dl.predict(X).tolist() == est.predict(scope["enc"].transform(X)).tolist()
+    assert str(dl) == (
+        "IF checking_status = no checking THEN class = good\n"
+        "ELSE IF duration <= 22.499999999999996 THEN class = good\n"
+        "ELSE IF savings_status in {100<=X<500, 500<=X<1000, >=1000, no known savings} "
+        "THEN class = good\n"
+        "ELSE class = bad")
+    assert xdt.Explainer(dl).axp(X.iloc[0]).rule == \
+        "IF duration <= 22.499999999999996 THEN class = good"

@@ -1,0 +1,299 @@
+"""Import the rule sets of wittgenstein's RIPPER and IREP (the ``wittgenstein`` package) into
+the IR.
+
+RIPPER (Cohen, "Fast Effective Rule Induction", ICML 1995) and IREP (Fürnkranz & Widmer,
+"Incremental Reduced Error Pruning", ICML 1994) learn, for one *positive* class, an
+unordered set of rules, each a conjunction of conditions: a row is predicted positive when
+some rule covers it, and negative otherwise. That is a DNF, so the import is a
+:class:`~xdt.ir.dnf.DNF` with classes ``[negative, positive]``, which predicts what the
+learner's own ``predict`` returns (``True`` for the positive class) on every row (checked on
+real data, and one float64 step either side of every bin edge, in
+``tests/test_import_rules.py``). wittgenstein learns one class against the rest: the
+negative class is "every other class".
+
+How wittgenstein reads a row (``wittgenstein.preprocess``, ``wittgenstein.discretize``):
+
+* **Binned numeric columns.** In ``fit``, each numeric column with more distinct values than
+  ``n_discretize_bins`` (default 10) is cut into quantile bins (``pandas.qcut``; bins no
+  training row falls in are dropped, the first bin is extended down to ``-inf`` and the last
+  up to ``+inf``), kept as text labels in ``model.bin_transformer_.bins_``: ``"<b"`` (the
+  first bin), ``"a - b"``, ``">a"`` (the last). Every row, in ``fit`` as in ``predict``, is
+  binned by reading the labels back as intervals closed on the right (``pandas.cut``), so
+  ``"<b"`` is ``x <= b`` (*not* ``x < b``: the label shows the bin's upper edge, included),
+  ``"a - b"`` is ``a < x <= b`` and ``">a"`` is ``a < x``. A condition names one label, and
+  becomes that interval on an ordinal feature, exactly (``above < x <= upto`` is the IR's
+  form). A value outside every bin (in a dropped bin) is in none: no condition on that
+  feature holds, as in the IR. Bins of wittgenstein's ``"numpy"`` engine
+  (``thresholds_``, ``numpy.digitize``) are closed on the left, ``t_k <= x < t_{k+1}``, and
+  become ``below(t_k) < x <= below(t_{k+1})`` (:func:`xdt.interop.rule_terms.below`).
+* **Other columns** (text, booleans, numbers with few distinct values) are compared by
+  equality: a condition ``x=v`` holds when the value equals ``v``. They become categorical
+  features whose domain is the distinct values of the training rows (and every value a rule
+  names), or binary features when those are 0 and 1 (``False``/``True``). Their domains are
+  not in the model: pass the training rows as ``X``. A value outside the domain is refused
+  by the imported model (:class:`~xdt.errors.UnknownCategoryError`), where wittgenstein
+  would just find no rule on it.
+
+wittgenstein's ``predict`` marks the covered rows by *index label*, so on a DataFrame whose
+index repeats a label, every row with that label is predicted positive when one of them is
+covered; predict on a frame with a unique index (``reset_index(drop=True)``) to compare.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from xdt.errors import (
+    DataError,
+    NotFittedError,
+    ParameterError,
+    UnsupportedEstimatorError,
+)
+from xdt.interop.rule_terms import below, satisfiable
+from xdt.interop.sklearn_tree import class_label, named_classes
+from xdt.ir.conditions import Condition
+from xdt.ir.dnf import DNF
+from xdt.ir.features import Feature
+from xdt.ir.values import to_python
+
+__all__ = ["from_wittgenstein"]
+
+
+def _abstract_classifier():
+    """wittgenstein's base class of RIPPER and IREP."""
+    try:
+        from wittgenstein.abstract_ruleset_classifier import AbstractRulesetClassifier
+    except ImportError:
+        raise UnsupportedEstimatorError(
+            "importing a RIPPER or IREP model needs the wittgenstein package; install xdt's "
+            "extra: pip install 'xdt[rules]'") from None
+    return AbstractRulesetClassifier
+
+
+def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None, *,
+                      classes: Sequence | None = None, target: str | None = None) -> DNF:
+    """A :class:`~xdt.ir.dnf.DNF` from a fitted ``wittgenstein.RIPPER`` or
+    ``wittgenstein.IREP``.
+
+    The rule set that RIPPER (Cohen, ICML 1995) or IREP (Fürnkranz & Widmer, ICML 1994)
+    learned for the positive class ``model.pos_class``: a row is of the positive class
+    when some rule covers it (all the rule's conditions hold), else of the negative class;
+    the rules are unordered and never conflict. Each condition is read as the module
+    documentation describes: a bin of a numeric column becomes an interval on an ordinal
+    feature (``"<1.0"`` is ``x <= 1``), and an equality on another column a categorical (or
+    binary) condition.
+
+    Parameters
+    ----------
+    model : fitted wittgenstein.RIPPER or wittgenstein.IREP
+        Any of their parameters; fitted on a DataFrame (features named by its columns) or
+        an array (features named ``0, 1, ...``), or made with ``init_ruleset``.
+    X : DataFrame or 2-D array, optional
+        Rows with the model's columns (``model.trainset_features_``: by name for a
+        DataFrame, in that order for an array), normally the training rows: the distinct
+        values of each column wittgenstein did not bin make its domain. Needed unless every
+        column was binned.
+    feature_names : sequence of str, optional
+        Names of the features, one per column of ``model.trainset_features_``, in that
+        order (default: those column names, as text).
+    classes : sequence of two labels, optional
+        ``[negative, positive]``. Default: ``[0, 1]`` when the positive class is ``1`` or
+        ``True``, else ``["not <pos>", <pos>]`` (as wittgenstein's ``predict_proba`` names
+        them).
+    target : str, optional
+        Name of the predicted attribute, for readable rules.
+
+    Returns
+    -------
+    DNF
+        Over one feature per column of ``model.trainset_features_``: ordinal for the binned
+        columns, else categorical (binary for 0/1 columns). Its ``predict`` returns
+        ``classes[1]`` exactly where ``model.predict`` returns ``True``. Rules that can
+        never hold (two bins of one column, a label that is no bin) are left out; an empty
+        rule set predicts the negative class everywhere, a rule with no condition the
+        positive class.
+
+    Raises
+    ------
+    UnsupportedEstimatorError
+        ``wittgenstein`` is not installed; ``model`` is not a wittgenstein rule-set
+        classifier; a rule tests a column the model does not list; a bin label cannot be
+        read as an interval.
+    NotFittedError
+        The model is not fitted.
+    ParameterError
+        ``X`` is missing while a column is compared by equality; ``feature_names`` of
+        another length than the columns, or repeated; ``classes`` not two distinct labels.
+    DataError
+        ``X`` lacks a column of the model or has another number of columns.
+
+    Examples
+    --------
+    >>> import pandas as pd, xdt
+    >>> import wittgenstein as lw                                   # doctest: +SKIP
+    >>> X = pd.DataFrame({"age": [20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75],
+    ...                   "smoker": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]})
+    >>> y = [0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1]
+    >>> ripper = lw.RIPPER(random_state=0).fit(X, y, pos_class=1)  # doctest: +SKIP
+    >>> dnf = xdt.from_wittgenstein(ripper, X, target="sick")      # doctest: +SKIP
+    >>> (dnf.predict(X) == ripper.predict(X)).all()                 # doctest: +SKIP
+    True
+    """
+    if not isinstance(model, _abstract_classifier()):
+        raise UnsupportedEstimatorError(
+            f"from_wittgenstein imports fitted wittgenstein.RIPPER and wittgenstein.IREP "
+            f"models, not {type(model).__name__}")
+    if getattr(model, "ruleset_", None) is None or not hasattr(model, "pos_class"):
+        raise NotFittedError(
+            f"this {type(model).__name__} is not fitted; call fit(X, y, pos_class=...) before "
+            "importing it")
+    keys = list(getattr(model, "trainset_features_", None)
+                or model.ruleset_.get_selected_features())
+    names = [str(k) for k in keys] if feature_names is None else [str(n) for n in
+                                                                  feature_names]
+    if len(names) != len(keys) or len(set(names)) != len(names):
+        raise ParameterError(
+            f"feature_names must give {len(keys)} distinct names, one per column of the "
+            f"model ({', '.join(map(str, keys))}), got {names}")
+    bins, thresholds, parser = _bins(model)
+
+    rules = [list(rule.conds) for rule in model.ruleset_.rules]
+    unknown = sorted({str(c.feature) for r in rules for c in r if c.feature not in keys})
+    if unknown:
+        raise UnsupportedEstimatorError(
+            f"the rules test {unknown}, which are not columns of the model "
+            f"({', '.join(map(str, keys))})")
+    equal = [k for k in keys if k not in bins]
+    if equal and X is None:
+        raise ParameterError(
+            f"wittgenstein compares column(s) {[str(k) for k in equal]} by equality (it did not "
+            "bin them), so their values are not in the model: pass the training rows as X")
+    named = {k: [to_python(c.val) for r in rules for c in r if c.feature == k] for k in equal}
+    domains = _domains(X, keys, named) if equal else {}
+
+    features, read = [], {}
+    for k, name in zip(keys, names, strict=True):
+        if k in bins:
+            features.append(Feature(name, "ordinal"))
+            read[k] = _bin_reader(name, k, list(bins[k]), thresholds.get(k), parser)
+        else:
+            domain = domains[k]
+            binary = set(domain) <= {0, 1} and all(type(v) is int for v in domain)
+            features.append(Feature(name, "binary") if binary
+                            else Feature(name, "categorical", tuple(domain)))
+            read[k] = _equality_reader(name)
+    terms = []
+    for rule in rules:
+        conds: list[Condition] = []
+        for c in rule:
+            cond = read[c.feature](c.val)
+            if cond is None:  # never holds: the rule never fires
+                break
+            conds += cond
+        else:
+            if satisfiable(conds):
+                terms.append(conds)
+
+    pos = class_label(model.pos_class)
+    if classes is None:
+        labels = [0, 1] if pos == 1 else [f"not {pos}", pos]
+    else:
+        labels = named_classes(classes, 2, "class: [negative, positive]")
+    return DNF(features, labels, terms, target=target)
+
+
+def _bins(model) -> tuple[dict, dict, object]:
+    """The model's bin labels per binned column, the thresholds of the columns its
+    ``"numpy"`` engine binned, and the transformer that reads its labels back."""
+    from wittgenstein.discretize import BinTransformer
+
+    bt = getattr(model, "bin_transformer_", None)
+    if isinstance(bt, dict):  # the form of models pickled by wittgenstein < 0.3
+        bt = BinTransformer()
+        bt.bins_ = dict(model.bin_transformer_)
+    if bt is None:
+        return {}, {}, None
+    return dict(getattr(bt, "bins_", None) or {}), dict(getattr(bt, "thresholds_", None)
+                                                        or {}), bt
+
+
+def _bin_reader(name: str, key, labels: list[str], thresholds, parser):
+    """The conditions (``()`` always, None never) of ``column = label`` on a binned column."""
+
+    def read(label) -> tuple[Condition, ...] | None:
+        if not isinstance(label, str) or label not in labels:
+            return None  # wittgenstein compares the bin's label: nothing else matches
+        k = labels.index(label)
+        if thresholds is not None:  # numpy.digitize: t[k] <= x < t[k+1], open ends
+            t = [float(v) for v in thresholds]
+            lo = below(t[k]) if k > 0 else None
+            hi = below(t[k + 1]) if k < len(labels) - 1 else None
+        else:  # pandas.cut on the labels read back: floor < x <= ceil
+            try:
+                floor, ceil = parser._str_to_floor_ceil(label, key)
+            except (TypeError, ValueError):
+                raise UnsupportedEstimatorError(
+                    f"wittgenstein's bin {label!r} of column {name!r} cannot be read as an "
+                    "interval") from None
+            lo = float(floor) if math.isfinite(floor) else None
+            hi = float(ceil) if math.isfinite(ceil) else None
+        if lo is None and hi is None:
+            return ()
+        return (Condition(name, above=lo, upto=hi),)
+
+    return read
+
+
+def _value(v: object) -> object:
+    """A domain value as the IR keeps it: numpy scalars as Python ones, booleans as 0/1,
+    integral floats as ints."""
+    v = to_python(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def _equality_reader(name: str):
+    """The conditions (None: never) of ``column == value`` on a column wittgenstein did not
+    bin."""
+
+    def read(value) -> tuple[Condition, ...] | None:
+        if pd.isna(value):
+            return None  # NaN equals nothing
+        return (Condition(name, (_value(value),)),)
+
+    return read
+
+
+def _domains(X, keys: list, named: dict) -> dict:
+    """Per column of ``named`` (a key of the model), the sorted distinct values of ``X`` in
+    it and the values its rules name."""
+    if isinstance(X, pd.DataFrame):
+        cols = {}
+        for k in named:
+            if k in X.columns:
+                cols[k] = X[k]
+            elif str(k) in X.columns:
+                cols[k] = X[str(k)]
+            else:
+                raise DataError(f"X has no column {k!r}; the model's columns are: "
+                                f"{', '.join(map(str, keys))}")
+    else:
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.shape[1] != len(keys):
+            raise DataError(f"X must be a table of rows x {len(keys)} columns (the model's "
+                            f"{', '.join(map(str, keys))}), got shape {arr.shape}")
+        cols = {k: pd.Series(arr[:, keys.index(k)]) for k in named}
+    out = {}
+    for k, values in named.items():
+        seen = {_value(v) for v in pd.unique(cols[k].dropna())}
+        seen |= {_value(v) for v in values if not pd.isna(v)}
+        out[k] = sorted(seen, key=lambda v: (0, v, "") if isinstance(v, int | float)
+                        else (1, 0, str(v)))
+    return out
