@@ -373,3 +373,29 @@ def test_learned_tree_rule_reads_the_short_threshold():
     X = pd.DataFrame({"x": [0.1, 0.1, 0.2, 0.2]})
     est = CARTClassifier().fit(X, ["a", "a", "b", "b"])
     assert xdt.Explainer(est.tree_).axp({"x": 0.1}).rule == "IF x <= 0.15 THEN a"
+
+
+def test_a_learners_strict_tests_read_as_written():
+    # imodels' rule lists test x >= 1.5, imported exactly as 1.4999999999999998 < x (the
+    # float64 just below 1.5): shown as the learner wrote it, and still meaning the same
+    import math
+
+    from xdt.ir import Condition, DecisionList, Feature
+    from xdt.ir.values import strict_threshold
+
+    below = math.nextafter(1.5, -math.inf)
+    assert below == 1.4999999999999998 and strict_threshold(below) == 1.5
+    assert strict_threshold(1.5) is None and strict_threshold(26.5) is None
+    assert strict_threshold(below, "float32") is None
+    dl = DecisionList([Feature("x", "ordinal")], ["lo", "hi"],
+                      [([Condition("x", above=below)], "hi"),
+                       ([Condition("x", upto=math.nextafter(0.5, -math.inf))], "lo"),
+                       ([Condition("x", above=0.25, upto=below)], "hi")], default="lo")
+    assert [str(r.conditions[0]) for r in dl.rules()] == [
+        "1.5 <= x", "x < 0.5", "0.25 < x < 1.5"]
+    # 1.5 fires rule 0; just below 1.5 and 0.5 fire rule 2; 0.49 and 0.3 rule 1
+    assert dl.predict([[1.5], [below], [0.49], [0.5], [0.3]]).tolist() == [
+        "hi", "hi", "lo", "hi", "lo"]
+    # cells (-inf, .25], (.25, .5), [.5, 1.5), [1.5, inf)
+    assert dl.cells[0].describe(0b1000) == "1.5 <= x"
+    assert dl.cells[0].describe(0b0011) == "x < 0.5"

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from xdt.ir.features import Feature
-from xdt.ir.values import display_threshold
+from xdt.ir.values import display_threshold, format_number, strict_threshold
 
 
 @dataclass(frozen=True)
@@ -69,10 +69,10 @@ class Condition:
                 return f"{self.feature} = {self.values[0]}"
             return f"{self.feature} in {{{', '.join(map(str, self.values))}}}"
         if self.above is None:
-            return f"{self.feature} <= {_num(self.upto)}"
+            return f"{self.feature}{_upper(self.upto)}"
         if self.upto is None:
-            return f"{_num(self.above)} < {self.feature}"
-        return f"{_num(self.above)} < {self.feature} <= {_num(self.upto)}"
+            return f"{_lower(self.above)}{self.feature}"
+        return f"{_lower(self.above)}{self.feature}{_upper(self.upto)}"
 
 
 def finite(b: object) -> bool:
@@ -83,6 +83,16 @@ def finite(b: object) -> bool:
         return False
 
 
-def _num(t: float | None) -> str:
+def _lower(t: float | None) -> str:
+    """``"t < "``, or ``"s <= "`` when ``t`` is the float just below a short ``s``
+    (:func:`~xdt.ir.values.strict_threshold`: a learner's ``x >= s``)."""
     assert t is not None
-    return display_threshold(t)
+    s = strict_threshold(t)
+    return f"{display_threshold(t)} < " if s is None else f"{format_number(s)} <= "
+
+
+def _upper(t: float | None) -> str:
+    """``" <= t"``, or ``" < s"`` when ``t`` is the float just below a short ``s``."""
+    assert t is not None
+    s = strict_threshold(t)
+    return f" <= {display_threshold(t)}" if s is None else f" < {format_number(s)}"

@@ -135,6 +135,29 @@ def display_threshold(t: float, input_dtype: str = "float64") -> str:
     return format_number(t)
 
 
+def strict_threshold(t: float, input_dtype: str = "float64") -> float | None:
+    """The number ``s`` just above threshold ``t`` when the test ``x <= t`` reads better as
+    ``x < s``, else ``None``.
+
+    A learner whose tests are ``x < s`` or ``x >= s`` (imodels' rule lists, for example) is
+    imported with the float64 ``t`` just below ``s`` (``x < s`` is ``x <= t``); shown as
+    such, ``1.4999999999999998 < x`` hides the learner's ``x >= 1.5``. ``s`` is returned when
+    ``t`` is the float64 just below ``s`` and ``s`` has at least three significant digits
+    fewer; for ``"float32"`` inputs never (their thresholds are shown by
+    :func:`display_threshold`).
+
+    >>> strict_threshold(1.4999999999999998), strict_threshold(1.5)
+    (1.5, None)
+    """
+    t = float(t)
+    if input_dtype != "float64" or not math.isfinite(t):
+        return None
+    s = math.nextafter(t, math.inf)
+    if math.isfinite(s) and _digits(s) + 3 <= _digits(t):
+        return s
+    return None
+
+
 def exact_number(value: object) -> Fraction | None:
     """A finite number as an exact fraction, or ``None`` for what is not one (a bool, a
     string, NaN, an infinity).
