@@ -447,9 +447,9 @@ def test_readme_rules_block_runs_as_written():
     assert dl.predict(X).tolist() == est.predict(scope["enc"].transform(X)).tolist()
     assert str(dl) == (
         "IF checking_status = no checking THEN class = good\n"
-        "ELSE IF duration <= 22.499999999999996 THEN class = good\n"
+        "ELSE IF duration < 22.5 THEN class = good\n"
         "ELSE IF savings_status in {100<=X<500, 500<=X<1000, >=1000, no known savings} "
         "THEN class = good\n"
         "ELSE class = bad")
     assert xdt.Explainer(dl).axp(X.iloc[0]).rule == \
-        "IF duration <= 22.499999999999996 THEN class = good"
+        "IF duration < 22.5 THEN class = good"
