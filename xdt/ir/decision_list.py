@@ -164,6 +164,8 @@ class DecisionList(ConditionModel):
     @staticmethod
     def _class_index(index: Mapping, label: object, where: str) -> int:
         try:
+            if isinstance(label, bool):  # True == 1 in Python, not in JSON (as tree leaves)
+                raise KeyError(label)
             return index[label]
         except (KeyError, TypeError):
             raise InvalidModelError(
