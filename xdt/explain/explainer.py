@@ -336,8 +336,9 @@ class Explainer:
         if engine == "box" and not isinstance(model, TreeEnsemble):
             raise EngineNotAvailableError(
                 f"the box engine explains tree ensembles, and this model is a "
-                f"{kind_name(model)}: use engine='path' or 'sat' (engine=None or 'auto' picks "
-                "one)")
+                f"{kind_name(model)}: use "
+                + ("engine='path' or 'sat'" if is_tree(model) else "engine='sat'")
+                + " (engine=None or 'auto' picks it)")
         self.model = model
         self.engine = engine
         self.solver = check_solver(solver)
@@ -484,7 +485,8 @@ class Explainer:
                 return list(reversed(range(n)))
             if order == "path":
                 if q.path is None:
-                    raise tree_only("order='path'", "use order='term' (the default for DNFs)",
+                    raise tree_only("order='path'", "use order='term' (the default for DNFs "
+                                    "and decision lists)",
                                     self.model)
                 if self.engine == "path":  # the compiled tree keeps it per path
                     return self._tables().path_order(q.path.index)
@@ -604,12 +606,16 @@ class Explainer:
     def path_features(self, x) -> tuple[str, ...]:
         """Names of the features tested on ``x``'s path, in order of first test.
 
-        Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF (no paths)."""
+        Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF or a decision list (no
+        paths)."""
         path = self._query(x, False).path
         if path is None:
             raise tree_only("path_features",
-                            "model.satisfied_terms(model.encode([x])) tells which terms hold "
-                            "at x, and axp(x) gives a sufficient set of features", self.model)
+                            ("model.firing([x]) tells which rule decides at x"
+                             if is_decision_list(self.model) else
+                             "model.satisfied_terms(model.encode([x])) tells which terms hold "
+                             "at x") + ", and axp(x) gives a sufficient set of features",
+                            self.model)
         names = self.model.features.names
         return tuple(names[f] for f in path.features)
 
