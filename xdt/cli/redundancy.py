@@ -1,5 +1,7 @@
 """``xdt redundancy``: which paths of a tree are explanation-redundant (Izza, Ignatiev &
-Marques-Silva), with the share of rows they hold."""
+Marques-Silva), with the share of rows they hold; for a decision list (or a DNF), which
+literals of the rules that fire on given rows are redundant, and which literals of earlier
+rules an explanation needs (Ignatiev & Marques-Silva, SAT 2021)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ from typing import TYPE_CHECKING
 import click
 
 import xdt
+from xdt.cli import common
 from xdt.cli.app import main
 from xdt.cli.common import (
+    PROGRESS_MIN_ROWS,
     cli_errors,
     describe_features,
+    parse_rows,
     read_labelled_csv,
     validate_rows,
 )
@@ -20,25 +25,39 @@ from xdt.cli.common import (
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
 if TYPE_CHECKING:
-    pass
+    from xdt.ir.decision_list import DecisionList
+    from xdt.ir.dnf import DNF
 
 
 # ---------------------------------------------------------------------- xdt redundancy
-@main.command(short_help="Which paths of a tree are explanation-redundant.")
+@main.command(short_help="Redundant literals of tree paths, or of decision-list rules.")
 @click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
 @click.option("--data", "-d", metavar="DATA.csv", type=click.Path(dir_okay=False),
-              help="Rows for %C_data (and %A with --target); columns by feature name.")
+              help="Rows for %C_data (and %A with --target); columns by feature name. "
+                   "Required for a decision list or DNF: the rows whose firing rules are "
+                   "measured.")
 @click.option("--target", "-t", metavar="COL",
               help="With --data: the column of true labels, for the accuracy %A on those "
                    "rows (default: the model's target, when the file has that column).")
+@click.option("--rows", "-r", metavar="A:B",
+              help="Decision lists and DNFs: row positions of --data as a python slice, e.g. "
+                   "0:100 (0-based, B excluded). Default: all rows.")
 @click.option("--per-path", is_flag=True,
-              help="List every path: redundant or not, its rule and a PI-explanation.")
+              help="Trees: list every path: redundant or not, its rule and a "
+                   "PI-explanation.")
+@click.option("--per-rule", is_flag=True,
+              help="Decision lists and DNFs: list every rule that fires on some row, with "
+                   "its figures and its text.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="text: readable; json: the report as one object.")
+              show_default=True, help="text: readable; json: the report as one object "
+                                      "(for a decision list, with every row's analysis).")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar (one is drawn only when standard error is a terminal).")
 @cli_errors
-def redundancy(model_path: str, data: str | None, target: str | None, per_path: bool,
-               fmt: str) -> None:
-    """Report the explanation-redundancy of a decision tree's paths.
+def redundancy(model_path: str, data: str | None, target: str | None, rows: str | None,
+               per_path: bool, per_rule: bool, fmt: str, quiet: bool) -> None:
+    """Report the explanation-redundancy of a decision tree's paths, or of the rules of a
+    decision list (or DNF) on the rows of --data.
 
     A path is redundant when some of its tests can be dropped and the rest still guarantee
     the leaf's class, i.e. it is not a PI-explanation (Izza, Ignatiev & Marques-Silva, "On
@@ -53,13 +72,28 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     --per-path lists each path with its rule and, for redundant ones, one PI-explanation
     (the path's rule with the redundant tests dropped).
 
+    For a decision list (and a DNF, read as the list of its terms, each predicting its
+    second class), on every row of --data (Ignatiev & Marques-Silva, "SAT-Based Rigorous
+    Explanations for Decision Lists", SAT 2021): the rule that fires, an AXp found by
+    deletion keeping the rule's features as long as possible (inside the rule's features
+    and a minimum set of features that keeps every earlier rule false), the rule's
+    literals left out of that AXp (redundant), and the AXp's features outside the rule
+    (why no earlier rule fired). Prints the mean, median and largest share of redundant
+    literals, the share of rows whose rule is not an AXp, of rows whose rule is not even
+    sufficient (not a weak AXp: every AXp needs features of earlier rules), mean sizes,
+    and the rows the default decides (no rule to measure), with %A when labels are found.
+    --per-rule gives the figures of each rule over the rows it fires on.
+
     \b
     Examples:
       xdt redundancy model.json
       xdt redundancy model.json --data test.csv --target class
       xdt redundancy model.json --per-path --format json > redundancy.json
+      xdt redundancy rules.json --data test.csv --per-rule
     """
     from xdt.explain.models import kind_name
+    from xdt.ir.decision_list import DecisionList
+    from xdt.ir.dnf import DNF
     from xdt.ir.instances import as_frame
     from xdt.ir.tree import DecisionTree
     from xdt.metrics import redundancy_report
@@ -67,14 +101,33 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
     if target is not None and data is None:
         raise click.UsageError("--target names a column of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
+    rules = isinstance(model, DecisionList | DNF)
+    if rules and data is not None:
+        if per_path:
+            raise click.UsageError(
+                f"--per-path lists the paths of a tree, and this model is a "
+                f"{kind_name(model)}: use --per-rule")
+        _rule_redundancy(model, model_path, data, target, rows, per_rule, fmt,
+                         progress=not quiet and common.stderr_is_terminal())
+        return
     if not isinstance(model, DecisionTree):
         kind = kind_name(model)
         why = (" (each AXp lies inside a true term of the DNF, or of its complement)"
                if "DNF" in kind else "")
+        more = (f"; the redundancy of its rules is measured on rows: xdt redundancy "
+                f"{model_path} --data DATA.csv" if rules else "")
+        if isinstance(model, DecisionList):
+            raise click.UsageError(
+                f"{model_path} is a decision list: the redundancy of its rules is measured "
+                "on the rows they fire on; give them with --data DATA.csv")
         raise click.ClickException(
             f"{model_path}: path redundancy (Izza et al.) is defined for the paths of "
             f"decision trees, and this model is a {kind}; its explanations come "
-            f"from `xdt explain {model_path} --instance ...`{why}")
+            f"from `xdt explain {model_path} --instance ...`{why}{more}")
+    if per_rule or rows is not None:
+        raise click.UsageError(
+            f"{'--per-rule' if per_rule else '--rows'} is for decision lists and DNFs, and "
+            f"{model_path} is a decision tree: --per-path lists its paths")
     X = y = None
     if data is not None:
         # without --target, the model's own target column, when the file has it
@@ -106,3 +159,58 @@ def redundancy(model_path: str, data: str | None, target: str | None, per_path: 
             else:
                 click.echo(f"  path {r.path}: not redundant (a PI-explanation)")
                 click.echo(f"    rule: {rule}")
+
+
+def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
+                     target: str | None, rows: str | None, per_rule: bool, fmt: str,
+                     progress: bool) -> None:
+    """``xdt redundancy`` on a decision list or DNF: the rule-redundancy report of the rows
+    of ``data`` (:func:`xdt.metrics.rule_redundancy_report`), with the accuracy on them when
+    they carry labels."""
+    import numpy as np
+
+    from xdt.explain.models import kind_name
+    from xdt.ir.decision_list import DecisionList
+    from xdt.ir.instances import as_frame
+    from xdt.metrics import rule_redundancy_report
+    from xdt.metrics.redundancy import _labels_equal, missing_label
+    from xdt.metrics.rule_redundancy import as_decision_list
+
+    frame, label = read_labelled_csv(model, data, target)
+    positions = list(parse_rows(rows, len(frame)) if rows is not None else range(len(frame)))
+    X = as_frame(model.features, frame).iloc[positions].reset_index(drop=True)
+    validate_rows(model, X, range(len(X)))
+    report = rule_redundancy_report(model, X, progress=progress and len(X) > PROGRESS_MIN_ROWS)
+    accuracy, n_labelled = None, 0
+    if label is not None:
+        labels = frame[label].iloc[positions].tolist()
+        known = [i for i, v in enumerate(labels) if not missing_label(v)]
+        n_labelled = len(known)
+        if known:
+            predicted = np.asarray([report.rows[i].prediction for i in known], dtype=object)
+            accuracy = 100.0 * float(_labels_equal(predicted, [labels[i] for i in known]).mean())
+    dl = as_decision_list(model)
+    texts = [r.text(dl.target) for r in dl.rules()]
+    if fmt == "json":
+        out = {"model": model_path, "kind": kind_name(model), "data": data,
+               "accuracy": accuracy, **report.to_dict(per_row=True)}
+        for r in out["rules"]:
+            r["text"] = texts[r["rule"]] if r["rule"] >= 0 else f"ELSE {dl.default}"
+        for r in out["rows"]:  # positions in the CSV, not in the selection
+            r["row"] = positions[r["row"]]
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return
+    words = "" if isinstance(model, DecisionList) else " (its terms as rules, in order)"
+    click.echo(f"{model_path}: {kind_name(model)} of {describe_features(model)}, "
+               f"{dl.n_rules} rules, default {dl.default}{words}")
+    shown = f"rows {rows} of {data}" if rows is not None else data
+    click.echo(f"data                                    {shown} ({len(X)} rows)")
+    if accuracy is not None:
+        click.echo(f"accuracy                                {accuracy:.1f}% "
+                   f"({n_labelled} labelled rows)")
+    click.echo(str(report))
+    if per_rule:
+        click.echo("per rule (%red, %max: mean and largest share of redundant literals; !AXp, "
+                   "!weak: rows where the rule is not an AXp, not a weak AXp; |WNE|: mean "
+                   "why-not-earlier features):")
+        click.echo(report.rules_table(texts))

@@ -8,6 +8,10 @@
 * :mod:`xdt.metrics.redundancy` — explanation-redundancy of a tree's paths (Table 1 of
   Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees"):
   :func:`redundancy_report`, :func:`covered_share`.
+* :mod:`xdt.metrics.rule_redundancy` — explanation-redundancy of the firing rules of a decision
+  list (or DNF) row by row, as measured by xdl-tool (Ignatiev & Marques-Silva, "SAT-Based
+  Rigorous Explanations for Decision Lists", SAT 2021): redundant literals, rules that are no
+  AXp, and the "why not earlier" features: :func:`rule_redundancy_report`.
 * :mod:`xdt.metrics.interpretability` — k-AXp-interpretability (Cooper, Bousdira &
   Carbonnel, "Interpretable DNFs", IJCAI 2025): the exact :func:`certificate_complexity` and
   :func:`is_k_axp_interpretable` of any model, and for DNFs the induced-matching criterion
@@ -25,6 +29,12 @@ from xdt.metrics.interpretability import (
     term_literals,
 )
 from xdt.metrics.redundancy import RedundancyReport, covered_share, redundancy_report
+from xdt.metrics.rule_redundancy import (
+    RowRuleRedundancy,
+    RuleRedundancy,
+    RuleRedundancyReport,
+    rule_redundancy_report,
+)
 from xdt.metrics.size import (
     TreeSizes,
     depth_avg,
@@ -38,8 +48,10 @@ from xdt.metrics.size import (
 )
 
 __all__ = [
-    "RedundancyReport", "TreeSizes", "certificate_complexity", "covered_share", "depth_avg",
+    "RedundancyReport", "RowRuleRedundancy", "RuleRedundancy", "RuleRedundancyReport",
+    "TreeSizes", "certificate_complexity", "covered_share", "depth_avg",
     "depth_wc", "expl_avg", "expl_wc", "is_induced_matching", "is_k_axp_interpretable",
     "leaf_depths", "leaf_explanation_sizes", "leaf_weights", "literal_term_graph",
-    "max_induced_matching", "mim_criterion", "redundancy_report", "term_literals", "tree_sizes",
+    "max_induced_matching", "mim_criterion", "redundancy_report", "rule_redundancy_report",
+    "term_literals", "tree_sizes",
 ]
