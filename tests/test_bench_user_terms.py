@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DATASETS, require_shared
+from conftest import DATASETS, require_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 

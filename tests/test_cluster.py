@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import DATASETS, require_shared
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from tests.conftest import DATASETS, require_shared
 from xdt.cli import main
 from xdt.cluster import SupervisedClusters, f_beta
 from xdt.errors import DataError, MissingValueError, NotFittedError, ParameterError

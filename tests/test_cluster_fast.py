@@ -19,11 +19,11 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATASETS, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import xdt.cluster.supervised as cluster
-from tests.conftest import DATASETS, require_shared
 from xdt.cluster.preprocess import (
     MISSING,
     ColumnTreatment,

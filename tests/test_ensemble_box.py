@@ -141,9 +141,8 @@ def test_averaged_probabilities_tie_goes_to_the_first_class():
 
 @pytest.mark.slow
 def test_box_and_sat_engines_agree_on_real_forests_and_boosted_trees():
+    from conftest import DATASETS, require_shared
     from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
-
-    from tests.conftest import DATASETS, require_shared
     frame = pd.read_csv(require_shared(DATASETS / "compas.csv"))
     X, y = frame.iloc[:, :-1], frame.iloc[:, -1]
     for est in (RandomForestClassifier(n_estimators=30, max_depth=5, random_state=0),
@@ -209,9 +208,8 @@ def test_box_engine_on_a_model_that_is_not_an_ensemble_says_what_to_use():
 def test_deep_searches_grow_the_stack_of_boxes_and_keep_their_answers():
     """A forest over continuous features needs searches many boxes deep: with a stack of one
     box to start with (grown as needed) every entailment answer and AXp is the same."""
+    from conftest import DATASETS, require_shared
     from sklearn.ensemble import RandomForestClassifier
-
-    from tests.conftest import DATASETS, require_shared
     frame = pd.read_csv(require_shared(DATASETS / "indians-diabetes.csv"))
     X, y = frame.iloc[:, :-1], frame.iloc[:, -1]
     m = xdt.from_sklearn(RandomForestClassifier(n_estimators=20, max_depth=6,

@@ -11,8 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import DATASETS, require_shared
+from conftest import DATASETS, require_shared
 
 try:
     import nbformat

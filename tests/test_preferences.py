@@ -303,7 +303,8 @@ def test_cli_terms(tmp_path):
 def test_compas_without_race_and_sex():
     """On COMPAS (FairML), AXps that avoid race and sex are the plain AXps that avoid them,
     and each one is certified."""
-    from tests.conftest import DATASETS, require_shared
+    from conftest import DATASETS, require_shared
+
     from xdt.interop.fit import fit_tree
 
     frame = pd.read_csv(require_shared(DATASETS / "compas.csv"))
