@@ -34,6 +34,7 @@ FIGURES: dict[str, dict[str, int]] = {
     "03-serdt-vs-cart.ipynb": {"plt.subplots(": 1},
     "06-ensembles.ipynb": {"plt.subplots(": 1},
     "07-user-terms.ipynb": {"plt.subplots(": 1},
+    "08-decision-lists.ipynb": {"plt.subplots(": 1},
 }
 """Per notebook, the figures it shows: a piece of source that names the one code cell drawing
 them, and how many PNG images that cell outputs. Every other code cell outputs none."""
