@@ -211,3 +211,22 @@ def test_readme_user_terms_block_runs_and_values_match():
     assert costs == sorted(costs) and costs[0] == 7
     assert all(not {"age", "personal_status"} & set(c.features)
                for c in ex.all_cxps(x, immutable=["age", "personal_status"]))
+
+
+def test_readme_decision_list_block_runs_and_values_match():
+    from mdblocks import readme_block
+
+    scope: dict = {}
+    exec("import xdt\n" + readme_block("rule_redundancy_report(risk"), scope)  # noqa: S102
+    risk, x, xdt = scope["risk"], scope["x"], scope["xdt"]
+    # rule 3 (40 < age) fires; sport = running keeps rules 1 and 2 false
+    assert risk.firing([x]).tolist() == [3]
+    assert xdt.Explainer(risk).axp(x).rule == "IF 40 < age AND sport = running THEN risk = high"
+    report = scope["report"]
+    # 18 rows; the default decides 4 (age 18: smoker 0 running; age 30: smoker 0 running,
+    # smoker 1 none, smoker 1 running). Of the 14 rule rows, the 5 climbing rows of rule 1
+    # (all but age 18 with smoker 1, where rule 0 fires) need age or smoker to keep rule 0
+    # false, and the 3 rows of rule 3 (age 45, not none with smoker 0, not climbing) need
+    # sport to keep rule 1 false; rules 0 and 2 entail alone: 8 of 14 need why-not-earlier
+    assert (report.n_rows, report.n_rule_rows, report.n_default_rows) == (18, 14, 4)
+    assert round(report.pct_not_weak_axp, 1) == 57.1 == round(100 * 8 / 14, 1)
