@@ -258,3 +258,28 @@ def test_one_leaf_tree_has_the_empty_clause(tmp_path):
     assert [] in cnf.clauses
     with Solver(name="cadical195", bootstrap_with=cnf.clauses) as solver:
         assert solver.solve() is False  # nothing changes the prediction: {} is an AXp
+
+
+def test_a_decision_list_query_through_pysat(tmp_path):
+    """The risk list of encodings/examples: at (45, 0, running) rule 3 (40 < age) fires; its
+    AXp is {age, sport} (sport = running keeps rule 1 false; smoker = 0 already falsifies
+    rule 0 and age 45 too). Every subset: UNSAT in the file exactly when it holds age and
+    sport; each rule variable is named with its rule and class."""
+    model = xdt.load_model(Path(__file__).resolve().parent.parent / "encodings" / "examples"
+                           / "risk-list.json")
+    x = {"age": 45, "smoker": 0, "sport": "running"}
+    path = tmp_path / "risk.cnf"
+    write_dimacs(model, x, path)
+    cnf, mapping = read_back(path)
+    rules = {m["rule"]: (m["class"], m["conditions"]) for m in mapping.vars.values()
+             if m["type"] == "rule"}
+    assert rules == {0: ("high", "age <= 20 AND smoker = 1"), 1: ("mid", "sport = climbing"),
+                     2: ("low", "sport = none AND smoker = 0"), 3: ("high", "40 < age")}
+    names = model.features.names
+    with Solver(name="glucose4", bootstrap_with=cnf.clauses) as solver:
+        for bits in range(1 << len(names)):
+            subset = {names[i] for i in range(len(names)) if bits >> i & 1}
+            unsat = not solver.solve(assumptions=[mapping.selectors[f] for f in subset])
+            assert unsat is ({"age", "sport"} <= subset), subset
+            if not unsat:   # the solver's point, read from the comments alone, is not high
+                assert model.predict([mapping.decode(solver.get_model())])[0] != "high"

@@ -177,8 +177,8 @@ def test_a_malformed_lightgbm_dump_is_an_unsupported_model_error(tmp_path, edit)
 
 
 @pytest.mark.parametrize(("command", "kinds"), [
-    ("explain", "a nested k-DNF or a tree ensemble"),
-    ("encode", "a nested k-DNF or a voting tree ensemble")])
+    ("explain", "a nested k-DNF, a decision list or a tree ensemble"),
+    ("encode", "a nested k-DNF, a decision list or a voting tree ensemble")])
 def test_the_help_of_commands_that_read_ensemble_files_names_them(command, kinds):
     from click.testing import CliRunner
 

@@ -24,8 +24,8 @@ from xdt.cli.common import cli_errors, outcome, parse_instance
 def encode(model_path: str, instance: str, output: str, path_restricted: bool) -> None:
     """Write the CNF of the SAT engine's query for one instance, for any SAT solver.
 
-    The model is a decision tree, a DNF, a nested k-DNF or a voting tree ensemble
-    (--path-restricted: trees only); an ensemble of summed probabilities or margins has
+    The model is a decision tree, a DNF, a nested k-DNF, a decision list or a voting tree
+    ensemble (--path-restricted: trees only); an ensemble of summed probabilities or margins has
     no exact CNF: write its MaxSAT query with xdt.explain.dimacs.write_wcnf.
     The formula holds for the points the model classifies differently from the instance,
     with one selector variable per feature: assuming it fixes the feature to the instance's

@@ -10,10 +10,11 @@ numbering, written without starting a solver. (The engine itself keeps the model
 in one solver per class, shared by every instance, and poses the selectors' effect as
 assumptions on the cell variables; assuming selectors here asks the same.)
 
-The model is a decision tree or a DNF (nested k-DNFs included); see
+The model is a decision tree, a DNF (nested k-DNFs included) or a decision list; see
 :mod:`xdt.explain.sat` for how each is encoded — for a DNF whose instance is predicted
 ``classes[0]``, "another class" is "some term holds", with one ``c var N term p of class
-... holds`` auxiliary variable per term.
+... holds`` auxiliary variable per term; for a decision list, one ``c var N rule i of the
+decision list holds`` variable per rule.
 
 How to use the file (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees",
 Section 4: a set of feature literals entails the prediction when no point satisfying them
@@ -127,7 +128,9 @@ class CnfQuery:
         (``{"feature", "index", "threshold"}``: an ordinal feature is above the threshold),
         ``"selector"`` (``{"feature", "holds", "candidate"}``), ``"term"`` (``{"class",
         "term", "rule"}``: term number ``term`` of the model, which implies ``class``, holds;
-        for a DNF predicting its first class) or ``"aux"`` (``{"feature"}``: an auxiliary
+        for a DNF predicting its first class), ``"rule"`` (``{"class", "rule",
+        "conditions"}``: rule number ``rule`` of a decision list holds; it predicts ``class``
+        when no earlier rule holds) or ``"aux"`` (``{"feature"}``: an auxiliary
         variable of the exactly-one constraint on a feature), plus ``"text"``, the readable
         meaning.
     features : list of dict
@@ -297,6 +300,13 @@ def _meanings(model: Model, encoding: ModelEncoding, allowed: Sequence[int],
             rule = _term_rule(model, p)
             meanings[v] = {"type": "term", "class": label, "term": p, "rule": rule,
                            "text": f"term {p} holds: {rule} (class {label})"}
+        elif isinstance(obj, tuple) and obj[0] == "rule":
+            i = obj[1]
+            rule = model.rules()[i]
+            label = to_python(rule.label)
+            body = " AND ".join(str(c) for c in rule.conditions) or "TRUE"
+            meanings[v] = {"type": "rule", "class": label, "rule": i, "conditions": body,
+                           "text": f"rule {i} holds: {body} (class {label})"}
         elif isinstance(obj, tuple) and obj[0] in ENSEMBLE_VARS:
             meanings[v] = {"type": obj[0], "of": [to_python(o) for o in obj[1:]],
                            "text": encoding.describe_var(v)}
@@ -315,7 +325,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
 
     Parameters
     ----------
-    model : DecisionTree, DNF or NestedKDNF
+    model : DecisionTree, DNF, NestedKDNF or DecisionList
     x : dict, sequence or pandas Series
         The instance, read as :class:`~xdt.Explainer` reads it.
     path_restricted : bool
@@ -334,14 +344,14 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
     UnsupportedModelError
         For a model the SAT encoder does not know.
     EngineNotAvailableError
-        For ``path_restricted`` on a DNF (it has no paths).
+        For ``path_restricted`` on a model that is not a tree (it has no paths).
     InstanceError
         (and subclasses) for an instance the model cannot read.
     """
     if not isinstance(model, MODEL_TYPES):
         raise UnsupportedModelError(
-            "xdt can write the CNF of decision trees, DNFs, nested k-DNFs and voting tree "
-            f"ensembles, not of {type(model).__name__}")
+            "xdt can write the CNF of decision trees, DNFs, nested k-DNFs, decision lists and "
+            f"voting tree ensembles, not of {type(model).__name__}")
     if is_ensemble(model) and model.combine != "vote":
         raise UnsupportedModelError(
             f"a {model.combine} tree ensemble decides by float sums, which have no exact CNF "
