@@ -249,9 +249,9 @@ def test_weak_axp_read_off_the_rules():
     # the default at (30, 1, running): rule 0 is false only by age, rules 1 and 2 only by
     # sport, rule 3 only by age: a minimum hitting set is {age, sport}
     assert sorted(decision_list_weak_axp(RISK, RISK.encode([RISK_CASES[1][0]])[0])) == [0, 2]
-    # rule 3 at (50, 1, none): its feature age, then rule 1 (false by sport) and rule 2
-    # (false by smoker); rule 0 is false by age, already held
-    assert decision_list_weak_axp(RISK, RISK.encode([RISK_CASES[3][0]])[0]) == [0, 1, 2]
+    # rule 3 at (50, 1, none): rule 1 (false by sport) and rule 2 (false by smoker), then
+    # its own feature age, last (rule 0 is false by age, already held)
+    assert decision_list_weak_axp(RISK, RISK.encode([RISK_CASES[3][0]])[0]) == [1, 2, 0]
 
 
 def test_inflated_axp_and_rules():

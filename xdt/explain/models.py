@@ -250,7 +250,7 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
     if isinstance(model, DNF) and plain:
         last = _dnf_last(model, cells, prediction)
         return [f for f in range(n) if f not in set(last)] + last
-    if isinstance(model, DecisionList):
+    if isinstance(model, DecisionList):  # the firing rule's features kept longest
         last = decision_list_weak_axp(model, cells) if plain else []
         return [f for f in range(n) if f not in set(last)] + last
     allowed = [1 << c for c in cells] if allowed is None else list(allowed)
@@ -304,9 +304,10 @@ def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
 
 
 def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[int]:
-    """A weak AXp of a decision list's prediction read off its rules: the features of the
-    firing rule (in the rule's order), then a minimum set of further features that keeps
-    every earlier rule false.
+    """A weak AXp of a decision list's prediction read off its rules: a minimum set of
+    features that keeps every earlier rule false, then the features of the firing rule (in
+    the rule's order), so that a deletion order ending with it keeps the rule's features
+    longest (:func:`term_order`).
 
     Fixing the firing rule's features keeps it true; fixing, for every earlier rule, one
     feature on which the instance falsifies it keeps that rule false; so the first rule
@@ -327,7 +328,7 @@ def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[in
     Returns
     -------
     list of int
-        Feature positions: the firing rule's features, then the further ones (ascending).
+        Feature positions: the further ones (ascending), then the firing rule's features.
     """
     table = model.table
     ok, true_terms = table.at(cells)
@@ -344,4 +345,4 @@ def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[in
             escapes[p] |= 1 << f
     rest = list({e for e in escapes if not e & held})
     extra = bits(minimum_hitting_set(rest)) if rest else []
-    return own + [f for f in extra if not (held >> f) & 1]
+    return [f for f in extra if not (held >> f) & 1] + own
