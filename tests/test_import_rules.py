@@ -453,3 +453,165 @@ def test_readme_rules_block_runs_as_written():
         "ELSE class = bad")
     assert xdt.Explainer(dl).axp(X.iloc[0]).rule == \
         "IF duration < 22.5 THEN class = good"
+
+
+# --- imodels: FIGS, a sum of trees imported as a TreeEnsemble -------------------------------
+
+from imodels.tree.figs import Node as FigsNode  # noqa: E402
+
+from xdt.interop.imodels import FIGS_MAX_TREES  # noqa: E402
+from xdt.ir.ensemble import TreeEnsemble  # noqa: E402
+from xdt.ir.tree import CategoricalSplit, ThresholdSplit  # noqa: E402
+
+
+def figs_cuts(est, names) -> dict[str, list[float]]:
+    """Every threshold FIGS tests, by column name."""
+    cuts: dict[str, set[float]] = {}
+    stack = list(est.trees_)
+    while stack:
+        node = stack.pop()
+        if node.left is not None or node.right is not None:
+            cuts.setdefault(str(names[int(node.feature)]), set()).add(float(node.threshold))
+            stack += [c for c in (node.left, node.right) if c is not None]
+    return {k: sorted(v) for k, v in cuts.items()}
+
+
+@pytest.mark.parametrize("name, rules", [("compas.csv", 15), ("banknote.csv", 12),
+                                         ("iris.csv", 10)])
+def test_figs_predicts_as_imodels_on_every_row_and_at_every_threshold(name, rules):
+    X, y = table(name)
+    Xtr, ytr, Xte, _ = split(X, y)
+    est = imodels.FIGSClassifier(max_rules=rules, max_trees=4, random_state=0).fit(Xtr, ytr)
+    model = xdt.from_imodels(est, target="y")
+    assert isinstance(model, TreeEnsemble) and model.n_trees == len(est.trees_)
+    assert list(model.classes) == est.classes_.tolist()
+    assert model.combine == ("proba" if len(model.classes) == 2 else "margin")
+    for rows in (Xtr, Xte):
+        assert model.predict(rows).tolist() == est.predict(rows).tolist()
+    cuts = figs_cuts(est, list(X.columns))
+    assert cuts
+    probe = moved(X.astype(np.float64), cuts)  # x <= t on t, one float64 step either side
+    assert model.predict(probe).tolist() == est.predict(probe).tolist()
+    assert model.reference(probe.to_numpy()).tolist() == est.predict(probe).tolist()
+
+
+def test_figs_on_one_hot_german_reads_categories_and_is_explained():
+    X, y = table("german.csv", "class")
+    Xtr, ytr, Xte, _ = split(X, y)
+    enc = TabularEncoder().fit(X)
+    est = imodels.FIGSClassifier(max_rules=12, max_trees=3, random_state=0).fit(
+        enc.transform(Xtr), ytr)
+    model = xdt.from_imodels(est, encoder=enc, target="class")
+    assert model.classes == ("bad", "good")
+    for rows in (Xtr, Xte):
+        assert model.predict(rows).tolist() == est.predict(enc.transform(rows)).tolist()
+    splits = [tree.root for tree in model.trees]
+    kinds = set()
+    while splits:
+        node = splits.pop()
+        if isinstance(node, ThresholdSplit):
+            kinds.add(model.features[node.feature].kind)
+            splits += [node.left, node.right]
+        elif isinstance(node, CategoricalSplit):
+            kinds.add(model.features[node.feature].kind)
+            splits += [b.node for b in node.branches]
+    assert kinds == {"ordinal", "categorical"}  # indicator tests read back as categories
+    ex = xdt.Explainer(model)  # the box engine
+    for i in range(3):
+        axp = ex.axp(Xte.iloc[i], verify=True)
+        assert axp.prediction == est.predict(enc.transform(Xte.iloc[[i]]))[0]
+
+
+def test_figs_classifier_cv_imports_the_model_it_chose():
+    X, y = table("compas.csv")
+    cv = imodels.FIGSClassifierCV(n_rules_list=[4, 8], n_trees_list=[2], depth_list=[3],
+                                  cv=2).fit(X.iloc[:600], y.iloc[:600])
+    model = xdt.from_imodels(cv)
+    assert model.n_trees == len(cv.figs.trees_)
+    assert model.predict(X).tolist() == cv.predict(X).tolist()
+    ex = xdt.Explainer(model)
+    for i in range(3):
+        assert ex.axp(X.iloc[i], verify=True).prediction == cv.predict(X.iloc[[i]])[0]
+
+
+def hand_made_figs(trees, classes=(0, 1)) -> imodels.FIGSClassifier:
+    """A FIGSClassifier over two columns ``a``, ``b`` holding ``trees`` (FIGS nodes)."""
+    est = imodels.FIGSClassifier()
+    est.trees_ = list(trees)
+    est.classes_ = np.array(classes)
+    est._class_map = dict(enumerate(classes))
+    est.n_outputs = len(classes)
+    est.n_features_in_ = 2
+    est.feature_names_ = ["a", "b"]
+    return est
+
+
+def stump(feature: int, t: float, left, right) -> FigsNode:
+    return FigsNode(feature=feature, threshold=t, value=np.zeros(len(left)),
+                    left=FigsNode(value=np.array(left, dtype=float)),
+                    right=FigsNode(value=np.array(right, dtype=float)))
+
+
+def test_hand_made_figs_sums_in_tree_order_from_zero_and_ties_go_to_the_first_class():
+    tiny = 2.0 ** -53  # 1 + tiny rounds back to 1 (to even); 1 + 2 * tiny does not
+    # On a <= 0.5 and b <= 2 the class-1 sum is (((0 + 1) + tiny) + tiny) - 1 = 0 in tree
+    # order, a tie with class 0's 0.0 (class 0 wins); summed backwards it is 2**-52 > 0.
+    assert ((0.0 + 1.0) + tiny) + tiny - 1.0 == 0.0 < (((0.0 - 1.0) + tiny) + tiny) + 1.0
+    trees = [stump(0, 0.5, [0.0, 1.0], [0.0, 1.0]),
+             stump(0, 0.5, [0.0, tiny], [0.0, 0.25]),
+             stump(1, 2.0, [0.0, tiny], [0.0, 2 * tiny]),
+             stump(0, 0.5, [0.0, -1.0], [-0.5, -1.0])]
+    est = hand_made_figs(trees)
+    model = xdt.from_imodels(est)
+    assert model.combine == "proba" and model.divisor == 1.0 and model.n_trees == 4
+    rows = [[0.5, 0.0], [below(0.5), 0.0], [float(np.nextafter(0.5, 1)), 0.0],
+            [0.5, 2.0], [0.0, float(np.nextafter(2.0, 3))], [1.0, 2.0]]
+    expected = est.predict(np.array(rows))
+    assert expected.tolist() == [0, 0, 1, 0, 1, 1]  # x <= t goes left; the tie is class 0
+    assert model.predict(rows).tolist() == expected.tolist()
+    assert model.trees[0].root.threshold == 0.5
+    # a root that never split is one leaf: a constant added to every row
+    flat = hand_made_figs([FigsNode(feature=-2, threshold=-2.0, value=np.array([0.4, 0.6])),
+                           stump(1, 0.0, [0.2, 0.0], [-0.3, 0.0])], classes=("no", "yes"))
+    model = xdt.from_imodels(flat)
+    rows = [[0.0, 0.0], [0.0, 1.0], [5.0, -1.0]]
+    assert model.predict(rows).tolist() == flat.predict(np.array(rows)).tolist() == \
+        ["no", "yes", "no"]
+
+
+def test_hand_made_multiclass_figs_is_a_margin_ensemble():
+    trees = [stump(0, 1.0, [0.5, 0.25, 0.25], [0.125, 0.25, 0.625]),
+             stump(1, 0.0, [0.25, 0.5, -0.5], [0.25, -0.125, -0.125])]
+    est = hand_made_figs(trees, classes=("x", "y", "z"))
+    model = xdt.from_imodels(est)
+    assert model.combine == "margin" and model.base == (0.0, 0.0, 0.0)
+    rows = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, 0.0], [1.0, 0.0], [2.0, 1.0]])
+    assert model.predict(rows).tolist() == est.predict(rows).tolist() == \
+        ["x", "x", "y", "x", "z"]  # rows 0 and 3: x and y tie at 0.75, x is first
+    np.testing.assert_allclose(model.predict_proba(rows), est.predict_proba(rows))
+
+
+def test_figs_refusals_and_errors():
+    for unfitted in (imodels.FIGSClassifier(), imodels.FIGSClassifierCV()):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            xdt.from_imodels(unfitted)
+    for regressor in (imodels.FIGSRegressor(), imodels.FIGSRegressorCV()):
+        with pytest.raises(UnsupportedEstimatorError, match="is a regressor"):
+            xdt.from_imodels(regressor)
+    many = hand_made_figs([stump(0, float(i), [0.0, 0.1], [0.1, 0.0])
+                           for i in range(FIGS_MAX_TREES + 1)])
+    with pytest.raises(UnsupportedEstimatorError, match="pairwise.*max_trees=7"):
+        xdt.from_imodels(many)
+    assert xdt.from_imodels(hand_made_figs(many.trees_[:FIGS_MAX_TREES])).n_trees == 7
+    X, y = table("compas.csv")
+    X = X.iloc[:300].assign(group=np.where(X.Female.iloc[:300] == 1, "f", "m"))
+    est = imodels.FIGSClassifier(max_rules=3).fit(X, y.iloc[:300],
+                                                  categorical_features=["group"])
+    with pytest.raises(UnsupportedEstimatorError, match="categorical_features=.*TabularEncoder"):
+        xdt.from_imodels(est)
+    one = imodels.FIGSClassifier(max_rules=3).fit(X.drop(columns="group"), np.zeros(300, int))
+    with pytest.raises(UnsupportedEstimatorError, match="1 class"):
+        xdt.from_imodels(one)
+    est = imodels.FIGSClassifier(max_rules=3).fit(X.drop(columns="group"), y.iloc[:300])
+    with pytest.raises(UnsupportedEstimatorError, match="2 feature names"):
+        xdt.from_imodels(est, ["a", "b"])

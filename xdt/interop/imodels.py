@@ -1,9 +1,11 @@
-"""Import the rule lists and rule sets of imodels (the ``imodels`` package) into the IR.
+"""Import the rule lists, rule sets and tree sums of imodels (the ``imodels`` package) into
+the IR.
 
 imodels (Singh, Nasseri, Tan, Tang & Yu, "imodels: a python package for fitting interpretable
 models", JOSS 6(61), 3192, 2021) fits interpretable models behind scikit-learn's interface.
-Its binary rule lists become :class:`~xdt.ir.decision_list.DecisionList` models and its
-Bayesian rule sets :class:`~xdt.ir.dnf.DNF` models, each predicting what the learner's own
+Its binary rule lists become :class:`~xdt.ir.decision_list.DecisionList` models, its
+Bayesian rule sets :class:`~xdt.ir.dnf.DNF` models and its sums of trees (FIGS)
+:class:`~xdt.ir.ensemble.TreeEnsemble` models, each predicting what the learner's own
 ``predict`` returns on every row (checked on real data in ``tests/test_import_rules.py``):
 
 * ``GreedyRuleListClassifier`` (imodels' greedy rule list: CART stumps grown down one path,
@@ -28,6 +30,28 @@ Bayesian rule sets :class:`~xdt.ir.dnf.DNF` models, each predicting what the lea
   2017): an unordered set of rules over 0/1 columns, an item ``c`` being ``c = 1`` and
   ``c_neg`` being ``c = 0``; class 1 when some rule holds, a DNF. Its ``predict`` returns the
   class *codes* 0/1 (not ``classes_``); the imported DNF predicts ``classes_[code]``.
+* ``FIGSClassifier`` and ``FIGSClassifierCV`` (the FIGS it selected and refitted): FIGS,
+  Fast Interpretable Greedy-tree Sums (Tan, Singh, Nasseri, Agarwal & Yu, "Fast
+  interpretable greedy-tree sums", PNAS 122(7), 2025; arXiv:2201.11931), a sum of CART-like
+  trees grown together. ``fit`` one-hot encodes ``y`` into one column per class (in the
+  order of ``classes_``); every node of ``trees_`` sends ``x[feature] <= threshold`` left
+  (``x`` the float64 row of ``check_array``), and a node without children is a leaf whose
+  ``value`` holds one number per class (the mean residual it fitted). ``predict`` writes
+  each tree's leaf values into ``preds[:, :, t]`` of a zero array and takes ``numpy.sum``
+  over the trees, then ``numpy.argmax`` over the classes (the first largest sum: a tie
+  gives the earlier class); no clip, no sigmoid (those are in ``predict_proba`` only).
+  ``numpy.sum`` adds fewer than 8 numbers one after the other from 0.0, in tree order, but
+  8 or more by pairwise summation (eight running sums, then added in a tree), which no
+  chain of additions reproduces; so at most 7 trees are imported (refit with
+  ``max_trees=7``), and then the sums are exactly the IR's: per class, 0.0 plus each tree's
+  value in tree order. Several classes: ``"margin"`` with ``base`` 0.0 per class (its
+  ``predict_proba`` is the softmax, as FIGS's); two classes: the IR's binary margin is one
+  score but FIGS compares two separately rounded sums, so the ensemble is ``"proba"`` with
+  ``divisor`` 1.0 (the same sums from 0.0 in tree order and the same argmax; its
+  ``predict_proba`` is then the two sums, which FIGS's passes through a softmax). Models
+  fitted with ``categorical_features=`` (FIGS's own one-hot encoding, whose column order is
+  that of a Python set) are refused: encode with :class:`~xdt.interop.tabular.TabularEncoder`
+  and import with ``encoder=``.
 
 Refused, with the reason (:class:`~xdt.errors.UnsupportedEstimatorError`): models whose
 rules *vote* -- ``SkopeRulesClassifier`` and ``FPSkopeClassifier`` (class 1 when the
@@ -35,34 +59,45 @@ precision-weighted share of the firing rules exceeds 1/2), ``BoostedRulesClassif
 ``SlipperClassifier`` (AdaBoost: the class with the largest sum of the weights of the rules
 predicting it), ``RuleFitClassifier`` and ``FPLassoClassifier`` (a sparse linear model over
 rules and features): each predicts a threshold of a weighted sum, which is neither a decision
-list nor a DNF, and xdt refuses to change its meaning; regressors (no classes); imodels'
-trees and other models.
+list nor a DNF, and xdt refuses to change its meaning; regressors (no classes, FIGSRegressor
+included); FIGS of more than 7 trees or fitted with ``categorical_features=`` (above);
+imodels' other trees and other models.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
 from xdt.interop.rule_terms import below, satisfiable
-from xdt.interop.sklearn_tree import estimator_classes, resolve_features
+from xdt.interop.sklearn_ensembles import _reference
+from xdt.interop.sklearn_tree import class_label, column_split, estimator_classes, resolve_features
 from xdt.interop.tabular import TabularEncoder
 from xdt.ir.conditions import Condition
 from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
+from xdt.ir.ensemble import Reference, TreeEnsemble
 from xdt.ir.features import Feature
+from xdt.ir.tree import DecisionTree, Leaf, Node
 
 __all__ = ["from_imodels"]
 
 #: The imodels classifiers :func:`from_imodels` imports (and their subclasses).
 SUPPORTED = ("GreedyRuleListClassifier", "OneRClassifier", "BayesianRuleListClassifier",
-             "BayesianRuleSetClassifier")
+             "BayesianRuleSetClassifier", "FIGSClassifier", "FIGSClassifierCV")
+
+#: The most trees of a FIGS model that ``numpy.sum`` adds one after the other (see the module
+#: documentation): from 8 on it sums pairwise, which a TreeEnsemble's chain cannot reproduce.
+FIGS_MAX_TREES = 7
 
 _VOTE = ("which is neither a decision list (first rule wins) nor a DNF (some rule wins), "
          "so xdt cannot import it without changing its predictions; learn a rule list "
-         "(imodels' GreedyRuleListClassifier or BayesianRuleListClassifier) or a rule set "
+         "(imodels' GreedyRuleListClassifier or BayesianRuleListClassifier), a rule set "
          "(imodels' BayesianRuleSetClassifier, wittgenstein's RIPPER: xdt.from_wittgenstein) "
-         "instead")
+         "or a sum of trees (imodels' FIGSClassifier, imported as a tree ensemble) instead")
 
 #: Why the imodels rule models that are no rule list or rule set are refused, by class name.
 REFUSED = {
@@ -97,19 +132,21 @@ def _refusal(model) -> str:
         if cls.__name__ in REFUSED:
             return f"{type(model).__name__}: {REFUSED[cls.__name__]}"
     kind = type(model).__name__
-    if kind.endswith("Regressor"):
+    if kind.endswith(("Regressor", "RegressorCV")):
         return f"{kind} is a regressor: it predicts numbers, not classes to explain"
     return (f"from_imodels imports fitted {', '.join(SUPPORTED)} models, not {kind}"
-            + ("; imodels' trees that are scikit-learn trees import with xdt.from_sklearn"
+            + ("; imodels' trees that are scikit-learn trees import with xdt.from_sklearn, "
+               "its sums of trees (FIGSClassifier) with xdt.from_imodels"
                if "Tree" in kind else ""))
 
 
 def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
                  binary_features: Iterable[str] | None = None,
                  encoder: TabularEncoder | None = None, target: str | None = None
-                 ) -> DecisionList | DNF:
-    """A :class:`~xdt.ir.decision_list.DecisionList` (rule lists) or a
-    :class:`~xdt.ir.dnf.DNF` (rule sets) from a fitted imodels classifier.
+                 ) -> DecisionList | DNF | TreeEnsemble:
+    """A :class:`~xdt.ir.decision_list.DecisionList` (rule lists), a :class:`~xdt.ir.dnf.DNF`
+    (rule sets) or a :class:`~xdt.ir.ensemble.TreeEnsemble` (FIGS) from a fitted imodels
+    classifier.
 
     The rules are read from the fitted model as the module documentation describes; the
     imported model predicts what ``model.predict`` returns. What a rule means, per learner:
@@ -121,20 +158,25 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
       rule's posterior probability of class 1 is at least 1/2, first rule wins; else the
       null rule's class;
     * Bayesian rule set: class 1 when some rule holds (each item a column equal to 1, or
-      to 0 for ``c_neg``), else class 0: no conflicts to resolve.
+      to 0 for ``c_neg``), else class 0: no conflicts to resolve;
+    * FIGS: per class, the sum of the values of the leaves the row reaches in each tree
+      (``x <= t`` goes left), added in tree order from 0.0; the first class with the
+      largest sum.
 
     Parameters
     ----------
     model : fitted imodels classifier
         A ``GreedyRuleListClassifier``, ``OneRClassifier``, ``BayesianRuleListClassifier``
-        or ``BayesianRuleSetClassifier`` (binary: imodels fits them on two classes).
+        or ``BayesianRuleSetClassifier`` (binary: imodels fits them on two classes), or a
+        ``FIGSClassifier`` or ``FIGSClassifierCV`` (any number of classes, at most
+        :data:`FIGS_MAX_TREES` trees).
     feature_names : sequence of str, optional
         Names of the n columns the model was fitted on, in order. Defaults to the model's
         own names (those it prints its rules with: the DataFrame's columns, the
         ``feature_names`` given to ``fit``, else imodels' ``X0, X1, ...``). Not with
         ``encoder``.
     X : array-like or DataFrame, optional
-        Rows the greedy rule list or OneR was fitted on: the columns holding only 0 and 1
+        Rows the greedy rule list, OneR or FIGS was fitted on: the columns holding only 0 and 1
         become binary features (``x = 1`` rather than ``0.49999999999999994 < x``); the
         others are ordinal. The Bayesian models are over 0/1 columns: all their features are
         binary, ``X`` is not needed.
@@ -150,18 +192,23 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
 
     Returns
     -------
-    DecisionList or DNF
+    DecisionList, DNF or TreeEnsemble
         Over the n features, with classes ``model.classes_`` (integral labels as ints,
         others as text). A DecisionList for the rule lists; a DNF ``[classes_[0],
         classes_[1]]`` for the rule set. Rules that can never fire (their tests on one
-        feature exclude each other) are left out.
+        feature exclude each other) are left out. A TreeEnsemble of FIGS's trees
+        (``input_dtype="float64"``) for FIGS: ``"proba"`` with ``divisor`` 1.0 on two
+        classes, ``"margin"`` with ``base`` 0.0 per class on more (see the module
+        documentation), whose ``reference`` is FIGS's own ``predict``.
 
     Raises
     ------
     UnsupportedEstimatorError
         ``imodels`` is not installed; ``model`` is not one of the classifiers above (the
         message says why: a weighted vote of rules -- SLIPPER, boosted rules, Skope-rules,
-        RuleFit -- is neither a decision list nor a DNF); the number of feature names or
+        RuleFit -- is neither a decision list nor a DNF; a regressor, FIGSRegressor
+        included, has no classes); a FIGS of more than :data:`FIGS_MAX_TREES` trees, fitted
+        with ``categorical_features=`` or on one class; the number of feature names or
         encoder columns does not match the model; a Bayesian model's rule tests a column
         that the encoder made numeric; a rule set's column names collide with its negated
         items (``c`` and ``c_neg``).
@@ -189,7 +236,15 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
     True
     """
     imodels = _imodels()
-    if isinstance(model, imodels.GreedyRuleListClassifier):  # OneRClassifier too
+    name = type(model).__name__
+    if isinstance(model, imodels.FIGSClassifierCV):  # the FIGSClassifier it chose and refitted
+        inner = getattr(model, "figs", None)
+        fitted = inner is not None and bool(getattr(inner, "trees_", None))
+        model, kind = (inner if fitted else model), "figs"
+    elif isinstance(model, imodels.FIGSClassifier):
+        fitted = bool(getattr(model, "trees_", None))
+        kind = "figs"
+    elif isinstance(model, imodels.GreedyRuleListClassifier):  # OneRClassifier too
         fitted = isinstance(getattr(model, "rules_", None), list)
         kind = "greedy"
     elif isinstance(model, imodels.BayesianRuleListClassifier):
@@ -202,14 +257,19 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
         raise UnsupportedEstimatorError(_refusal(model))
     if not fitted:
         raise NotFittedError(
-            f"this {type(model).__name__} is not fitted (or its fit found no rule list); call "
-            "fit(X, y) before importing it")
+            f"this {name} is not fitted (or its fit found no rule list); call fit(X, y) "
+            "before importing it")
     if encoder is not None and (feature_names is not None or X is not None
                                 or binary_features is not None):
         raise ParameterError(
             "give either encoder= or feature_names=/X=/binary_features=, not both: the "
             "encoder names the features and decides their kinds")
     classes = estimator_classes(model)
+    if kind == "figs":
+        if encoder is None and feature_names is None:
+            feature_names = list(model.feature_names_)
+        return _figs(model, name, feature_names, X, binary_features, encoder, classes,
+                     target)
     if len(classes) != 2:
         raise UnsupportedEstimatorError(
             f"this {type(model).__name__} was fitted on {len(classes)} classes {classes}; "
@@ -342,3 +402,80 @@ def _bayesian_set(model, names: list, features: list[Feature], columns: list, cl
         if conds is not None and satisfiable(conds):
             terms.append(conds)
     return DNF(features, classes, terms, target=target)
+
+
+def _figs(model, name: str, feature_names, X, binary_features, encoder: TabularEncoder | None,
+          classes: list, target: str | None) -> TreeEnsemble:
+    """The TreeEnsemble of a fitted FIGSClassifier (see the module documentation)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    if getattr(model, "categorical_features_", None) is not None \
+            or hasattr(model, "_encoder"):
+        raise UnsupportedEstimatorError(
+            f"this {name} was fitted with categorical_features=: FIGS one-hot encodes those "
+            "columns itself and puts the others in the order of a Python set, which xdt "
+            "cannot read back; encode the frame with xdt's TabularEncoder, fit FIGS on "
+            "enc.transform(frame) and import it with encoder=enc")
+    n_trees = len(model.trees_)
+    if n_trees > FIGS_MAX_TREES:
+        raise UnsupportedEstimatorError(
+            f"this {name} has {n_trees} trees; FIGS's predict adds them with numpy.sum, which "
+            f"adds up to {FIGS_MAX_TREES} numbers one after the other but more by pairwise "
+            "summation, an order of rounding that a tree ensemble's sum in tree order does "
+            f"not reproduce; refit with max_trees={FIGS_MAX_TREES} (or fewer)")
+    k = int(model.n_outputs)
+    if k < 2 or len(classes) != k:
+        raise UnsupportedEstimatorError(
+            f"this {name} was fitted on {len(classes)} class(es) {classes} and sums {k} "
+            "score(s); an explanation needs at least two classes, one score each")
+    by_score = [class_label(model._class_map[i]) for i in range(k)]
+    if by_score != classes:  # pragma: no cover - FIGS orders its one-hot columns as classes_
+        raise UnsupportedEstimatorError(
+            f"this {name} sums its scores for the classes {by_score}, not in the order of "
+            f"classes_ {classes}")
+    features, columns = resolve_features(model.n_features_in_, model, feature_names, X,
+                                         binary_features, encoder)
+    trees = [DecisionTree(features, classes, _figs_root(root, features, columns, classes),
+                          target=target, input_dtype="float64") for root in model.trees_]
+    try:
+        source = {"library": "imodels", "version": version("imodels"), "estimator": name}
+    except PackageNotFoundError:  # pragma: no cover - imported, so installed
+        source = {"library": "imodels", "estimator": name}
+    if k == 2:  # two sums compared, not one margin: the IR's summed class scores
+        ensemble = TreeEnsemble(features, classes, trees, "proba", divisor=1.0,
+                                precision="float64", target=target, input_dtype="float64",
+                                source=source)
+    else:
+        ensemble = TreeEnsemble(features, classes, trees, "margin", base=(0.0,) * k,
+                                precision="float64", target=target, input_dtype="float64",
+                                source=source)
+    ensemble.reference = Reference(_reference, model, ensemble.features, encoder, classes)
+    return ensemble
+
+
+def _figs_root(root, features: list[Feature], columns: list, classes: list) -> Node:
+    """The IR tree of one FIGS tree (``imodels.tree.figs.Node`` objects): ``x <= threshold``
+    goes left; a node without children is a leaf of its ``value``, one number per class (and
+    a missing child, which ``_predict_tree`` answers with its parent's value, the same)."""
+    k = len(classes)
+
+    def leaf(node) -> Leaf:
+        row = tuple(float(v) for v in np.asarray(node.value, dtype=np.float64).reshape(-1))
+        if len(row) != k:
+            raise UnsupportedEstimatorError(
+                f"a leaf of the FIGS model holds {len(row)} values for {k} classes")
+        return Leaf(classes[int(np.argmax(row))], row)
+
+    def build(node) -> Node:
+        if node.left is None and node.right is None:
+            return leaf(node)
+        j, t = int(node.feature), float(node.threshold)
+        if not 0 <= j < len(columns) or not math.isfinite(t):
+            raise UnsupportedEstimatorError(
+                f"a node of the FIGS model tests column {j} at {t}, but the model has "
+                f"{len(columns)} columns and xdt needs a finite threshold")
+        lo = build(node.left) if node.left is not None else leaf(node)
+        hi = build(node.right) if node.right is not None else leaf(node)
+        return column_split(features, columns[j], t, lo, hi, t)
+
+    return build(root)
