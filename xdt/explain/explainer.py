@@ -67,7 +67,7 @@ from xdt.explain.models import (
     is_tree,
     kind_name,
     predict_one,
-    term_order,
+    term_weak_axp,
     tree_only,
 )
 from xdt.explain.oracle import EntailmentOracle, bits
@@ -494,7 +494,9 @@ class Explainer:
                 return [f for f in range(n) if f not in q.path.masks] + on_path
             if order == "term":
                 if "term" not in q.memo:
-                    q.memo["term"] = term_order(self.model, q.cells, q.prediction, q.allowed)
+                    last = term_weak_axp(self.model, q.cells, q.prediction, q.allowed)
+                    q.memo["term_last"] = last
+                    q.memo["term"] = [f for f in range(n) if f not in set(last)] + last
                 return list(q.memo["term"])
             raise ValueError(
                 f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
@@ -504,6 +506,32 @@ class Explainer:
                 f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
                 f"names, got {order!r}")
         return [self.model.features.index(name) for name in order]
+
+    def _weak_start(self, q: _Query, order, oracle: EntailmentOracle) -> int | None:
+        """For the SAT engine and the model's own order, the weak AXp that order ends with
+        (the instance's path, a true term, the features that keep a decision list's firing
+        rule first): deletion from it drops exactly the features that deletion from all of
+        them would (each feature before it is removable while it stays), with one SAT call
+        per feature of it instead of one per feature. ``None`` (start from every candidate)
+        otherwise, or when the oracle does not confirm that it entails."""
+        if self.engine != "sat" or (order is not None and order not in ("path", "term")):
+            return None
+        if order is None:
+            order = "path" if q.path is not None else "term"
+        if order == "path":
+            if q.path is None:
+                return None
+            last = list(q.path.features)
+        else:
+            last = q.memo.get("term_last")
+        if not last:
+            return None
+        start = 0
+        for f in last:
+            start |= 1 << f
+        if start & ~oracle.universe or start == oracle.universe:
+            return None
+        return start if oracle.entails(start) else None
 
     def _explanation(self, q: _Query, mask: int, kind: str, inflation: Inflation | None = None,
                      certify: bool = False, cost: object = None,
@@ -678,7 +706,8 @@ class Explainer:
         """
         q = self._query(x, path_restricted)
         oracle = self._axp_oracle(q, exclude)
-        mask = duality.deletion_axp(oracle, self._order(q, order))
+        seq = self._order(q, order)
+        mask = duality.deletion_axp(oracle, seq, start=self._weak_start(q, order, oracle))
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 

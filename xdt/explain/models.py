@@ -246,13 +246,23 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
     order has at most ``k`` features.
     """
     n = len(model.features)
+    last = term_weak_axp(model, cells, prediction, allowed)
+    return [f for f in range(n) if f not in set(last)] + last
+
+
+def term_weak_axp(model: Model, cells: Sequence[int], prediction: int,
+                  allowed: Sequence[int] | None = None) -> list[int]:
+    """The features :func:`term_order` puts last, in its order: a weak AXp read off the
+    model's terms (a shortest true term of the predicted class, a minimum set of features
+    falsifying every term of the other class, or for a decision list
+    :func:`decision_list_weak_axp`), or ``[]`` when the model lists no such terms (a tree
+    ensemble). Parameters as :func:`term_order`; holding the features returned to
+    ``allowed`` entails the prediction (so deletion may start from them)."""
     plain = allowed is None or all(a == 1 << c for a, c in zip(allowed, cells, strict=True))
     if isinstance(model, DNF) and plain:
-        last = _dnf_last(model, cells, prediction)
-        return [f for f in range(n) if f not in set(last)] + last
+        return _dnf_last(model, cells, prediction)
     if isinstance(model, DecisionList):  # the firing rule's features kept longest
-        last = decision_list_weak_axp(model, cells) if plain else []
-        return [f for f in range(n) if f not in set(last)] + last
+        return decision_list_weak_axp(model, cells) if plain else []
     allowed = [1 << c for c in cells] if allowed is None else list(allowed)
     last: list[int] = []
     terms = implying_terms(model, prediction)
@@ -271,9 +281,9 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
                 if m & allowed[f] == 0:
                     escape |= 1 << f
             escapes.append(escape)
-        if all(escapes):  # else the instance is not of class `prediction`
-            last = bits(minimum_hitting_set(escapes)) if escapes else []
-    return [f for f in range(n) if f not in set(last)] + last
+        if escapes and all(escapes):  # else the instance is not of class `prediction`
+            last = bits(minimum_hitting_set(escapes))
+    return last
 
 
 def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
