@@ -20,6 +20,7 @@ from xdt.errors import (
     EngineNotAvailableError,
     InvalidModelError,
     ModelFormatError,
+    ParameterError,
     UnknownNodeFeatureError,
     ValueOutsideDomainError,
 )
@@ -448,13 +449,16 @@ BAD_DOCUMENTS = [
      "unknown field(s) ['root'] in a decision-list model", True),
     ("rule-a-list", change(lambda d: d["rules"].__setitem__(0, [[], "low"])),
      InvalidModelError, 'rules[0]: a rule of a decision list is {"if": [<condition>, ...], '
-     '"then": class}, got [[], \'low\']', True),
+     '"then": class}; got [[], \'low\']', True),
     ("rule-no-then", change(lambda d: rule0(d).pop("then")), InvalidModelError,
-     "rules[0]: a rule of a decision list is", True),
+     "rules[0]: a rule of a decision list is {\"if\": [<condition>, ...], \"then\": class}; "
+     "no 'then'", True),
     ("rule-no-if", change(lambda d: rule0(d).pop("if")), InvalidModelError,
-     "rules[0]: a rule of a decision list is", True),
+     "rules[0]: a rule of a decision list is {\"if\": [<condition>, ...], \"then\": class}; "
+     "no 'if'", True),
     ("rule-extra-field", change(lambda d: rule0(d).update(weight=2)), InvalidModelError,
-     "rules[0]: a rule of a decision list is", True),
+     "rules[0]: a rule of a decision list is {\"if\": [<condition>, ...], \"then\": class}; "
+     "unknown field(s) ['weight']", True),
     ("if-not-list", change(lambda d: rule0(d).update(**{"if": {"feature": "smoker",
                                                                 "in": [1]}})),
      ModelFormatError, "rules[0].if must be a JSON list", True),
@@ -552,7 +556,8 @@ def test_schema_describes_the_decision_list_kind():
     (["IF smoker = 1 THEN high"], "low", InvalidModelError,
      "rule 0: a rule is a pair (conditions, class label), got 'IF smoker = 1 THEN high'"),
     ([(c("smoker", 1), "high")], "low", InvalidModelError,
-     "rule 0: the conditions of a rule are a list of Condition, got Condition("),
+     "rule 0: the conditions of a rule are a list of Condition (e.g. [Condition('age', "
+     "upto=30)]), got Condition("),
     ([([c("smoker", 1)], "high"), (["smoker = 1"], "mid")], "low", InvalidModelError,
      "rule 1: not a condition: 'smoker = 1'"),
     ([([c("smoker", 1), c("smoker", 0)], "high")], "low", InvalidModelError,
@@ -608,3 +613,35 @@ def test_the_path_engine_and_path_notions_refuse_a_decision_list():
         verify.brute_force(RISK, x, path_restricted=True)
     with pytest.raises(EngineNotAvailableError, match="a DecisionList has no paths"):
         verify.check_axp(RISK, x, ["sport"], path_restricted=True)
+
+
+def test_inputs_a_new_user_got_wrong_are_named():
+    # found by trying the API as a new user: each is an InvalidModelError saying what to give
+    feats = [Feature("a", "binary")]
+    with pytest.raises(InvalidModelError, match="sequence of \\(conditions, class label\\) "
+                                                "pairs"):
+        DecisionList(feats, [0, 1], None, default=0)
+    with pytest.raises(InvalidModelError, match="rule 0: the conditions of a rule are a list "
+                                                "of Condition .* got 'a=1'"):
+        DecisionList(feats, [0, 1], [("a=1", 1)], default=0)
+    with pytest.raises(InvalidModelError, match="rule set of class 'y' must be a list of "
+                                                "terms"):
+        DecisionList.from_rule_sets(feats, ["x", "y"], {"y": Condition("a", (1,))},
+                                    default="x")
+    with pytest.raises(InvalidModelError, match="rule_sets maps each class label"):
+        DecisionList.from_rule_sets(feats, ["x", "y"], [("y", [[Condition("a", (1,))]])],
+                                    default="x")
+    with pytest.raises(InvalidModelError, match="class labels 1 and '1' print alike"):
+        DecisionList(feats, [0, 1, "1"], [], default=0)
+    doc = {"format": "xdt-model/1", "kind": "decision-list",
+           "features": [{"name": "a", "kind": "binary"}], "classes": [0, 1],
+           "rules": [{"if": [], "then": 1, "weight": 2}], "default": 0}
+    with pytest.raises(InvalidModelError, match=r"rules\[0\]: .*unknown field\(s\) "
+                                                r"\['weight'\]"):
+        xdt.load_model(doc)
+    doc["rules"] = [{"if": []}]
+    with pytest.raises(InvalidModelError, match=r"rules\[0\]: .*no 'then'"):
+        xdt.load_model(doc)
+    with pytest.raises(ParameterError, match="unknown order 'bogus'"):
+        xdt.Explainer(DecisionList(feats, [0, 1], [([Condition("a", (1,))], 1)], default=0)
+                      ).axp({"a": 1}, order="bogus")

@@ -23,7 +23,7 @@ from xdt.cli.common import (
 
 
 # ---------------------------------------------------------------------- xdt crosscheck
-@main.command(short_help="Cross-check the path engine against the SAT engine on data.")
+@main.command(short_help="Cross-check the explanation engines (or a checker) on data.")
 @click.argument("model_path", metavar="MODEL.json", type=click.Path(dir_okay=False))
 @click.option("--data", "-d", required=True, metavar="DATA.csv",
               type=click.Path(dir_okay=False),
@@ -48,18 +48,19 @@ from xdt.cli.common import (
 def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
                path_restricted: bool, no_enumerate: bool, solver: str,
                time_limit: float | None, fmt: str, quiet: bool) -> None:
-    """Check that the two explanation engines agree on every row of a CSV file.
+    """Check a model's explanations on every row of a CSV file, by two independent means.
 
-    Runs the path engine (the polynomial path-walker) and the SAT engine (PySAT) on each
-    row and checks that each engine's AXp is an AXp for the other, each one's CXp a CXp for
-    the other, that they find the same sets of all AXps and all CXps, and agree on whether
-    the row's path is redundant. Prints the agreements per check, the time per row of each
-    engine, and every disagreement with both answers and a counterexample point checked
+    For a decision tree, runs the path engine (the polynomial path-walker) and the SAT engine
+    (PySAT) on each row and checks that each engine's AXp is an AXp for the other, each one's
+    CXp a CXp for the other, that they find the same sets of all AXps and all CXps, and agree on
+    whether the row's path is redundant. Prints the agreements per check, the time per row of
+    each engine, and every disagreement with both answers and a counterexample point checked
     with the model's own prediction. Row numbers are 0-based positions in the CSV.
 
     A DNF, nested k-DNF or decision list has no path engine: its SAT engine's AXp and CXp
-    are checked on a CNF of the model's own (one-hot cells, a variable per term, another
-    solver) and, when the cell space is small, all AXps and CXps against brute force.
+    are checked on a CNF of the checks' own (one-hot cells, a variable per term or rule,
+    another solver) and, when the cell space is small, all AXps and CXps against brute
+    force (e.g. xdt crosscheck rules.json --data test.csv).
 
     A tree ensemble has no path engine: its SAT engine is checked against brute force over
     the cell space when that is small, else against points sampled around each AXp and

@@ -33,7 +33,8 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     a weak AXp (fixing S alone entails the prediction) exactly when the formula plus the
     unit clauses of S's selectors is UNSAT; when SAT, the model is a counterexample point.
     Comment lines name every variable (feature = value, x > threshold, selector of F, term
-    p holds, auxiliary) and list the selectors as JSON (`c selectors {...}`).
+    p holds, rule i of a decision list holds, auxiliary) and list the selectors as JSON
+    (`c selectors {...}`).
 
     \b
     Examples:

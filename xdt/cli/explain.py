@@ -262,7 +262,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
 @click.option("--distribution", "distribution_kind", type=click.Choice(["product",
                                                                          "empirical"]),
               help="With --delta: product (default): the features independent, each as in "
-                   "--data (decision trees); empirical: the rows of --data (any model).")
+                   "--data (decision trees only); empirical: the rows of --data (any model: "
+                   "DNFs, decision lists and ensembles need it).")
 @click.option("--coverage", is_flag=True,
               help="With --data: print the share of the feature space (product of the "
                    "data's marginals) and of the data's rows that each AXp covers.")

@@ -63,13 +63,13 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
 
     For each selected row of DATA.csv: the prediction, one AXp (a minimal set of feature
     values that alone guarantee it) and its CXps (minimal sets of features whose change
-    can change it), each with a certificate re-checked against the model's own predict.
-    The page shows the model (kind, size, classes, features); for a decision tree the tree
-    drawn as SVG, with the selected row's path, AXp and CXps highlighted (a DNF or a tree
-    ensemble is summarised in text); the explanation-redundancy of the tree's paths; the
-    formal feature importance (in how many rows' AXps each feature is); and a table of the
-    rows that sorts (click a header), filters (the text box) and shows a row in the
-    picture (click it). The file needs no network: style and script are inline, and it
+    can change it), each with a certificate re-checked against the model's own predict. The page
+    shows the model (kind, size, classes, features); for a decision tree the tree drawn as SVG,
+    with the selected row's path, AXp and CXps highlighted (a DNF's terms, a decision list's
+    rules in order, a tree ensemble's sizes are listed as text); the explanation-redundancy of
+    the tree's paths; the formal feature importance (in how many rows' AXps each feature is);
+    and a table of the rows that sorts (click a header), filters (the text box) and shows a row
+    in the picture (click it). The file needs no network: style and script are inline, and it
     can be opened and sent on as it is.
 
     At most --max-rows rows are explained, the first of the selection (--rows), so that a

@@ -498,11 +498,11 @@ class Explainer:
                     q.memo["term_last"] = last
                     q.memo["term"] = [f for f in range(n) if f not in set(last)] + last
                 return list(q.memo["term"])
-            raise ValueError(
+            raise ParameterError(
                 f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
                 "sequence of feature names")
         if not isinstance(order, Iterable):
-            raise ValueError(
+            raise ParameterError(
                 f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
                 f"names, got {order!r}")
         return [self.model.features.index(name) for name in order]

@@ -143,6 +143,10 @@ class DecisionList(ConditionModel):
         index = {c: i for i, c in enumerate(self.classes)}
         terms: list[tuple[Condition, ...]] = []
         labels: list[int] = []
+        if isinstance(rules, str | bytes | Mapping) or not isinstance(rules, Iterable):
+            raise InvalidModelError(
+                f"the rules of a decision list are a sequence of (conditions, class label) "
+                f"pairs, in order, got {rules!r}")
         for p, rule in enumerate(rules):
             if isinstance(rule, ListRule):
                 conditions, label = rule.conditions, rule.label
@@ -151,10 +155,11 @@ class DecisionList(ConditionModel):
             else:
                 raise InvalidModelError(
                     f"a rule is a pair (conditions, class label), got {rule!r}", f"rule {p}")
-            if isinstance(conditions, Condition) or not isinstance(conditions, Sequence):
+            if isinstance(conditions, Condition | str | bytes) \
+                    or not isinstance(conditions, Sequence):
                 raise InvalidModelError(
-                    f"the conditions of a rule are a list of Condition, got {conditions!r}",
-                    f"rule {p}")
+                    f"the conditions of a rule are a list of Condition (e.g. "
+                    f"[Condition('age', upto=30)]), got {conditions!r}", f"rule {p}")
             labels.append(self._class_index(index, label, f"rule {p}"))
             terms.append(tuple(conditions))
         self.default_class = self._class_index(index, default, "default")
@@ -208,6 +213,16 @@ class DecisionList(ConditionModel):
         Section 4) learns the classes in order of increasing frequency, each against the
         rest, and classifies by the first class one of whose rules fires: exactly this list.
         """
+        if not isinstance(rule_sets, Mapping):
+            raise InvalidModelError(
+                f"rule_sets maps each class label to its terms (a list of lists of "
+                f"Condition), got {type(rule_sets).__name__}")
+        for label, terms in rule_sets.items():
+            if isinstance(terms, Condition | str | bytes) or not isinstance(terms, Sequence) \
+                    or any(isinstance(t, Condition) for t in terms):
+                raise InvalidModelError(
+                    f"the rule set of class {label!r} must be a list of terms, each a list of "
+                    f"Condition (e.g. [[Condition('a', (1,))]]), got {terms!r}")
         order = list(rule_sets) if order is None else list(order)
         if sorted(map(repr, order)) != sorted(map(repr, rule_sets)) \
                 or len(set(map(repr, order))) != len(order):

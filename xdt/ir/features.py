@@ -166,3 +166,10 @@ def check_classes(classes: tuple) -> None:
         if c in seen:
             raise InvalidModelError(f"class label {c!r} is listed twice in 'classes'")
         seen[c] = True
+    shown: dict[str, object] = {}
+    for c in classes:
+        if str(c) in shown:
+            raise InvalidModelError(
+                f"class labels {shown[str(c)]!r} and {c!r} print alike, so rules and "
+                "explanations could not tell them apart; rename one")
+        shown[str(c)] = c

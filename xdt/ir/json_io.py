@@ -382,9 +382,13 @@ def _list(value, where: str) -> list:
 
 def _rule_from_dict(d, where: str) -> tuple[list[Condition], object]:
     if not isinstance(d, Mapping) or set(d) != {"if", "then"}:
+        extra = sorted(set(d) - {"if", "then"}) if isinstance(d, Mapping) else []
+        missing = sorted({"if", "then"} - set(d)) if isinstance(d, Mapping) else []
+        why = (f"unknown field(s) {extra}" if extra else
+               f"no {' or '.join(map(repr, missing))}" if missing else f"got {d!r}")
         raise InvalidModelError(
-            f"a rule of a decision list is {{\"if\": [<condition>, ...], \"then\": class}}, "
-            f"got {d!r}", where)
+            f"a rule of a decision list is {{\"if\": [<condition>, ...], \"then\": class}}; "
+            f"{why}", where)
     return ([_condition_from_dict(c, f"{where}.if[{q}]")
              for q, c in enumerate(_list(d["if"], f"{where}.if"))], d["then"])
 
