@@ -167,7 +167,10 @@ def predict_cells(model: Model, cells: Sequence[Sequence[int]] | np.ndarray) -> 
 
 
 def predict_one(model: Model, cells: Sequence[int]) -> int:
-    """Class index of one point given by its cells."""
+    """Class index of one point given by its cells (for a decision list, from its term
+    table's answer at that point, which the deletion order then reuses)."""
+    if isinstance(model, DecisionList):
+        return model.predict_point(cells)
     return int(predict_cells(model, [cells])[0])
 
 

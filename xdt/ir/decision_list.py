@@ -253,6 +253,16 @@ class DecisionList(ConditionModel):
         :meth:`predict`), ``-1`` where none does; shape (n,), int64."""
         return self.firing_cells(self.encode(X))
 
+    def predict_point(self, cells) -> int:
+        """Class index of one point given by its cells (a sequence of F ints): the term
+        table's answer at that point (:meth:`~xdt.ir.term_table.TermTable.at`, kept for the
+        next question about the same point)."""
+        terms = self.table.at(cells)[1]
+        fired = int(terms.argmax()) if len(terms) else 0
+        if len(terms) and terms[fired]:
+            return int(self.rule_class[fired])
+        return self.default_class
+
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index per row of ``cells`` (shape (n, F)); shape (n,), int64."""
         first = self.firing_cells(cells)
