@@ -615,3 +615,226 @@ def test_figs_refusals_and_errors():
     est = imodels.FIGSClassifier(max_rules=3).fit(X.drop(columns="group"), y.iloc[:300])
     with pytest.raises(UnsupportedEstimatorError, match="2 feature names"):
         xdt.from_imodels(est, ["a", "b"])
+
+
+# --- X must match the model: its columns, and the learner's own predict on its rows ----------
+# (review findings: an X in another column order imported a wrong model; fit returns None;
+# boolean class labels)
+
+from xdt.errors import InvalidModelError  # noqa: E402
+from xdt.interop.rule_terms import check_same_predictions  # noqa: E402
+
+
+def test_docstring_examples_of_both_importers_run_as_written():
+    import doctest
+
+    from xdt.interop import imodels as imodels_module
+    from xdt.interop import wittgenstein as witt_module
+
+    for module, fn in ((imodels_module, xdt.from_imodels), (witt_module, xdt.from_wittgenstein)):
+        doc = fn.__doc__.replace("# doctest: +SKIP", "")  # run what the docs skip
+        test = doctest.DocTestParser().get_doctest(doc, dict(module.__dict__), fn.__name__,
+                                                  None, 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runner.run(test, out=lambda _: None)
+        assert runner.summarize(verbose=False) == (0, len(test.examples)), fn.__name__
+
+
+def test_wittgenstein_none_says_fit_returns_none():
+    with pytest.raises(UnsupportedEstimatorError,
+                       match="got None: wittgenstein's fit returns None; pass the fitted "
+                             "RIPPER/IREP object itself"):
+        xdt.from_wittgenstein(None)
+
+
+def compas_greedy(rows: int = 1500):
+    X, y = table("compas.csv")
+    X, y = X.iloc[:rows], y.iloc[:rows]
+    return X, y, imodels.GreedyRuleListClassifier(max_depth=4).fit(X, y)
+
+
+def test_imodels_x_must_have_the_model_columns():
+    """The reviewer's case: columns reversed, as an array, made Number_of_Priors binary."""
+    X, _, est = compas_greedy()
+    reversed_ = X[X.columns[::-1]]
+    with pytest.raises(DataError, match="fitted on a DataFrame.*pass X as a DataFrame"):
+        xdt.from_imodels(est, X=reversed_.to_numpy())
+    dl = xdt.from_imodels(est, X=reversed_)  # by name: the same model as with X
+    same = xdt.from_imodels(est, X=X)
+    assert str(dl) == str(same) and dl.features == same.features
+    assert dl.features["Number_of_Priors"].kind == "ordinal"
+    with pytest.raises(DataError, match=r"lacks \['Asian'.*'Misdemeanor'\]"):
+        xdt.from_imodels(est, X=X.iloc[:, :5])
+    with pytest.raises(DataError, match=r"has \['extra'\] besides"):
+        xdt.from_imodels(est, X=X.assign(extra=1))
+    with pytest.raises(DataError, match=r"lacks \['Number_of_Priors'.*has \['NUMBER_OF"):
+        xdt.from_imodels(est, X=X.rename(columns=str.upper))
+    with pytest.raises(DataError, match="no rows"):
+        xdt.from_imodels(est, X=X.iloc[:0])
+    # fitted on an array, the learner reads by position: an array in another order shows
+    # itself where a 0/1 column is tested at a cutoff that does not separate 0 from 1
+    # (on every compas row, as the reviewer: Number_of_Priors is cut at 1.5)
+    A, y = (frame.to_numpy() for frame in table("compas.csv"))
+    on_array = imodels.GreedyRuleListClassifier(max_depth=4).fit(A, y)
+    assert xdt.from_imodels(on_array, X=A).predict(A).tolist() == on_array.predict(A).tolist()
+    with pytest.raises(UnsupportedEstimatorError, match="'X0' at x >= 1.5, which does not "
+                                                        "separate 0 from 1"):
+        xdt.from_imodels(on_array, X=A[:, ::-1])
+    with pytest.raises(DataError, match=r"lacks \['X0'.*array"):  # imodels' own names
+        xdt.from_imodels(on_array, X=X)
+
+
+class _Flipped(imodels.GreedyRuleListClassifier):
+    """A greedy rule list whose predict disagrees with its rules on row 7, and counts its
+    calls: as if imodels' predict read its rules otherwise than xdt."""
+
+    calls = 0
+
+    def predict(self, X):
+        type(self).calls += 1
+        out = super().predict(X)
+        out[7] = 1 - out[7]
+        return out
+
+
+def test_imodels_import_is_checked_against_predict_once_each_side(monkeypatch):
+    X, y, _ = compas_greedy()
+    est = _Flipped(max_depth=4).fit(X, y)
+    ours = []
+    original = DecisionList.predict
+    monkeypatch.setattr(DecisionList, "predict",
+                        lambda self, rows: ours.append(len(rows)) or original(self, rows))
+    _Flipped.calls = 0
+    X = X.set_axis(range(100, 100 + len(X)))
+    with pytest.raises(DataError, match=r"row 7 of X \(index 107\).*1 of 1500 rows differ.*"
+                                        r"pass the rows"):
+        xdt.from_imodels(est, X=X)
+    assert _Flipped.calls == 1 and ours == [len(X)]  # one vectorised predict each side
+    enc = TabularEncoder().fit(X)
+    flipped = _Flipped(max_depth=3).fit(enc.transform(X), y)
+    with pytest.raises(DataError, match="row 7 of X"):
+        xdt.from_imodels(flipped, encoder=enc, X=X)
+
+
+def test_imodels_encoder_with_x_is_checked_and_must_be_a_frame():
+    X, y = table("german.csv", "class")
+    X, y = X.iloc[:400], y.iloc[:400]
+    enc = TabularEncoder().fit(X)
+    est = imodels.GreedyRuleListClassifier(max_depth=3).fit(enc.transform(X), y)
+    dl = xdt.from_imodels(est, encoder=enc, X=X)
+    assert str(dl) == str(xdt.from_imodels(est, encoder=enc))
+    with pytest.raises(DataError, match="with encoder=, X must be a DataFrame"):
+        xdt.from_imodels(est, encoder=enc, X=enc.transform(X))
+    with pytest.raises(DataError, match="encoder.transform refuses X"):
+        xdt.from_imodels(est, encoder=enc, X=X.drop(columns="duration"))
+    on_frame = imodels.GreedyRuleListClassifier(max_depth=3).fit(
+        pd.DataFrame(enc.transform(X), columns=enc.encoded_names_), y)  # reads by name
+    assert xdt.from_imodels(on_frame, encoder=enc, X=X).n_rules == on_frame.complexity_ - 1
+
+
+def test_imodels_bayesian_and_figs_check_x_too():
+    Xtr, ytr, _, _ = bin_compas(rows=600, columns=8)
+    brs = imodels.BayesianRuleSetClassifier(n_rules=20, maxlen=2, num_iterations=50,
+                                            num_chains=1, random_state=0).fit(Xtr, ytr)
+    assert xdt.from_imodels(brs, X=Xtr[Xtr.columns[::-1]]).conditions == \
+        xdt.from_imodels(brs).conditions
+    with pytest.raises(DataError, match="fitted on a DataFrame"):
+        xdt.from_imodels(brs, X=Xtr.to_numpy())
+    with pytest.raises(DataError, match="X does not fit the imported model"):
+        xdt.from_imodels(brs, X=Xtr.assign(**{Xtr.columns[0]: 2}))  # 0/1 columns only
+    X, y = table("compas.csv")
+    figs = imodels.FIGSClassifier(max_rules=6, max_trees=2, random_state=0).fit(
+        X.iloc[:800], y.iloc[:800])
+    model = xdt.from_imodels(figs, X=X[X.columns[::-1]])
+    assert model.predict(X).tolist() == figs.predict(X).tolist()
+    with pytest.raises(DataError, match="fitted on a DataFrame"):
+        xdt.from_imodels(figs, X=X.to_numpy())
+
+
+def test_check_same_predictions_names_the_first_differing_row():
+    dl = xdt.from_imodels(compas_greedy(300)[2])
+    X = table("compas.csv")[0].iloc[:20]
+    theirs = dl.predict(X).tolist()
+    check_same_predictions(dl, X, lambda: theirs, "learner", X.index, "advice")
+    theirs[4] = 1 - theirs[4]
+    theirs[9] = 1 - theirs[9]
+    with pytest.raises(DataError, match=r"on row 4 of X the imported model predicts .* "
+                                        r"\(2 of 20 rows differ\); advice"):
+        check_same_predictions(dl, X, lambda: theirs, "learner", X.index, "advice")
+    with pytest.raises(DataError, match="learner's own predict refuses X"):
+        check_same_predictions(dl, X, lambda: int("x"), "learner", None, "advice")
+
+
+def banknote_ripper():
+    X, y = table("banknote.csv")
+    X, y = X.iloc[::3].reset_index(drop=True), y.iloc[::3].reset_index(drop=True)
+    return X, y, witt_fit(lw.RIPPER, X, y, 1)
+
+
+def test_wittgenstein_x_must_have_the_model_columns_even_when_all_are_binned():
+    X, _, model = banknote_ripper()
+    assert set(model.bin_transformer_.bins_) == set(X.columns)  # every column binned
+    with pytest.raises(DataError, match=r"no column\(s\) \['curtosis', 'entropy'\]"):
+        xdt.from_wittgenstein(model, X.iloc[:, :2])
+    with pytest.raises(DataError, match=r"no column\(s\) \['variance'.*\['VARIANCE'"):
+        xdt.from_wittgenstein(model, X.rename(columns=str.upper))
+    with pytest.raises(DataError, match=r"\['extra'\] besides"):
+        xdt.from_wittgenstein(model, X.assign(extra=0))
+    with pytest.raises(DataError, match="fitted on a DataFrame.*pass X as a DataFrame"):
+        xdt.from_wittgenstein(model, X.to_numpy())
+    with pytest.raises(DataError, match="no rows"):
+        xdt.from_wittgenstein(model, X.iloc[:0])
+    with pytest.raises(DataError, match="X does not fit the imported model"):
+        xdt.from_wittgenstein(model, X.astype(object).assign(variance="high"))
+    dnf = xdt.from_wittgenstein(model, X[X.columns[::-1]])  # by name, in any order
+    assert dnf.conditions == xdt.from_wittgenstein(model).conditions
+    # the label column wittgenstein's own predict drops is accepted, as in fit(df, class_feat=)
+    framed = lw.IREP(random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        framed.fit(X.assign(label=model.predict(X)), class_feat="label", pos_class=True)
+    assert xdt.from_wittgenstein(framed, X.assign(label=0)).classes == (0, 1)
+
+
+def test_wittgenstein_import_is_checked_against_predict_on_a_reset_index():
+    X, y = table("german.csv", "class")
+    X, y = X.iloc[:300], y.iloc[:300]
+    model = witt_fit(lw.IREP, X, y, "bad")
+    repeated = X.set_axis([0] * len(X))  # wittgenstein marks covered rows by index label
+    dnf = xdt.from_wittgenstein(model, repeated)
+    assert dnf.predict(X).tolist() == witt_labels(model, dnf, X)
+    calls = []
+    truth = model.predict
+
+    def flipped(rows):
+        calls.append(len(rows))
+        out = list(truth(rows))
+        out[3] = not out[3]
+        return out
+
+    model.predict = flipped
+    with pytest.raises(DataError, match=r"row 3 of X \(index 0\).*1 of 300 rows differ"):
+        xdt.from_wittgenstein(model, repeated)
+    assert calls == [300]  # one predict
+    del model.predict
+    gaps = X.astype({"job": object})
+    gaps.loc[5, "job"] = None  # the DNF refuses rows with a missing value: left out
+    assert xdt.from_wittgenstein(model, gaps).classes == ("not bad", "bad")
+
+
+def test_wittgenstein_classes_are_not_booleans():
+    X, y, model = banknote_ripper()
+    for labels in ([False, True], [np.False_, np.True_], [0, True]):
+        with pytest.raises(ParameterError, match="not booleans"):
+            xdt.from_wittgenstein(model, X, classes=labels)
+    with pytest.raises(InvalidModelError, match="print alike"):
+        xdt.from_wittgenstein(model, X, classes=[1, "1"])
+    # wittgenstein's own pos_class a boolean: the labels are the target's values as 0/1
+    for pos, labels in ((True, (0, 1)), (False, (1, 0))):
+        target = y == (1 if pos else 0)
+        flag = witt_fit(lw.RIPPER, X, target, pos)
+        dnf = xdt.from_wittgenstein(flag, X)
+        assert dnf.classes == labels
+        assert dnf.predict(X).tolist() == witt_labels(flag, dnf, X)

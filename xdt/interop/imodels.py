@@ -6,7 +6,9 @@ models", JOSS 6(61), 3192, 2021) fits interpretable models behind scikit-learn's
 Its binary rule lists become :class:`~xdt.ir.decision_list.DecisionList` models, its
 Bayesian rule sets :class:`~xdt.ir.dnf.DNF` models and its sums of trees (FIGS)
 :class:`~xdt.ir.ensemble.TreeEnsemble` models, each predicting what the learner's own
-``predict`` returns on every row (checked on real data in ``tests/test_import_rules.py``):
+``predict`` returns on every row (checked on real data in ``tests/test_import_rules.py``,
+and at import on the rows ``X`` given, where a difference is a
+:class:`~xdt.errors.DataError`):
 
 * ``GreedyRuleListClassifier`` (imodels' greedy rule list: CART stumps grown down one path,
   the branch with more of class 1 kept as a rule, the other split further). Its ``rules_``
@@ -71,11 +73,17 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
-from xdt.interop.rule_terms import below, satisfiable
+from xdt.errors import (
+    DataError,
+    InstanceError,
+    NotFittedError,
+    ParameterError,
+    UnsupportedEstimatorError,
+)
+from xdt.interop.rule_terms import below, check_same_predictions, satisfiable
 from xdt.interop.sklearn_ensembles import _reference
 from xdt.interop.sklearn_tree import class_label, column_split, estimator_classes, resolve_features
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop.tabular import TabularEncoder, fitted_encoder
 from xdt.ir.conditions import Condition
 from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
@@ -179,14 +187,20 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
         Rows the greedy rule list, OneR or FIGS was fitted on: the columns holding only 0 and 1
         become binary features (``x = 1`` rather than ``0.49999999999999994 < x``); the
         others are ordinal. The Bayesian models are over 0/1 columns: all their features are
-        binary, ``X`` is not needed.
+        binary, ``X`` is not needed. A DataFrame must have exactly the model's columns (the
+        feature names), read by name in any order; an array is read by position, and is
+        refused for a model fitted on a DataFrame (``feature_names_in_``: it reads its
+        columns by name, and an array shows no names). With ``encoder``, the frame's rows
+        (the learner's input is ``encoder.transform(X)``). The imported model is checked
+        against ``model.predict`` on every row of ``X`` (in the learner's input format):
+        one predict each side.
     binary_features : iterable of str, optional
         Names of columns to import as binary (0/1) features, with or instead of ``X``.
     encoder : TabularEncoder, optional
         When the model was fitted on ``encoder.transform(frame)``: the features are
         ``encoder.features_``, a test on a one-hot indicator becomes a categorical
         condition (``colour = red``, or ``colour in {blue, green}``), and the model predicts
-        on ``frame`` itself. Not with ``feature_names``, ``X`` or ``binary_features``.
+        on ``frame`` itself. Not with ``feature_names`` or ``binary_features``.
     target : str, optional
         Name of the predicted attribute, for readable rules.
 
@@ -210,17 +224,24 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
         included, has no classes); a FIGS of more than :data:`FIGS_MAX_TREES` trees, fitted
         with ``categorical_features=`` or on one class; the number of feature names or
         encoder columns does not match the model; a Bayesian model's rule tests a column
-        that the encoder made numeric; a rule set's column names collide with its negated
-        items (``c`` and ``c_neg``).
+        that the encoder made numeric; a rule list tests a binary column (or a one-hot
+        indicator) at a cutoff that does not separate 0 from 1, so it was fitted on other
+        values of that column (e.g. ``X``'s columns in another order); a rule set's column
+        names collide with its negated items (``c`` and ``c_neg``).
     NotFittedError
         The model is not fitted (or its fit found no rule list); ``encoder`` is not fitted.
     ParameterError
-        ``encoder`` together with ``feature_names``, ``X`` or ``binary_features``; ``encoder``
+        ``encoder`` together with ``feature_names`` or ``binary_features``; ``encoder``
         not a ``TabularEncoder``.
     UnknownFeatureError
         ``binary_features`` names a column the model does not have.
     DataError
-        ``X`` has no rows or another number of columns than the model.
+        ``X`` has no rows; a DataFrame lacks a column of the model or has others (the
+        message names them); an array has another number of columns than the model, or the
+        model was fitted on a DataFrame; with ``encoder``, ``X`` is not a DataFrame the
+        encoder transforms; or ``X`` does not match the model: the imported model and
+        ``model.predict`` differ on one of its rows (the message names the first), or either
+        refuses one.
 
     Examples
     --------
@@ -232,7 +253,7 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
     >>> print(dl)                                              # doctest: +SKIP
     IF smoker = 1 THEN class = 1
     ELSE class = 0
-    >>> (dl.predict(X) == est.predict(X)).all()                # doctest: +SKIP
+    >>> bool((dl.predict(X) == est.predict(X)).all())          # doctest: +SKIP
     True
     """
     imodels = _imodels()
@@ -259,22 +280,14 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
         raise NotFittedError(
             f"this {name} is not fitted (or its fit found no rule list); call fit(X, y) "
             "before importing it")
-    if encoder is not None and (feature_names is not None or X is not None
-                                or binary_features is not None):
+    if encoder is not None and (feature_names is not None or binary_features is not None):
         raise ParameterError(
-            "give either encoder= or feature_names=/X=/binary_features=, not both: the "
+            "give either encoder= or feature_names=/binary_features=, not both: the "
             "encoder names the features and decides their kinds")
     classes = estimator_classes(model)
     if kind == "figs":
-        if encoder is None and feature_names is None:
-            feature_names = list(model.feature_names_)
-        return _figs(model, name, feature_names, X, binary_features, encoder, classes,
-                     target)
-    if len(classes) != 2:
-        raise UnsupportedEstimatorError(
-            f"this {type(model).__name__} was fitted on {len(classes)} classes {classes}; "
-            "imodels' rule lists and rule sets are binary")
-    if kind == "greedy":
+        own = list(model.feature_names_)
+    elif kind == "greedy":
         own = list(model.feature_names_)
     elif kind == "brl":
         own = list(model.feature_names)
@@ -282,15 +295,122 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
         own = list(model.attr_names_orig)
     if encoder is None:
         feature_names = own if feature_names is None else feature_names
-        if kind != "greedy":  # fitted on 0/1 columns
+        names = [str(n) for n in feature_names]
+        if len(names) != model.n_features_in_:
+            raise UnsupportedEstimatorError(
+                f"{len(names)} feature names for an estimator fitted on "
+                f"{model.n_features_in_} features")
+        check = _plain_rows(model, name, names, X) if X is not None else None
+        X = check[0] if check is not None else None  # X's columns in the model's order
+    else:
+        check = _encoded_rows(model, name, encoder, X) if X is not None else None
+        X = None  # the encoder decides the kinds
+    if kind == "figs":
+        imported = _figs(model, name, feature_names, X, binary_features, encoder, classes,
+                         target)
+    else:
+        if len(classes) != 2:
+            raise UnsupportedEstimatorError(
+                f"this {type(model).__name__} was fitted on {len(classes)} classes {classes}; "
+                "imodels' rule lists and rule sets are binary")
+        if encoder is None and kind != "greedy":  # fitted on 0/1 columns
             binary_features, X = [str(n) for n in feature_names], None
-    features, columns = resolve_features(model.n_features_in_, model, feature_names, X,
-                                         binary_features, encoder)
-    if kind == "greedy":
-        return _greedy_list(model, features, columns, classes, target)
-    if kind == "brl":
-        return _bayesian_list(model, features, columns, classes, target)
-    return _bayesian_set(model, own, features, columns, classes, target)
+        features, columns = resolve_features(model.n_features_in_, model, feature_names, X,
+                                             binary_features, encoder)
+        if kind == "greedy":
+            imported = _greedy_list(model, features, columns, classes, target)
+        elif kind == "brl":
+            imported = _bayesian_list(model, features, columns, classes, target)
+        else:
+            imported = _bayesian_set(model, own, features, columns, classes, target)
+    if check is not None:
+        ours, theirs, index, advice = check
+        if kind == "brs":  # its predict returns the class codes 0/1, not classes_
+            def learner_predict():
+                return [classes[int(c)] for c in model.predict(theirs)]
+        else:
+            def learner_predict():
+                return [class_label(c) for c in model.predict(theirs)]
+        check_same_predictions(imported, ours, learner_predict, name, index, advice)
+    return imported
+
+
+def _plain_rows(model, name: str, names: list[str], X) -> tuple:
+    """``(rows for the imported model, the same rows in the learner's input format, their
+    index, advice)`` from the ``X`` given to :func:`from_imodels` without an encoder.
+
+    A DataFrame must have exactly the columns ``names`` (in any order: they are read by
+    name). An array is read by position, so it is refused when the learner was fitted on a
+    DataFrame (``feature_names_in_``): it reads its columns by name, and nothing would show
+    that the array's columns are those, in that order.
+    """
+    import pandas as pd
+
+    fitted_on = getattr(model, "feature_names_in_", None)
+    if isinstance(X, pd.DataFrame):
+        by_name = {str(c): c for c in X.columns}
+        missing = [n for n in names if n not in by_name]
+        extra = [c for c in X.columns if str(c) not in names]
+        if missing or extra:
+            wrong = "; ".join(([f"it lacks {missing}"] if missing else [])
+                              + ([f"it has {extra} besides"] if extra else []))
+            raise DataError(
+                f"X must have exactly the columns of the {name} ({', '.join(names)}), in any "
+                f"order: {wrong}; select or rename X's columns"
+                + (" (or pass the rows as an array, their columns in the model's order)"
+                   if fitted_on is None else ""))
+        frame = X[[by_name[n] for n in names]].set_axis(names, axis=1)
+        if len(frame) == 0:
+            raise DataError("X has no rows; pass the rows the model was fitted on")
+        theirs = (frame.set_axis(list(fitted_on), axis=1) if fitted_on is not None
+                  else frame.to_numpy())
+        return frame, theirs, X.index, (
+            f"pass the rows the {name} was fitted on, with its columns "
+            f"({', '.join(names)})")
+    if fitted_on is not None:
+        raise DataError(
+            f"this {name} was fitted on a DataFrame and reads its columns by name "
+            f"({', '.join(map(str, fitted_on))}); X is an array without column names, so "
+            "nothing shows that its columns are those, in that order: pass X as a DataFrame "
+            "with these columns (an array in that order as "
+            "pd.DataFrame(X, columns=model.feature_names_in_))")
+    arr = np.asarray(X)
+    if arr.ndim != 2 or arr.shape[1] != len(names):
+        raise DataError(f"X must be a table of rows x {len(names)} columns (those the "
+                        f"estimator was fitted on, in order), got shape {arr.shape}")
+    if len(arr) == 0:
+        raise DataError("X has no rows; pass the rows the model was fitted on")
+    return arr, arr, None, (
+        f"pass the rows the {name} was fitted on, their {len(names)} columns in the order "
+        f"it was fitted on ({', '.join(names)})")
+
+
+def _encoded_rows(model, name: str, encoder, X) -> tuple:
+    """As :func:`_plain_rows`, for ``encoder=``: ``X`` is a frame of the encoder's columns,
+    the learner's input ``encoder.transform(X)``."""
+    import pandas as pd
+
+    encoder = fitted_encoder(encoder)
+    if not isinstance(X, pd.DataFrame):
+        raise DataError(
+            f"with encoder=, X must be a DataFrame of the encoder's columns "
+            f"({', '.join(map(str, encoder.feature_names))}), the rows before "
+            f"encoder.transform, got {type(X).__name__}")
+    if len(X) == 0:
+        raise DataError("X has no rows; pass the rows the model was fitted on")
+    advice = (f"pass the rows whose encoder.transform the {name} was fitted on, with the "
+              f"encoder's columns ({', '.join(map(str, encoder.feature_names))})")
+    try:
+        theirs = encoder.transform(X)
+    except (InstanceError, ValueError, TypeError) as err:
+        raise DataError(f"encoder.transform refuses X ({err}); {advice}") from err
+    fitted_on = getattr(model, "feature_names_in_", None)
+    if fitted_on is not None:
+        if len(fitted_on) != theirs.shape[1]:
+            raise DataError(f"encoder.transform makes {theirs.shape[1]} columns but the "
+                            f"{name} was fitted on {len(fitted_on)}; {advice}")
+        theirs = pd.DataFrame(theirs, columns=list(fitted_on))
+    return X, theirs, X.index, advice
 
 
 def _class_1(p: float) -> bool:
@@ -329,6 +449,14 @@ def _threshold_test(features: Sequence[Feature], column: tuple[int, object], t: 
         bound = below(t)
         return (Condition(f.name, above=bound),) if at_least else (Condition(f.name,
                                                                              upto=bound),)
+    if not 0.0 < t <= 1.0:  # the learner cuts between values it saw: 0 and 1 here
+        shown = f.name if column[1] is None else f"{f.name}={column[1]}"
+        raise UnsupportedEstimatorError(
+            f"the model tests column {shown!r} at x {'>=' if at_least else '<'} {t}, which "
+            "does not separate 0 from 1, so it was fitted on other values of that column "
+            "than X's or the encoder's 0/1; check that X has the columns the model was "
+            "fitted on, in that order, or import the column as ordinal (leave it out of "
+            "binary_features)")
     return _on_column(features, column, [v for v in (0, 1) if (v >= t) == at_least])
 
 

@@ -8,7 +8,8 @@ some rule covers it, and negative otherwise. That is a DNF, so the import is a
 :class:`~xdt.ir.dnf.DNF` with classes ``[negative, positive]``, which predicts what the
 learner's own ``predict`` returns (``True`` for the positive class) on every row (checked on
 real data, and one float64 step either side of every bin edge, in
-``tests/test_import_rules.py``). wittgenstein learns one class against the rest: the
+``tests/test_import_rules.py``; and at import on the rows ``X`` given, where a difference is
+a :class:`~xdt.errors.DataError`). wittgenstein learns one class against the rest: the
 negative class is "every other class".
 
 How wittgenstein reads a row (``wittgenstein.preprocess``, ``wittgenstein.discretize``):
@@ -53,7 +54,7 @@ from xdt.errors import (
     ParameterError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.rule_terms import below, satisfiable
+from xdt.interop.rule_terms import below, check_same_predictions, satisfiable
 from xdt.interop.sklearn_tree import class_label, named_classes
 from xdt.ir.conditions import Condition
 from xdt.ir.dnf import DNF
@@ -93,17 +94,23 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
         Any of their parameters; fitted on a DataFrame (features named by its columns) or
         an array (features named ``0, 1, ...``), or made with ``init_ruleset``.
     X : DataFrame or 2-D array, optional
-        Rows with the model's columns (``model.trainset_features_``: by name for a
-        DataFrame, in that order for an array), normally the training rows: the distinct
-        values of each column wittgenstein did not bin make its domain. Needed unless every
-        column was binned.
+        Rows with exactly the model's columns (``model.trainset_features_``), normally the
+        training rows: the distinct values of each column wittgenstein did not bin make its
+        domain. Needed unless every column was binned. A DataFrame's columns are found by
+        name (in any order; besides them only the label column ``model.class_feat``, which
+        wittgenstein's ``predict`` drops too); an array's by position, which only a model
+        fitted on an array (columns ``0, 1, ...``) accepts. The imported DNF is checked
+        against ``model.predict`` on these rows (their index reset, as wittgenstein marks
+        covered rows by index label; rows with a missing value, which the DNF refuses, left
+        out): one predict each side.
     feature_names : sequence of str, optional
         Names of the features, one per column of ``model.trainset_features_``, in that
         order (default: those column names, as text).
     classes : sequence of two labels, optional
-        ``[negative, positive]``. Default: ``[0, 1]`` when the positive class is ``1`` or
-        ``True``, else ``["not <pos>", <pos>]`` (as wittgenstein's ``predict_proba`` names
-        them).
+        ``[negative, positive]``, text or integers (not booleans: xdt's class labels are
+        not). Default: ``[0, 1]`` when the positive class is ``1`` or ``True``, ``[1, 0]``
+        when it is ``False`` (a target of booleans: the labels are its values as 0/1), else
+        ``["not <pos>", <pos>]`` (as wittgenstein's ``predict_proba`` names them).
     target : str, optional
         Name of the predicted attribute, for readable rules.
 
@@ -121,15 +128,22 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
     ------
     UnsupportedEstimatorError
         ``wittgenstein`` is not installed; ``model`` is not a wittgenstein rule-set
-        classifier; a rule tests a column the model does not list; a bin label cannot be
-        read as an interval.
+        classifier (``None``: wittgenstein's ``fit`` returns None, pass the fitted object);
+        a rule tests a column the model does not list; a bin label cannot be read as an
+        interval.
     NotFittedError
         The model is not fitted.
     ParameterError
         ``X`` is missing while a column is compared by equality; ``feature_names`` of
-        another length than the columns, or repeated; ``classes`` not two distinct labels.
+        another length than the columns, or repeated; ``classes`` not two distinct labels,
+        or booleans.
+    InvalidModelError
+        ``classes`` that print alike (``[1, "1"]``).
     DataError
-        ``X`` lacks a column of the model or has another number of columns.
+        ``X`` lacks a column of the model, has other columns (a DataFrame) or another
+        number of columns (an array), has no rows, is an array for a model fitted on a
+        DataFrame, or does not match the model: the DNF and ``model.predict`` differ on one
+        of its rows (the message names the first), or either refuses one.
 
     Examples
     --------
@@ -138,11 +152,17 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
     >>> X = pd.DataFrame({"age": [20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75],
     ...                   "smoker": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]})
     >>> y = [0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1]
-    >>> ripper = lw.RIPPER(random_state=0).fit(X, y, pos_class=1)  # doctest: +SKIP
+    >>> ripper = lw.RIPPER(random_state=0)                          # doctest: +SKIP
+    >>> ripper.fit(X, y, pos_class=1)  # returns None: keep ripper  # doctest: +SKIP
     >>> dnf = xdt.from_wittgenstein(ripper, X, target="sick")      # doctest: +SKIP
-    >>> (dnf.predict(X) == ripper.predict(X)).all()                 # doctest: +SKIP
+    >>> bool((dnf.predict(X) == ripper.predict(X)).all())           # doctest: +SKIP
     True
     """
+    if model is None:
+        raise UnsupportedEstimatorError(
+            "from_wittgenstein got None: wittgenstein's fit returns None; pass the fitted "
+            "RIPPER/IREP object itself (ripper = lw.RIPPER(); ripper.fit(X, y, pos_class=...); "
+            "xdt.from_wittgenstein(ripper, X))")
     if not isinstance(model, _abstract_classifier()):
         raise UnsupportedEstimatorError(
             f"from_wittgenstein imports fitted wittgenstein.RIPPER and wittgenstein.IREP "
@@ -160,6 +180,10 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
             f"feature_names must give {len(keys)} distinct names, one per column of the "
             f"model ({', '.join(map(str, keys))}), got {names}")
     bins, thresholds, parser = _bins(model)
+    learner = type(model).__name__
+    rows = index = None
+    if X is not None:
+        rows, index = _rows(X, keys, getattr(model, "class_feat", None), learner)
 
     rules = [list(rule.conds) for rule in model.ruleset_.rules]
     unknown = sorted({str(c.feature) for r in rules for c in r if c.feature not in keys})
@@ -168,12 +192,12 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
             f"the rules test {unknown}, which are not columns of the model "
             f"({', '.join(map(str, keys))})")
     equal = [k for k in keys if k not in bins]
-    if equal and X is None:
+    if equal and rows is None:
         raise ParameterError(
             f"wittgenstein compares column(s) {[str(k) for k in equal]} by equality (it did not "
             "bin them), so their values are not in the model: pass the training rows as X")
     named = {k: [to_python(c.val) for r in rules for c in r if c.feature == k] for k in equal}
-    domains = _domains(X, keys, named) if equal else {}
+    domains = _domains(rows, named) if equal else {}
 
     features, read = [], {}
     for k, name in zip(keys, names, strict=True):
@@ -198,12 +222,94 @@ def from_wittgenstein(model, X=None, feature_names: Sequence[str] | None = None,
             if satisfiable(conds):
                 terms.append(conds)
 
-    pos = class_label(model.pos_class)
+    pos = model.pos_class
     if classes is None:
-        labels = [0, 1] if pos == 1 else [f"not {pos}", pos]
+        if isinstance(pos, bool | np.bool_):  # y of booleans: the other one is negative
+            labels = [int(not pos), int(pos)]
+        else:
+            pos = class_label(pos)
+            labels = [0, 1] if pos == 1 else [f"not {pos}", pos]
     else:
+        if not isinstance(classes, str | bytes) and hasattr(classes, "__len__") and any(
+                isinstance(c, bool | np.bool_) for c in classes):
+            raise ParameterError(
+                f"classes= must be text or integer labels, got {list(classes)}: xdt's class "
+                "labels are not booleans (True would become 1 and False 0); name the classes "
+                "[negative, positive], e.g. [0, 1] or ['no', 'yes']")
         labels = named_classes(classes, 2, "class: [negative, positive]")
-    return DNF(features, labels, terms, target=target)
+    dnf = DNF(features, labels, terms, target=target)
+    if rows is not None:
+        _check_predictions(dnf, model, rows, index, labels, learner, keys)
+    return dnf
+
+
+def _rows(X, keys: list, class_feat, learner: str) -> tuple[pd.DataFrame, pd.Index]:
+    """``X`` as a DataFrame of the model's columns ``keys`` (in that order, index reset), and
+    X's own index (the labels of its rows).
+
+    A DataFrame must have the model's columns (each named by its key or the key as text),
+    and no others but ``class_feat`` (the label column, which wittgenstein's ``predict``
+    drops too). An array is read by position, which is how wittgenstein reads one only when
+    it was fitted on an array (columns ``0, 1, ...``); for a model fitted on a DataFrame it
+    is refused: nothing shows that its columns are the model's, in that order.
+
+    Raises
+    ------
+    DataError
+        ``X`` lacks a column of the model, has others, has another number of columns, has
+        no rows, or is an array for a model fitted on a DataFrame.
+    """
+    shown = ", ".join(map(str, keys))
+    if isinstance(X, pd.DataFrame):
+        cols, used = [], set()
+        for k in keys:
+            col = k if k in X.columns else str(k) if str(k) in X.columns else None
+            cols.append(col)
+            used.add(col)
+        missing = [str(k) for k, c in zip(keys, cols, strict=True) if c is None]
+        extra = [c for c in X.columns if c not in used and c != class_feat]
+        if missing or extra:
+            wrong = "; ".join(([f"X has no column(s) {missing}"] if missing else [])
+                              + ([f"X has the column(s) {extra} besides"] if extra else []))
+            raise DataError(
+                f"{wrong}: X must have exactly the model's columns ({shown}), in any order; "
+                "select or rename X's columns")
+        frame = X[cols].set_axis(keys, axis=1)
+        index = X.index
+    else:
+        if keys != list(range(len(keys))):
+            raise DataError(
+                f"this {learner} was fitted on a DataFrame and finds its columns by name "
+                f"({shown}); X is an array without column names, so nothing shows that its "
+                "columns are those, in that order: pass X as a DataFrame with these columns")
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.shape[1] != len(keys):
+            raise DataError(f"X must be a table of rows x {len(keys)} columns (the model's "
+                            f"{shown}), got shape {arr.shape}")
+        frame = pd.DataFrame(X).set_axis(keys, axis=1)
+        index = None
+    if len(frame) == 0:
+        raise DataError("X has no rows; pass the rows the model was fitted on")
+    return frame.reset_index(drop=True), index
+
+
+def _check_predictions(dnf: DNF, model, rows: pd.DataFrame, index, labels: list,
+                       learner: str, keys: list) -> None:
+    """Check that ``dnf`` predicts on ``rows`` (as from :func:`_rows`: the model's columns,
+    index reset, which wittgenstein's ``predict`` needs, as it marks covered rows by index
+    label) what ``model.predict`` does. Rows with a missing value, which the DNF refuses
+    (wittgenstein finds no rule on them), are left out."""
+    complete = ~rows.isna().any(axis=1).to_numpy()
+    if not complete.all():
+        rows = rows[complete].reset_index(drop=True)
+        index = (pd.RangeIndex(len(complete)) if index is None else index)[complete]
+        if len(rows) == 0:
+            return
+    ours = rows.set_axis(list(dnf.features.names), axis=1)
+    check_same_predictions(
+        dnf, ours, lambda: [labels[int(bool(p))] for p in model.predict(rows)], learner,
+        index, f"pass the rows the {learner} was fitted on, with its columns "
+                f"({', '.join(map(str, keys))})")
 
 
 def _bins(model) -> tuple[dict, dict, object]:
@@ -271,28 +377,12 @@ def _equality_reader(name: str):
     return read
 
 
-def _domains(X, keys: list, named: dict) -> dict:
-    """Per column of ``named`` (a key of the model), the sorted distinct values of ``X`` in
-    it and the values its rules name."""
-    if isinstance(X, pd.DataFrame):
-        cols = {}
-        for k in named:
-            if k in X.columns:
-                cols[k] = X[k]
-            elif str(k) in X.columns:
-                cols[k] = X[str(k)]
-            else:
-                raise DataError(f"X has no column {k!r}; the model's columns are: "
-                                f"{', '.join(map(str, keys))}")
-    else:
-        arr = np.asarray(X, dtype=object)
-        if arr.ndim != 2 or arr.shape[1] != len(keys):
-            raise DataError(f"X must be a table of rows x {len(keys)} columns (the model's "
-                            f"{', '.join(map(str, keys))}), got shape {arr.shape}")
-        cols = {k: pd.Series(arr[:, keys.index(k)]) for k in named}
+def _domains(rows: pd.DataFrame, named: dict) -> dict:
+    """Per column of ``named`` (a key of the model), the sorted distinct values of ``rows``
+    (from :func:`_rows`) in it and the values its rules name."""
     out = {}
     for k, values in named.items():
-        seen = {_value(v) for v in pd.unique(cols[k].dropna())}
+        seen = {_value(v) for v in pd.unique(rows[k].dropna())}
         seen |= {_value(v) for v in values if not pd.isna(v)}
         out[k] = sorted(seen, key=lambda v: (0, v, "") if isinstance(v, int | float)
                         else (1, 0, str(v)))
