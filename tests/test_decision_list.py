@@ -645,3 +645,9 @@ def test_inputs_a_new_user_got_wrong_are_named():
     with pytest.raises(ParameterError, match="unknown order 'bogus'"):
         xdt.Explainer(DecisionList(feats, [0, 1], [([Condition("a", (1,))], 1)], default=0)
                       ).axp({"a": 1}, order="bogus")
+
+
+def test_reachable_from_the_package():
+    # import xdt; xdt.ir.DecisionList, as a new user tried it (the subpackages load lazily)
+    assert xdt.ir.DecisionList is DecisionList
+    assert xdt.explain.Explainer is xdt.Explainer

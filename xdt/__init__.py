@@ -47,8 +47,10 @@ _LAZY = {
     "save_model": "xdt.ir",
 }
 
-#: Subpackages reachable as attributes (they import scikit-learn, networkx or Dask).
-_SUBMODULES = ("cluster", "learn", "metrics", "plot", "report", "run")
+#: Subpackages reachable as attributes, imported on first access (they import numpy, PySAT,
+#: scikit-learn, networkx or Dask).
+_SUBMODULES = ("cluster", "explain", "interop", "ir", "learn", "metrics", "plot", "report",
+               "run")
 
 __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", "errors",
            "from_dl85", "from_imodels", "from_lightgbm", "from_pystreed", "from_sklearn",
