@@ -890,19 +890,10 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
         When there are no rows, or a row the model cannot read.
     """
     from xdt.explain import verify
-    from xdt.explain.models import tree_only
 
     if is_constrained(model):
         raise _constrained(model)
-    if path_restricted:
-        raise tree_only("path-restricted crosscheck", "crosscheck it without "
-                        "path_restricted", model)
-    limit = verify.MAX_POINTS if max_points is None else max_points
-    size = int(np.prod([c.n_cells for c in model.cells], dtype=object))
-    exhaustive = size <= limit and len(model.features) <= verify.MAX_CANDIDATES
-    labels, records = _rows(model, X)
-    if not records:
-        raise DataError("there are no rows to crosscheck")
+    limit, exhaustive, labels, records = _checker_rows(model, X, path_restricted, max_points)
     from xdt.explain.models import describe
 
     report = EnsembleCrosscheckReport("brute force" if exhaustive else "sampling",
@@ -926,17 +917,8 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     with Explainer(model, "sat", solver=solver, certificates=False) as ex:
         for label, x in zip(labels, records, strict=True):
             bar.update(1)
-            try:
-                prediction = ex.predict(x)
-            except XdtError as e:
-                raise DataError(f"row {label}: {e}") from None
-            start = time.perf_counter()
-            axp = ex.axp(x)
-            cxp = ex.cxp(x)
-            lists = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
-                      "all_cxps": ex.all_cxps(x, time_limit=time_limit)}
-                     if enumerate and exhaustive else {})
-            report.times.append(time.perf_counter() - start)
+            prediction, axp, cxp, lists = _sat_answers(ex, label, x, enumerate and exhaustive,
+                                                       time_limit, report.times)
 
             def tally(check: str, ok: bool, detail: str = "", point: dict | None = None,
                       cls: object = None, row=label) -> None:
@@ -988,6 +970,45 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     return report
 
 
+def _checker_rows(model, X, path_restricted: bool, max_points: int | None
+                  ) -> tuple[int, bool, list, list]:
+    """What a crosscheck against an independent checker (:func:`crosscheck_ensemble`,
+    :func:`crosscheck_rules`) starts from: the point limit of the brute force, whether the
+    cell space is within it (and the features few enough), the rows' labels and records.
+    Refuses ``path_restricted`` (the model has no single path) and an empty table."""
+    from xdt.explain import verify
+    from xdt.explain.models import tree_only
+
+    if path_restricted:
+        raise tree_only("path-restricted crosscheck", "crosscheck it without "
+                        "path_restricted", model)
+    limit = verify.MAX_POINTS if max_points is None else max_points
+    size = int(np.prod([c.n_cells for c in model.cells], dtype=object))
+    exhaustive = size <= limit and len(model.features) <= verify.MAX_CANDIDATES
+    labels, records = _rows(model, X)
+    if not records:
+        raise DataError("there are no rows to crosscheck")
+    return limit, exhaustive, labels, records
+
+
+def _sat_answers(ex: Explainer, label, x, lists: bool, time_limit: float | None,
+                 times: list) -> tuple:
+    """The SAT engine's answers on one row, for a crosscheck against a checker:
+    ``(prediction, AXp, CXp, {"all_axps": ..., "all_cxps": ...} or {})``, the seconds they
+    took appended to ``times``; a row the model cannot read is a DataError naming it."""
+    try:
+        prediction = ex.predict(x)
+    except XdtError as e:
+        raise DataError(f"row {label}: {e}") from None
+    start = time.perf_counter()
+    axp = ex.axp(x)
+    cxp = ex.cxp(x)
+    listed = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
+               "all_cxps": ex.all_cxps(x, time_limit=time_limit)} if lists else {})
+    times.append(time.perf_counter() - start)
+    return prediction, axp, cxp, listed
+
+
 def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
                      solver: str = DEFAULT_SOLVER, progress: bool = False,
                      time_limit: float | None = None, path_restricted: bool = False,
@@ -1020,17 +1041,9 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
         When there are no rows, or a row the model cannot read.
     """
     from xdt.explain import verify
-    from xdt.explain.models import describe, tree_only
+    from xdt.explain.models import describe
 
-    if path_restricted:
-        raise tree_only("path-restricted crosscheck", "crosscheck it without "
-                        "path_restricted", model)
-    limit = verify.MAX_POINTS if max_points is None else max_points
-    size = int(np.prod([c.n_cells for c in model.cells], dtype=object))
-    exhaustive = size <= limit and len(model.features) <= verify.MAX_CANDIDATES
-    labels, records = _rows(model, X)
-    if not records:
-        raise DataError("there are no rows to crosscheck")
+    limit, exhaustive, labels, records = _checker_rows(model, X, path_restricted, max_points)
     checker = "the checks' own CNF" + (" and brute force" if exhaustive and enumerate else "")
     report = EnsembleCrosscheckReport(checker, describe(model), solver, len(records),
                                       enumerate=bool(enumerate),
@@ -1042,17 +1055,8 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
     with Explainer(model, "sat", solver=solver, certificates=False) as ex:
         for label, x in zip(labels, records, strict=True):
             bar.update(1)
-            try:
-                ex.predict(x)
-            except XdtError as e:
-                raise DataError(f"row {label}: {e}") from None
-            start = time.perf_counter()
-            axp = ex.axp(x)
-            cxp = ex.cxp(x)
-            lists = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
-                      "all_cxps": ex.all_cxps(x, time_limit=time_limit)}
-                     if enumerate and exhaustive else {})
-            report.times.append(time.perf_counter() - start)
+            _, axp, cxp, lists = _sat_answers(ex, label, x, enumerate and exhaustive,
+                                              time_limit, report.times)
 
             def tally(check: str, ok: bool, detail: str, point: dict | None = None,
                       row=label) -> None:
