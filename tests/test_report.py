@@ -432,6 +432,26 @@ def test_a_failed_certificate_shows_as_not_checked(tennis, tennis_rows, monkeypa
     assert "13 of 14 rows passed" in page
 
 
+def test_a_decision_list_report_lists_its_rules_and_their_redundancy():
+    # the risk list of encodings/examples on 5 rows: rules 1 and 3 fire on 3 rows, where
+    # their AXps need a feature of an earlier rule (age or smoker for rule 1, sport for
+    # rule 3): 3 of 5 rule rows are not even weak AXps; no literal is redundant
+    risk = xdt.load_model(Path(__file__).resolve().parent.parent / "encodings" / "examples"
+                          / "risk-list.json")
+    rows = pd.DataFrame({"age": [45, 30, 18, 50, 25], "smoker": [0, 0, 1, 1, 0],
+                         "sport": ["running", "none", "climbing", "none", "climbing"]})
+    report = report_html.explain_rows(risk, rows)
+    assert report.rule_redundancy.to_dict() == \
+        xdt.metrics.rule_redundancy_report(risk, rows).to_dict() | {
+            "cpu_seconds": report.rule_redundancy.cpu_seconds}
+    page = build_report(risk, rows, report=report)
+    assert "Redundancy of the firing rules" in page
+    assert "<td>rows whose firing rule is not even a weak AXp</td><td>60.0%</td>" in page
+    assert "<td>rows: a rule fires / the default decides</td><td>5 / 0</td>" in page
+    assert "ELSE IF sport = climbing THEN risk = mid" in page
+    assert [r["AXp"] for r in table_rows(page)][0] == "40 < age AND sport = running"
+
+
 def test_dnf_and_ensemble_reports_summarise_the_model_in_text():
     rules = DNF([Feature("b", "binary"),
                  Feature("colour", "categorical", ("red", "green", "blue")),

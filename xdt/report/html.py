@@ -11,7 +11,8 @@ the model's own ``predict`` (:func:`xdt.explain.certificates.check_certificates`
   AXp and CXps highlighted; for a DNF the terms, for a decision list its rules, for a tree
   ensemble its sizes, as text;
 * the explanation-redundancy of the tree's paths (:func:`xdt.metrics.redundancy_report`,
-  Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Table 1);
+  Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Table 1), or of a
+  decision list's firing rules (:func:`xdt.metrics.rule_redundancy_report`);
 * the formal feature importance: in how many of the rows' AXps each feature is, as bars;
 * the table of rows (row, prediction, label, AXp, CXps, certificate checked), sortable,
   filterable, and selectable (a click highlights the row in the tree).
@@ -64,7 +65,12 @@ from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import format_number, to_python
-from xdt.metrics import RedundancyReport, redundancy_report
+from xdt.metrics import (
+    RedundancyReport,
+    RuleRedundancyReport,
+    redundancy_report,
+    rule_redundancy_report,
+)
 from xdt.metrics.redundancy import missing_label
 from xdt.report import svg
 from xdt.report.assets import PAGE_CSS, PAGE_JS
@@ -151,7 +157,7 @@ class Report:
 
     Attributes
     ----------
-    model : DecisionTree, DNF, NestedKDNF or TreeEnsemble
+    model : DecisionTree, DNF, NestedKDNF, DecisionList or TreeEnsemble
     rows : list of RowResult
         In the order of the selection.
     n_data : int
@@ -164,6 +170,9 @@ class Report:
         Per feature (model order), in how many rows' AXp it is.
     redundancy : RedundancyReport or None
         Decision trees: the redundancy of the paths (%C_data and %A over the explained rows).
+    rule_redundancy : RuleRedundancyReport or None
+        Decision lists: the redundancy of the firing rules over the explained rows
+        (:func:`xdt.metrics.rule_redundancy_report`).
     nodes : list of DrawnNode or None
         Decision trees: the laid-out nodes of the picture.
     """
@@ -176,6 +185,7 @@ class Report:
     importance: dict[str, int] = field(default_factory=dict)
     redundancy: RedundancyReport | None = None
     nodes: list[svg.DrawnNode] | None = None
+    rule_redundancy: RuleRedundancyReport | None = None
 
     @property
     def accuracy(self) -> float | None:
@@ -352,8 +362,10 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     counts = Counter({name: 0 for name in names})
     for r in results:
         counts.update(r.axp.features)
+    rules = (rule_redundancy_report(model, part)
+             if isinstance(model, DecisionList) and len(part) else None)
     return Report(model, results, n_data, len(selected), explainer.engine,
-                  {name: counts[name] for name in names}, redundancy, nodes)
+                  {name: counts[name] for name in names}, redundancy, nodes, rules)
 
 
 # ---------------------------------------------------------------------- the page
@@ -476,9 +488,35 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
     return f'<div class="card" id="xdt-data-card"><h2>Rows</h2>{"".join(parts)}</div>'
 
 
+def _rule_redundancy_card(r: RuleRedundancyReport) -> str:
+    """The firing rules against the rows' AXps (a decision list)."""
+    def pct(v: float | None) -> str:
+        return _pct(v, "n/a (no rule row)")
+
+    rows = [("rows: a rule fires / the default decides",
+             f"{r.n_rule_rows} / {r.n_default_rows}"),
+            ("redundant literals of the firing rule: mean / median / max",
+             " / ".join(pct(v) for v in (r.pct_mean, r.pct_median, r.pct_max))),
+            ("rows whose firing rule is not an AXp", pct(r.pct_not_axp)),
+            ("rows whose firing rule is not even a weak AXp", pct(r.pct_not_weak_axp)),
+            ("mean why-not-earlier features in the AXp",
+             "n/a (no rule row)" if r.mean_why_not_earlier is None
+             else f"{r.mean_why_not_earlier:.2f}")]
+    body = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
+    return (f'<div class="card" id="xdt-redundancy"><h2>Redundancy of the firing rules</h2>'
+            f'<table class="kv">{body}</table><p class="meta">The rule that fires is no '
+            "explanation: its literals may not all be needed, and it does not say why the "
+            "earlier rules did not fire. Over the explained rows, the AXp that keeps the "
+            "rule's features longest against the rule (xdt.metrics.rule_redundancy_report); "
+            "Ignatiev &amp; Marques-Silva, &ldquo;SAT-Based Rigorous Explanations for "
+            "Decision Lists&rdquo;, SAT 2021.</p></div>")
+
+
 def _redundancy_card(report: Report) -> str:
     r = report.redundancy
     model = report.model
+    if report.rule_redundancy is not None:
+        return _rule_redundancy_card(report.rule_redundancy)
     if r is None:
         if getattr(model, "constraints", None):
             text = ("Path explanation-redundancy (Izza et al.) is measured over the whole "
