@@ -20,7 +20,8 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
               callback=_show_version,
               help="Show the version and exit.")
 def main() -> None:
-    """xdt: formal explanations (AXp, CXp) of decision trees, DNFs and tree ensembles.
+    """xdt: formal explanations (AXp, CXp) of decision trees, DNFs, decision lists and tree
+    ensembles.
 
     An AXp (abductive explanation) is a subset-minimal set of feature values that is enough,
     on its own, for the prediction; a CXp (contrastive explanation) is a subset-minimal set
