@@ -34,8 +34,9 @@ from xdt.ir.values import (
     INPUT_DTYPES,
     display_threshold,
     format_number,
+    lower_text,
     shortest_between,
-    strict_threshold,
+    upper_text,
 )
 
 _FLOAT32_MAX_TEXT = np.format_float_scientific(np.finfo(np.float32).max, unique=True, trim="-")
@@ -341,21 +342,6 @@ class IntervalCells:
             return whole
         return shortest_between(least, most, toward="lo")
 
-    def _show(self, t: float) -> str:
-        return display_threshold(t, self.input_dtype)
-
-    def _lower(self, lo: float) -> str:
-        """``"lo < "`` for a lower bound; ``"s <= "`` when ``lo`` is the float just below a
-        short ``s`` (:func:`~xdt.ir.values.strict_threshold`)."""
-        s = strict_threshold(lo, self.input_dtype)
-        return f"{self._show(lo)} < " if s is None else f"{format_number(s)} <= "
-
-    def _upper(self, hi: float) -> str:
-        """``" <= hi"`` for an upper bound; ``" < s"`` when ``hi`` is the float just below
-        a short ``s``."""
-        s = strict_threshold(hi, self.input_dtype)
-        return f" <= {self._show(hi)}" if s is None else f" < {format_number(s)}"
-
     def describe(self, mask: int) -> str:
         """Readable literal for the cell set ``mask``: ``0.64 < x``, ``1 < x <= 2``; each
         threshold shown by :func:`xdt.ir.values.display_threshold` (``x <= 0.5`` for the
@@ -372,11 +358,12 @@ class IntervalCells:
             lo, _ = self.bounds(cells[start])
             _, hi = self.bounds(cells[end])
             if math.isinf(lo):
-                parts.append(f"{self.name}{self._upper(hi)}")
+                parts.append(f"{self.name}{upper_text(hi, self.input_dtype)}")
             elif math.isinf(hi):
-                parts.append(f"{self._lower(lo)}{self.name}")
+                parts.append(f"{lower_text(lo, self.input_dtype)}{self.name}")
             else:
-                parts.append(f"{self._lower(lo)}{self.name}{self._upper(hi)}")
+                parts.append(f"{lower_text(lo, self.input_dtype)}{self.name}"
+                             f"{upper_text(hi, self.input_dtype)}")
             start = end + 1
         return " or ".join(parts) if len(parts) == 1 else "(" + " or ".join(parts) + ")"
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from xdt.ir.features import Feature
-from xdt.ir.values import display_threshold, format_number, strict_threshold
+from xdt.ir.values import lower_text, upper_text
 
 
 @dataclass(frozen=True)
@@ -69,10 +69,10 @@ class Condition:
                 return f"{self.feature} = {self.values[0]}"
             return f"{self.feature} in {{{', '.join(map(str, self.values))}}}"
         if self.above is None:
-            return f"{self.feature}{_upper(self.upto)}"
+            return f"{self.feature}{upper_text(self.upto)}"
         if self.upto is None:
-            return f"{_lower(self.above)}{self.feature}"
-        return f"{_lower(self.above)}{self.feature}{_upper(self.upto)}"
+            return f"{lower_text(self.above)}{self.feature}"
+        return f"{lower_text(self.above)}{self.feature}{upper_text(self.upto)}"
 
 
 def finite(b: object) -> bool:
@@ -81,18 +81,3 @@ def finite(b: object) -> bool:
         return math.isfinite(float(b))
     except OverflowError:  # an integer too large for a float
         return False
-
-
-def _lower(t: float | None) -> str:
-    """``"t < "``, or ``"s <= "`` when ``t`` is the float just below a short ``s``
-    (:func:`~xdt.ir.values.strict_threshold`: a learner's ``x >= s``)."""
-    assert t is not None
-    s = strict_threshold(t)
-    return f"{display_threshold(t)} < " if s is None else f"{format_number(s)} <= "
-
-
-def _upper(t: float | None) -> str:
-    """``" <= t"``, or ``" < s"`` when ``t`` is the float just below a short ``s``."""
-    assert t is not None
-    s = strict_threshold(t)
-    return f" <= {display_threshold(t)}" if s is None else f" < {format_number(s)}"

@@ -158,6 +158,29 @@ def strict_threshold(t: float, input_dtype: str = "float64") -> float | None:
     return None
 
 
+def lower_text(t: float, input_dtype: str = "float64") -> str:
+    """The text before a feature's name for the lower bound ``t < x``: ``"t < "``, or
+    ``"s <= "`` when ``t`` is the float just below a short ``s`` (:func:`strict_threshold`:
+    a learner's ``x >= s``); ``t`` shown by :func:`display_threshold`.
+
+    >>> lower_text(0.5), lower_text(1.4999999999999998)
+    ('0.5 < ', '1.5 <= ')
+    """
+    s = strict_threshold(t, input_dtype)
+    return f"{display_threshold(t, input_dtype)} < " if s is None else f"{format_number(s)} <= "
+
+
+def upper_text(t: float, input_dtype: str = "float64") -> str:
+    """The text after a feature's name for the upper bound ``x <= t``: ``" <= t"``, or
+    ``" < s"`` when ``t`` is the float just below a short ``s`` (a learner's ``x < s``).
+
+    >>> upper_text(0.5), upper_text(1.4999999999999998)
+    (' <= 0.5', ' < 1.5')
+    """
+    s = strict_threshold(t, input_dtype)
+    return f" <= {display_threshold(t, input_dtype)}" if s is None else f" < {format_number(s)}"
+
+
 def exact_number(value: object) -> Fraction | None:
     """A finite number as an exact fraction, or ``None`` for what is not one (a bool, a
     string, NaN, an infinity).
