@@ -127,7 +127,6 @@ def test_predict_firing_and_the_text():
     assert [cl.n_cells for cl in RISK.cells] == [3, 2, 3]
     assert RISK.rules()[2] == ListRule((c("sport", "none"), c("smoker", 0)), "low")
     assert str(RISK.rules()[2]) == "IF sport = none AND smoker = 0 THEN class = low"
-    assert RISK.rule_conditions == RISK.conditions
 
 
 def test_integer_classes_no_target_and_list_rules():
@@ -651,3 +650,21 @@ def test_reachable_from_the_package():
     # import xdt; xdt.ir.DecisionList, as a new user tried it (the subpackages load lazily)
     assert xdt.ir.DecisionList is DecisionList
     assert xdt.explain.Explainer is xdt.Explainer
+
+
+def test_xdt_explain_names_the_rule_that_fires(tmp_path):
+    # (45, 0, running): rule 3 fires, its AXp adds sport (rule 1 must stay false); (30, 1,
+    # running): no rule fires (rules 0 and 3 false by age, 1 and 2 by sport), the default
+    from clitools import run
+
+    model = tmp_path / "risk.json"
+    save_model(RISK, model)
+    data = tmp_path / "rows.csv"
+    data.write_text("age,smoker,sport\n45,0,running\n30,1,running\n")
+    result = run("explain", str(model), "--data", str(data))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "row 0: predicts risk = high (rule 3 fires: IF 40 < age THEN risk = high)"
+    assert lines[1] == "  AXp (2 features): IF 40 < age AND sport = running THEN risk = high"
+    assert "row 1: predicts risk = low (no rule fires: ELSE risk = low)" in lines
+    assert "  AXp (2 features): IF 20 < age <= 40 AND sport = running THEN risk = low" in lines

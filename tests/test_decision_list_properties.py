@@ -124,7 +124,7 @@ def first_match(model: DecisionList, point: dict):
 
 def bounds(model: DecisionList) -> dict[str, list[float]]:
     out: dict[str, set] = {f.name: set() for f in model.features if f.kind == "ordinal"}
-    for term in model.rule_conditions:
+    for term in model.conditions:
         for c in term:
             if c.values is None:
                 out[c.feature].update(b for b in (c.above, c.upto) if b is not None)

@@ -122,7 +122,7 @@ def test_greedy_lists_on_one_hot_german_read_as_categories(learner):
     for rows in (Xtr, Xte):
         assert dl.predict(rows).tolist() == est.predict(enc.transform(rows)).tolist()
     categorical = {f.name for f in dl.features if f.kind == "categorical"}
-    tested = [c for t in dl.rule_conditions for c in t]
+    tested = [c for t in dl.conditions for c in t]
     assert tested and all((c.values is not None) == (c.feature in categorical)
                           for c in tested)  # indicators read back as values, not codes
 
@@ -144,7 +144,7 @@ def test_hand_made_greedy_list_imports_as_its_rules():
     est.n_features_in_, est.feature_names_ = 2, ["smoker", "age"]
     X = np.array([[s, a] for s in (0, 1) for a in (10, below(20), 20, 25, below(30), 30, 40)])
     dl = xdt.from_imodels(est, X=X, target="sick")
-    assert dl.rule_conditions == ((Condition("age", above=below(30.0)),),
+    assert dl.conditions == ((Condition("age", above=below(30.0)),),
                                   (Condition("smoker", (0,)),),
                                   (Condition("age", upto=below(20.0)),))
     assert dl.rule_labels == ("yes", "no", "yes") and dl.default == "no"
@@ -183,7 +183,7 @@ def test_bayesian_rule_list_over_one_hot_categories():
     assert dl.classes == ("bad", "good")
     for rows in (Xtr, Xte):
         assert dl.predict(rows).tolist() == est.predict(enc.transform(rows)).tolist()
-    assert all(c.values is not None for t in dl.rule_conditions for c in t)
+    assert all(c.values is not None for t in dl.conditions for c in t)
 
 
 def test_bayesian_rule_set_is_a_dnf_that_predicts_as_imodels():
@@ -219,7 +219,7 @@ def test_hand_made_bayesian_rule_set_and_list():
     brl.d_star, brl.theta = [2, 1, 0, 3], [0.5, 0.2, 0.7, 0.9]
     brl.classes_ = np.array([0, 1])
     dl = xdt.from_imodels(brl)
-    assert dl.rule_conditions == ((Condition("b", (1,)), Condition("c", (1,))),
+    assert dl.conditions == ((Condition("b", (1,)), Condition("c", (1,))),
                                   (Condition("a", (1,)),))
     assert dl.rule_labels == (1, 0) and dl.default == 1
     assert dl.predict(X).tolist() == brl.predict(X).tolist()

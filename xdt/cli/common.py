@@ -465,10 +465,9 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
             out["scores"] = [float(v) for v in scores]
         elif isinstance(model, DecisionList):
             first = int(model.firing_cells(np.asarray([cells]))[0])
-            target = model.target or "class"
             out["firing_rule"] = (
-                {"rule": None, "text": f"ELSE {target} = {model.default}"} if first < 0 else
-                {"rule": first, "text": model.rules()[first].text(target)})
+                {"rule": None, "text": model.lines()[-1]} if first < 0 else
+                {"rule": first, "text": model.rules()[first].text(model.target)})
         else:
             true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
             rules = model.rules()

@@ -283,11 +283,6 @@ class DecisionList(ConditionModel):
         return len(self.conditions)
 
     @property
-    def rule_conditions(self) -> tuple[tuple[Condition, ...], ...]:
-        """The rules' terms, in order (the same as :attr:`conditions`)."""
-        return self.conditions
-
-    @property
     def rule_labels(self) -> tuple:
         """The class label of each rule, in order."""
         return tuple(self.classes[c] for c in self.rule_class.tolist())
@@ -297,12 +292,17 @@ class DecisionList(ConditionModel):
         return [ListRule(t, self.classes[c])
                 for t, c in zip(self.conditions, self.rule_class.tolist(), strict=True)]
 
-    def to_text(self) -> str:
-        """The list as ``IF ... THEN ...`` / ``ELSE IF ...`` / ``ELSE ...`` lines."""
+    def lines(self) -> list[str]:
+        """The list as text, one line per rule (``IF ... THEN ...``, then ``ELSE IF ...``)
+        and a last line for the default (``ELSE target = c``)."""
         target = self.target or "class"
         lines = [("ELSE " if p else "") + r.text(target) for p, r in enumerate(self.rules())]
         lines.append(("ELSE " if lines else "") + f"{target} = {self.default}")
-        return "\n".join(lines)
+        return lines
+
+    def to_text(self) -> str:
+        """The list as ``IF ... THEN ...`` / ``ELSE IF ...`` / ``ELSE ...`` lines."""
+        return "\n".join(self.lines())
 
     def __str__(self) -> str:
         return self.to_text()

@@ -589,30 +589,32 @@ def _importance_card(report: Report) -> str:
             f"<p>In how many of the {n:,} rows' AXps each feature is.</p>{chart}{note}</div>")
 
 
+def _listed(texts: Sequence[str], what: str, start: int | None = None) -> str:
+    """The first :data:`MAX_TERMS` of ``texts`` as an ordered list (numbered from
+    ``start``), and how many more ``what`` there are."""
+    items = "".join(f"<li><code>{_e(t)}</code></li>" for t in texts[:MAX_TERMS])
+    more = (f'<p class="meta">… and {len(texts) - MAX_TERMS} more {what}.</p>'
+            if len(texts) > MAX_TERMS else "")
+    first = "" if start is None else f' start="{start}"'
+    return f'<ol class="terms"{first}>{items}</ol>{more}'
+
+
 def _text_model(report: Report) -> str:
     """For a model without one tree to draw: its terms (DNF), rules (decision list) or
     sizes (ensemble)."""
     model = report.model
     if isinstance(model, DecisionList):
-        target = model.target or "class"
-        lines = [("ELSE " if p else "") + r.text(target) for p, r in enumerate(model.rules())]
-        items = "".join(f"<li><code>{_e(t)}</code></li>" for t in lines[:MAX_TERMS])
-        more = (f"<p class=\"meta\">… and {len(lines) - MAX_TERMS} more rules.</p>"
-                if len(lines) > MAX_TERMS else "")
+        *rules, default = model.lines()
         return (f"<p>A decision list of {model.n_rules} rules: the first rule whose "
                 f"conditions hold decides, else <b>{_e(model.default)}</b>. No tree to draw; "
                 f"each row's explanations are listed beside it.</p>"
-                f'<ol class="terms" start="0">{items}</ol>{more}'
-                f"<p><code>ELSE {_e(target)} = {_e(model.default)}</code></p>")
+                f'{_listed(rules, "rules", start=0)}<p><code>{_e(default)}</code></p>')
     if isinstance(model, DNF):
-        rules = model.rules()
-        items = "".join(f"<li><code>{_e(r)}</code></li>" for r in rules[:MAX_TERMS])
-        more = (f"<p class=\"meta\">… and {len(rules) - MAX_TERMS} more terms.</p>"
-                if len(rules) > MAX_TERMS else "")
+        rules = [str(r) for r in model.rules()]
         return (f"<p>{_e(kind_name(model))}: predicts <b>{_e(model.classes[1])}</b> when one of "
                 f"its {len(rules)} terms holds, else <b>{_e(model.classes[0])}</b>. No tree to "
                 f"draw; each row's explanations are listed beside it.</p>"
-                f'<ol class="terms">{items}</ol>{more}')
+                f"{_listed(rules, 'terms')}")
     if isinstance(model, TreeEnsemble):
         sizes = ", ".join(f"{t.n_nodes}" for t in model.trees[:30])
         more = ", …" if model.n_trees > 30 else ""
