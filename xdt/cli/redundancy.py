@@ -167,13 +167,11 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
     """``xdt redundancy`` on a decision list or DNF: the rule-redundancy report of the rows
     of ``data`` (:func:`xdt.metrics.rule_redundancy_report`), with the accuracy on them when
     they carry labels."""
-    import numpy as np
-
     from xdt.explain.models import kind_name
     from xdt.ir.decision_list import DecisionList
     from xdt.ir.instances import as_frame
     from xdt.metrics import rule_redundancy_report
-    from xdt.metrics.redundancy import _labels_equal, missing_label
+    from xdt.metrics.redundancy import labelled_accuracy
     from xdt.metrics.rule_redundancy import as_decision_list
 
     frame, label = read_labelled_csv(model, data, target)
@@ -183,12 +181,8 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
     report = rule_redundancy_report(model, X, progress=progress and len(X) > PROGRESS_MIN_ROWS)
     accuracy, n_labelled = None, 0
     if label is not None:
-        labels = frame[label].iloc[positions].tolist()
-        known = [i for i, v in enumerate(labels) if not missing_label(v)]
-        n_labelled = len(known)
-        if known:
-            predicted = np.asarray([report.rows[i].prediction for i in known], dtype=object)
-            accuracy = 100.0 * float(_labels_equal(predicted, [labels[i] for i in known]).mean())
+        accuracy, n_labelled = labelled_accuracy([r.prediction for r in report.rows],
+                                                 frame[label].iloc[positions].tolist())
     dl = as_decision_list(model)
     texts = [r.text(dl.target) for r in dl.rules()]
     if fmt == "json":

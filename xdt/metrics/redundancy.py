@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,12 +162,21 @@ def missing_label(value: object) -> bool:
         return True
 
 
-def _labels_equal(pred: np.ndarray, y) -> np.ndarray:
-    """Element-wise ``pred == y``; labels are compared by their text so that a CSV's ``1``
-    matches a class ``"1"``; a label that is no class of the model never matches."""
-    y = np.asarray(y, dtype=object)
-    return np.array([a == b or str(a) == str(b)
-                     for a, b in zip(pred.tolist(), y.tolist(), strict=True)], dtype=bool)
+def labelled_accuracy(predicted: Sequence, y: Sequence) -> tuple[float | None, int]:
+    """``(accuracy, labelled)``: the share, in percent, of the rows with a label (not
+    missing: :func:`missing_label`) whose prediction equals it, and how many rows have one
+    (``None`` and 0 when none has). Labels are compared by their text too, so that a CSV's
+    ``1`` matches a class ``"1"``; a label that is no class of the model never matches.
+
+    >>> labelled_accuracy(["a", "b", "a"], ["a", "a", None])
+    (50.0, 2)
+    """
+    pairs = [(p, t) for p, t in zip(list(predicted), list(y), strict=True)
+             if not missing_label(t)]
+    if not pairs:
+        return None, 0
+    right = sum(1 for p, t in pairs if p == t or str(p) == str(t))
+    return 100.0 * right / len(pairs), len(pairs)
 
 
 def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
@@ -248,9 +258,6 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
             y = list(y_test)
             if len(y) != len(leaves):
                 raise ValueError(f"y_test has {len(y)} labels for {len(leaves)} rows")
-            known = [i for i, v in enumerate(y) if not missing_label(v)]
-            labels = np.asarray([model.paths[leaves[i]].label for i in known], dtype=object)
-            if known:
-                report.accuracy = 100.0 * float(
-                    _labels_equal(labels, [y[i] for i in known]).mean())
+            report.accuracy = labelled_accuracy(
+                [model.paths[leaf].label for leaf in leaves.tolist()], y)[0]
     return report
