@@ -375,8 +375,6 @@ def rule_redundancy_report(model, X, *, progress: bool = False,
     arXiv:2010.11034, Section 4 (one AXp by deletion).
     """
     from xdt.explain.explainer import Explainer
-    from xdt.explain.models import decision_list_weak_axp
-
     dl = as_decision_list(model)
     start = time.process_time()
     frame = as_frame(dl.features, X)
@@ -384,7 +382,6 @@ def rule_redundancy_report(model, X, *, progress: bool = False,
     firing = dl.firing_cells(cells) if len(cells) else np.zeros(0, dtype=np.int64)
     predicted = dl.predict_cells(cells) if len(cells) else np.zeros(0, dtype=np.int64)
     names = dl.features.names
-    n = len(names)
     if len(cells):
         unique, first, inverse = np.unique(cells, axis=0, return_index=True,
                                            return_inverse=True)
@@ -394,27 +391,20 @@ def rule_redundancy_report(model, X, *, progress: bool = False,
     values = frame.to_numpy(dtype=object)
     kwargs = {} if solver is None else {"solver": solver}
     per_cells: list[tuple] = []
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from tqdm import tqdm
 
-        bar = tqdm(total=len(unique), desc="rule redundancy", unit="row")
-    with Explainer(dl, "sat", certificates=False, **kwargs) as ex:
+    # Explainer.axp's default order for a decision list is the order of A(x): the features
+    # outside R(x) | H(x), then H(x), then R(x) (xdt.explain.models.term_order)
+    with Explainer(dl, "sat", certificates=False, **kwargs) as ex, \
+            tqdm(total=len(unique), desc="rule redundancy", unit="row",
+                 disable=not progress) as bar:
         for u in range(len(unique)):
-            row_cells = [int(c) for c in unique[u]]
             rule = int(firing[first[u]])
-            weak = decision_list_weak_axp(dl, row_cells)
             own = list(dl.terms[rule].features) if rule >= 0 else []
-            further = [f for f in weak if f not in set(own)]
-            held = set(weak)
-            order = [f for f in range(n) if f not in held] + further + own
-            axp = ex.axp(list(values[first[u]]), order=[names[f] for f in order])
+            axp = ex.axp(list(values[first[u]]))
             kept = {dl.features.index(name) for name in axp.features}
             per_cells.append((rule, own, kept))
-            if bar is not None:
-                bar.update()
-    if bar is not None:
-        bar.close()
+            bar.update()
     rows = []
     for i in range(len(cells)):
         rule, own, kept = per_cells[inverse[i]]
