@@ -62,6 +62,7 @@ from xdt.explain.models import (
     check_instance,
     check_model,
     constrained_refusal,
+    ending_with,
     is_constrained,
     is_decision_list,
     is_tree,
@@ -496,7 +497,7 @@ class Explainer:
                 if "term" not in q.memo:
                     last = term_weak_axp(self.model, q.cells, q.prediction, q.allowed)
                     q.memo["term_last"] = last
-                    q.memo["term"] = [f for f in range(n) if f not in set(last)] + last
+                    q.memo["term"] = ending_with(n, last)
                 return list(q.memo["term"])
             raise ParameterError(
                 f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
@@ -655,23 +656,25 @@ class Explainer:
         Parameters
         ----------
         order : {"path", "term", "features", "reverse"}, sequence of feature names, or None
-            The order in which features are tried for removal; a feature tried earlier is more
-            likely to be left out, so put the features you would rather see in the explanation last.
-            ``None`` (default): ``"path"`` for a tree, ``"term"`` for a DNF or a decision list.
-            ``"path"`` (trees only): features off the instance's path first, then the path's
-            features from the root down — so the AXp is a subset of the path's features and is never
-            longer than the path. ``"term"``: for a positive decision of a DNF, the features of a
-            shortest term that holds at ``x`` last, so the AXp is a subset of them; for a negative
-            one, a minimum set of features whose values falsify every term last (a minimum hitting
-            set, PySAT's Hitman), which is then the AXp — a smallest one
-            (:func:`xdt.explain.models.term_order`; Cooper, Bousdira & Carbonnel, "Interpretable
-            DNFs", IJCAI 2025, Section 2: a decision is explained by a true term of the DNF or of
-            its complement). So a k-DNF whose complement is a k-DNF (k-AXp-interpretable), e.g. a
-            nested k-DNF, gets AXps of at most k features. For a decision list, the firing rule's
-            features last, just before them a minimum set of features whose values keep every
-            earlier rule false (:func:`xdt.explain.models.decision_list_weak_axp`): the AXp is a
-            subset of these. For a tree ``"term"`` is ``"path"``. ``"features"``: the model's
-            feature order; ``"reverse"``: the opposite. Features a sequence does not name are tried
+            The order in which features are tried for removal; a feature tried earlier is
+            more likely to be left out, so put the features you would rather see in the
+            explanation last. ``None`` (default): ``"path"`` for a tree, ``"term"`` for a
+            DNF or a decision list. ``"path"`` (trees only): features off the instance's
+            path first, then the path's features from the root down — so the AXp is a subset
+            of the path's features and is never longer than the path. ``"term"``: for a
+            positive decision of a DNF, the features of a shortest term that holds at ``x``
+            last, so the AXp is a subset of them; for a negative one, a minimum set of
+            features whose values falsify every term last (a minimum hitting set, PySAT's
+            Hitman), which is then the AXp — a smallest one
+            (:func:`xdt.explain.models.term_order`; Cooper, Bousdira & Carbonnel,
+            "Interpretable DNFs", IJCAI 2025, Section 2: a decision is explained by a true
+            term of the DNF or of its complement). So a k-DNF whose complement is a k-DNF
+            (k-AXp-interpretable), e.g. a nested k-DNF, gets AXps of at most k features. For
+            a decision list, the firing rule's features last, just before them a minimum set
+            of features whose values keep every earlier rule false
+            (:func:`xdt.explain.models.decision_list_weak_axp`): the AXp is a subset of
+            these. For a tree ``"term"`` is ``"path"``. ``"features"``: the model's feature
+            order; ``"reverse"``: the opposite. Features a sequence does not name are tried
             after it, in feature order.
         inflate : bool
             Widen each feature of the AXp from the instance's cell (or path literal) to a

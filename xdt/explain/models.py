@@ -248,9 +248,14 @@ def term_order(model: Model, cells: Sequence[int], prediction: int,
     Proposition 1), e.g. a nested k-DNF (their Proposition 2), the AXp found with this
     order has at most ``k`` features.
     """
-    n = len(model.features)
-    last = term_weak_axp(model, cells, prediction, allowed)
-    return [f for f in range(n) if f not in set(last)] + last
+    return ending_with(len(model.features), term_weak_axp(model, cells, prediction, allowed))
+
+
+def ending_with(n: int, last: Sequence[int]) -> list[int]:
+    """Every feature position of ``range(n)`` once: those not in ``last`` in increasing
+    order, then ``last`` in its order (a deletion order that keeps ``last`` longest)."""
+    kept = set(last)
+    return [f for f in range(n) if f not in kept] + list(last)
 
 
 def term_weak_axp(model: Model, cells: Sequence[int], prediction: int,
@@ -301,19 +306,26 @@ def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
             return []
         best = int(true[np.argmin(table.sizes[true])])  # the first of the shortest
         return list(model.terms[best].features)
-    bad = ~ok  # the literals the instance falsifies: per term, its escape features
-    if len(model.features) <= 64:
-        words = np.zeros(table.n_terms, dtype=np.uint64)
-        np.bitwise_or.at(words, table.term[bad],
-                         np.left_shift(np.uint64(1), table.feature[bad].astype(np.uint64)))
-        escapes = words.tolist()
-    else:
-        escapes = [0] * table.n_terms
-        for p, f in zip(table.term[bad].tolist(), table.feature[bad].tolist(), strict=True):
-            escapes[p] |= 1 << f
+    escapes = _escapes(table, ok, len(model.features))
     if not all(escapes):  # some term holds: the instance is not of class 0
         return []
     return bits(minimum_hitting_set(escapes)) if escapes else []
+
+
+def _escapes(table, ok: np.ndarray, n_features: int) -> list[int]:
+    """Per term of ``table`` (a :class:`~xdt.ir.term_table.TermTable`), the bit mask of the
+    features on which a point falsifies it, from ``ok`` (whether each literal holds there,
+    :meth:`~xdt.ir.term_table.TermTable.at`): one vectorised OR up to 64 features."""
+    bad = ~ok
+    if n_features <= 64:
+        words = np.zeros(table.n_terms, dtype=np.uint64)
+        np.bitwise_or.at(words, table.term[bad],
+                         np.left_shift(np.uint64(1), table.feature[bad].astype(np.uint64)))
+        return words.tolist()
+    escapes = [0] * table.n_terms
+    for p, f in zip(table.term[bad].tolist(), table.feature[bad].tolist(), strict=True):
+        escapes[p] |= 1 << f
+    return escapes
 
 
 def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[int]:
@@ -351,11 +363,7 @@ def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[in
     held = 0
     for f in own:
         held |= 1 << f
-    escapes = [0] * first
-    bad = np.flatnonzero(~ok)
-    for p, f in zip(table.term[bad].tolist(), table.feature[bad].tolist(), strict=True):
-        if p < first:
-            escapes[p] |= 1 << f
+    escapes = _escapes(table, ok, len(model.features))[:first]
     rest = list({e for e in escapes if not e & held})
     extra = bits(minimum_hitting_set(rest)) if rest else []
     return [f for f in extra if not (held >> f) & 1] + own
