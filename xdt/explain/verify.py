@@ -920,6 +920,19 @@ class _OneHotCnf:
         self._top += 1
         return self._top
 
+    def _equivalent(self, term: Mapping[int, int]) -> int:
+        """A new variable ``t`` equivalent to ``term`` (feature -> allowed cells):
+        ``-t OR (OR_{j in p_f} [f = j])`` per feature, and ``t OR OR_f OR_{j not in p_f}
+        [f = j]`` (if every literal holds, so does ``t``)."""
+        t = self._new()
+        back = [t]
+        for f, mask in term.items():
+            self.clauses.append([-t] + [v for j, v in enumerate(self.cell_vars[f])
+                                        if (mask >> j) & 1])
+            back.extend(v for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1)
+        self.clauses.append(back)
+        return t
+
     def _exactly_one(self, lits: list[int]) -> None:
         self.clauses.append(list(lits))
         if len(lits) <= 5:
@@ -1059,16 +1072,7 @@ class DnfCnf(_OneHotCnf):
 
     def __init__(self, dnf: DNF):
         self._start(dnf)
-        self.term_vars: list[int] = []
-        for term in _dnf_terms(dnf):
-            t = self._new()
-            self.term_vars.append(t)
-            back = [t]
-            for f, mask in term.items():
-                inside = [v for j, v in enumerate(self.cell_vars[f]) if (mask >> j) & 1]
-                self.clauses.append([-t] + inside)
-                back.extend(v for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1)
-            self.clauses.append(back)
+        self.term_vars = [self._equivalent(term) for term in _dnf_terms(dnf)]
         y0, y1 = self.class_vars
         self.clauses.append([-y1] + self.term_vars)
         self.clauses.extend([-t, y1] for t in self.term_vars)
@@ -1112,14 +1116,8 @@ class DecisionListCnf(_OneHotCnf):
         deciding: list[list[int]] = [[] for _ in model.classes]
         before: int | None = None  # n_{i-1}; None: true
         for i, term in enumerate(_dnf_terms(model)):
-            t = self._new()
+            t = self._equivalent(term)
             self.term_vars.append(t)
-            back = [t]
-            for f, mask in term.items():
-                self.clauses.append([-t] + [v for j, v in enumerate(self.cell_vars[f])
-                                            if (mask >> j) & 1])
-                back.extend(v for j, v in enumerate(self.cell_vars[f]) if not (mask >> j) & 1)
-            self.clauses.append(back)
             d = self._new()  # rule i decides: n_{i-1} AND t_i
             self.clauses.extend([[-d, t], [d, -t] + ([-before] if before else [])])
             if before:
