@@ -1,4 +1,4 @@
-"""Shared fixtures: the worked cases and datasets in ../shared.
+"""Shared fixtures: the worked cases and datasets in ../shared; the two tiers (tiers.py).
 
 Tests that need ../shared skip with a clear reason where it is absent (a fresh clone outside
 the project's workspace), but fail under CI (CI=true), where it must be present.
@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+import tiers
 from hypothesis import settings
 
 # Property tests draw the same examples on every run, so CI is deterministic; set
@@ -19,6 +20,29 @@ from hypothesis import settings
 settings.register_profile("deterministic", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--thorough", action="store_true",
+        help="run the thorough tier (tests/tiers.py): the tests marked slow and the property "
+             "tests at their full budgets; without it, the quick tier runs")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    tiers.thorough = config.getoption("--thorough")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: the tier is chosen first
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    ids = tiers.named(config.args, config.rootpath)
+    keep = [i for i in items if tiers.in_tier(i, tiers.thorough) or tiers.is_named(i.nodeid, ids)]
+    if len(keep) < len(items):
+        kept = set(keep)
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = keep
+
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 CASES = SHARED / "cases" / "worked"
