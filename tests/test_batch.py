@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from test_properties import big_instance_strategy, big_trees, instance_strategy, trees
+from tiers import examples
 
 import xdt
 from xdt.errors import (
@@ -58,7 +59,7 @@ def tree_and_rows(draw, big: bool = False):
     return tree, rows
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(tree_and_rows(), st.sampled_from([None, 1, 3]), st.booleans())
 def test_batch_equals_per_row_engine_on_random_trees(case, chunk_rows, dedupe):
     tree, rows = case
@@ -66,7 +67,7 @@ def test_batch_equals_per_row_engine_on_random_trees(case, chunk_rows, dedupe):
     assert_same(batch, per_row(tree, rows))
 
 
-@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(30), suppress_health_check=[HealthCheck.too_slow,
                                                   HealthCheck.data_too_large])
 @given(tree_and_rows(big=True))
 def test_batch_equals_per_row_engine_on_big_trees(case):
@@ -94,6 +95,7 @@ def test_batch_equals_per_row_engine_on_german_data(german_tree):
     assert batch.index.equals(X.index)
 
 
+@pytest.mark.slow
 def test_batch_on_a_cart_tree_of_unbounded_depth(german_tree):
     from xdt.cli.demo_job import load_german
     from xdt.learn import CARTClassifier

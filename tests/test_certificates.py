@@ -12,6 +12,7 @@ import pytest
 from conftest import load_case
 from hypothesis import HealthCheck, given, settings
 from test_properties import tree_and_instance
+from tiers import examples
 
 import xdt
 import xdt.explain.explainer as explainer_module
@@ -346,7 +347,7 @@ def test_verify_true_raises_on_a_corrupted_certificate(fig3, engine, monkeypatch
 
 
 # ---------------------------------------------------------------------- random trees
-SETTINGS = settings(max_examples=300, deadline=None,
+SETTINGS = settings(max_examples=examples(300), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -22,6 +22,7 @@ import pytest
 from conftest import DATASETS, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 import xdt.cluster.supervised as cluster
 from xdt.cluster.preprocess import (
@@ -452,7 +453,7 @@ def _fit_recorded(cls, X, y, params, fallback):
     return sc, Recording.seen
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables())
 def test_fit_equals_the_fit_as_it_was(case):
     X, y, params, fallback = case
@@ -501,7 +502,7 @@ def test_node_rows_of_a_hand_made_tree():
     assert [nd.n_target for nd in tree_nodes(tree, X)] == [0] * 7
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.sampled_from([2, 4, None]))
 def test_node_rows_equal_the_masks_edge_by_edge(case, depth):
     X, y, _, _ = case
@@ -527,7 +528,7 @@ labels = st.one_of(st.integers(-2, 2), st.booleans(), st.sampled_from(["1", "a",
                    st.sampled_from([1.0, 0.5, math.nan]), st.none())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(labels, min_size=1, max_size=30), labels)
 def test_target_rows_equal_the_label_by_label_comparison(values, target):
     arr = np.empty(len(values), dtype=object)
@@ -747,7 +748,7 @@ def columns(draw):
     return col
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(columns(), min_size=1, max_size=3), st.booleans(), st.booleans(),
        st.integers(1, 4))
 def test_preprocessor_equals_its_value_by_value_reading(cols, reorder, categorical, groups):
@@ -795,7 +796,7 @@ DATE_LIKE = ["2020-01-01", "01/02/2020", "May", "now", "today", "Private", "12",
              "9999-01-01", "1500-01-01", "2020/01/01 10:00"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from(DATE_LIKE), min_size=1, max_size=40),
        st.sampled_from([0.5, 0.8, 0.95, 1.0]))
 def test_dates_are_recognised_as_before(cells_, threshold):
@@ -807,7 +808,7 @@ def test_dates_are_recognised_as_before(cells_, threshold):
     assert _looks_like_dates(col, threshold, _factorize(col).value_counts()) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(-50, 300), min_size=1, max_size=60),
        st.lists(st.floats(-60, 310, allow_nan=False), max_size=8))
 def test_bins_from_a_table_of_the_integers_equal_searchsorted(values, cuts):

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from test_properties import CLASS_LABELS, features_strategy
+from tiers import examples
 
 import xdt
 from xdt.errors import ConstraintViolationError, NoExplanationError
@@ -36,8 +37,8 @@ THRESHOLDS = (0.5, 1.5, 2.5, 3.5)
 ORDINAL_VALUES = (-1.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 7.0)  # bounds and between
 
 QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much]
-SOME = settings(max_examples=120, deadline=None, suppress_health_check=QUIET)
-FEW = settings(max_examples=50, deadline=None, suppress_health_check=QUIET)
+SOME = settings(max_examples=examples(120), deadline=None, suppress_health_check=QUIET)
+FEW = settings(max_examples=examples(50), deadline=None, suppress_health_check=QUIET)
 
 
 # ---------------------------------------------------------------------- random lists

@@ -12,6 +12,7 @@ import jsonschema
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from tiers import examples
 
 from xdt.errors import InvalidModelError, UnknownFeatureError, ValueOutsideDomainError
 from xdt.ir import DNF, Condition, Feature, NestedKDNF, load_model, model_to_dict, save_model
@@ -137,7 +138,7 @@ def random_dnfs(draw):
 
 
 @given(random_dnfs())
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_complement_predicts_like_the_dnf_everywhere(f):
     g = f.complement()
     # compare on one value per cell of the union of both models' cells

@@ -11,6 +11,7 @@ import pytest
 from ensemble_strategies import ensembles, instance
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 import xdt
 from xdt.explain import verify
@@ -19,7 +20,7 @@ from xdt.explain.ensemble_box import BoxOracle
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.ensemble import TreeEnsemble
 
-SETTINGS = settings(max_examples=80, deadline=None,
+SETTINGS = settings(max_examples=examples(80), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -80,7 +81,7 @@ def test_box_engine_explanations_equal_brute_force(data):
 
 
 @given(data=st.data())
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_box_queries_past_the_limit_go_to_the_sat_engine(data):
     """With a limit of one box, every query the bounds do not decide at once is handed to the

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 from pysat.solvers import Solver
+from tiers import examples
 
 from xdt.errors import UnsupportedModelError
 from xdt.explain import verify
@@ -17,7 +18,7 @@ from xdt.explain.dimacs import dimacs_text, parse_dimacs, wcnf_query, wcnf_text
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.ensemble import TreeEnsemble
 
-SETTINGS = settings(max_examples=40, deadline=None,
+SETTINGS = settings(max_examples=examples(40), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

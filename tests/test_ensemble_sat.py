@@ -9,6 +9,7 @@ import pytest
 from ensemble_strategies import ensembles, instance
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 import xdt
 from xdt.errors import EngineNotAvailableError
@@ -16,7 +17,7 @@ from xdt.explain import verify
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.ensemble import TreeEnsemble
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -235,7 +236,7 @@ def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, boxes, li
 
 # ---------------------------------------------------------------------- crosscheck
 @given(data=st.data())
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_crosscheck_of_ensembles_agrees_with_brute_force(data):
     model = data.draw(ensembles())
     rows = [instance(data.draw, model) for _ in range(3)]

@@ -21,6 +21,7 @@ from click.testing import CliRunner, Result
 from conftest import load_case
 from hypothesis import HealthCheck, event, given, settings
 from pysat.solvers import Solver
+from tiers import examples
 
 import xdt
 from xdt.cli import main
@@ -321,7 +322,7 @@ def dnf_and_instance(draw):
     return f, draw(instances(f))
 
 
-SETTINGS = settings(max_examples=300, deadline=None,
+SETTINGS = settings(max_examples=examples(300), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -364,7 +365,7 @@ def test_cxp_counterexamples_change_the_prediction(case):
             assert all(point[n] == x[n] for n in f.features.names if n not in cxp.features)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dnf_and_instance())
 def test_certificates_of_random_dnfs_verify(case):
     f, x = case
@@ -376,7 +377,7 @@ def test_certificates_of_random_dnfs_verify(case):
         ex.smallest_axp(x, inflate=True, verify=True)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dnf_and_instance())
 def test_the_complement_has_the_same_explanations(case):
     """The complement (classes swapped, terms the minimal transversals) is the same
@@ -399,7 +400,7 @@ def true_terms(f, x) -> list[frozenset[str]]:
     return [frozenset(f.features.names[i] for i in f.terms[p].masks()) for p in held]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dnf_and_instance())
 def test_default_axp_lies_in_a_shortest_true_term_or_is_smallest(case):
     """Cooper et al., Section 2: a positive decision is explained by a true term (the AXp
@@ -442,7 +443,7 @@ def nested_kdnfs(draw):
     return NestedKDNF(feats, [0, 1], matrix, prefixes)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nested_kdnfs(), st.data())
 def test_nested_kdnf_axps_have_at_most_k_features(f, data):
     """Proposition 2 of Cooper et al.: a nested k-DNF is k-AXp-interpretable; with the
@@ -486,7 +487,7 @@ def test_worked_nested_kdnf_round_trips_through_json(tmp_path):
 
 
 # ---------------------------------------------------------------------- verify on DNFs
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_dnfs(max_terms=5), st.data())
 def test_box_search_and_own_cnf_agree_with_brute_force(f, data):
     """verify.reachable_classes (box search) and verify.sat_reachable_classes (DnfCnf) on
@@ -507,7 +508,7 @@ def test_box_search_and_own_cnf_agree_with_brute_force(f, data):
             assert f.predict_cells(np.array([point]))[0] != k
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dnf_and_instance())
 def test_check_axp_on_dnfs(case):
     f, x = case

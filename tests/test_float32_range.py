@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
+from tiers import examples
 
 import xdt
 from xdt.errors import InstanceError, InvalidRowError, ValueOutOfRangeError
@@ -153,7 +154,7 @@ def _float32_tests(draw_values: list[float]) -> list[float]:
 near_max = st.floats(min_value=float(F32(3.0e38)), max_value=F32_MAX, width=32)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.one_of(near_max, near_max.map(lambda v: -v),
                           st.floats(-1e3, 1e3, width=32)), min_size=2, max_size=6))
 def test_every_cell_value_is_float32_finite_and_on_its_side(values):

@@ -15,6 +15,7 @@ import pytest
 from conftest import load_case
 from hypothesis import HealthCheck, given, settings
 from test_properties import tree_and_instance
+from tiers import examples
 
 import xdt
 from xdt.explain import verify
@@ -163,7 +164,7 @@ def addable(cells, mask: int) -> list[int]:
     return [c for c in range(cells.n_cells) if not (mask >> c) & 1]
 
 
-SETTINGS = settings(max_examples=250, deadline=None,
+SETTINGS = settings(max_examples=examples(250), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -17,6 +17,7 @@ import pytest
 from conftest import DATASETS, require_package, require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 import xdt
 from xdt.errors import (
@@ -125,7 +126,7 @@ def test_streed_feature_selection_and_default_order():
     assert tree.predict(frame.to_numpy()).tolist() == list(model.predict(frame))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(seed=st.integers(0, 2**32 - 1), n_bin=st.integers(1, 5), n_num=st.integers(0, 3),
        k=st.integers(2, 4), depth=st.integers(0, 3))
 def test_streed_random_data(seed, n_bin, n_num, k, depth):
@@ -276,7 +277,7 @@ def test_dl85_binarised_monk1():
     assert tree.depth == model.depth_
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 6), k=st.integers(2, 3),
        depth=st.integers(0, 3))
 def test_dl85_random_data(seed, m, k, depth):

@@ -20,6 +20,7 @@ import pytest
 from conftest import load_case
 from hypothesis import event, given, settings
 from test_properties import features_strategy, node_strategy
+from tiers import examples
 
 import xdt
 import xdt.metrics
@@ -375,7 +376,7 @@ def test_reexported():
 
 
 # ---------------------------------------------------------------------- properties
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(mixed_dnfs())
 def test_certificate_complexity_equals_brute_force_on_dnfs(dnf):
     cc = certificate_complexity(dnf)
@@ -386,7 +387,7 @@ def test_certificate_complexity_equals_brute_force_on_dnfs(dnf):
         assert is_k_axp_interpretable(dnf, k) == (cc <= k)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(small_trees())
 def test_certificate_complexity_equals_brute_force_on_trees(tree):
     cc = certificate_complexity(tree)
@@ -395,7 +396,7 @@ def test_certificate_complexity_equals_brute_force_on_trees(tree):
     assert cc <= xdt.metrics.expl_wc(tree)   # an AXp within any path (Example 1)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(mixed_dnfs(max_terms=5))
 def test_lemma_2_on_mixed_features(dnf):
     """Lemma 2 with ordinal intervals and value sets as literals: certificate complexity is
@@ -410,7 +411,7 @@ def test_lemma_2_on_mixed_features(dnf):
     assert brute_force_cc(dnf) <= k
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(binary_kdnfs())
 def test_lemma_2_on_random_kdnfs(case):
     """Whenever mim(G_D) <= k on a k-DNF, the certificate complexity is <= k (Lemma 2)."""
@@ -424,7 +425,7 @@ def test_lemma_2_on_random_kdnfs(case):
         assert cc <= k
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(nested_kdnfs())
 def test_proposition_2_nested_kdnfs(case):
     """Every nested k-DNF has mim(G_D) <= k, hence certificate complexity <= k."""
@@ -438,7 +439,7 @@ def test_proposition_2_nested_kdnfs(case):
     event(f"k={k} terms={len(dnf.terms)}")
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(st.integers(1, 8), st.integers(0, 12), st.integers(0, 10 ** 6))
 def test_max_induced_matching_equals_brute_force(n_nodes, n_edges, seed):
     graph = nx.gnm_random_graph(n_nodes, min(n_edges, n_nodes * (n_nodes - 1) // 2),

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from test_properties import instance_strategy, trees
+from tiers import examples
 
 import xdt
 from xdt.explain import compiled as compiled_module
@@ -50,7 +51,7 @@ def numpy_reference(tree, cells):
             [{m for m in row if m != pad} for row in cx.tolist()])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree_and_rows())
 def test_kernels_equal_the_numpy_formulation(case):
     tree, rows = case
@@ -234,7 +235,7 @@ def smallest_by_brute_force(sets: list[int], n: int) -> int:
     raise AssertionError("no hitting set")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(1, 10).flatmap(lambda n: st.tuples(
     st.just(n), st.lists(st.integers(1, 2**n - 1), min_size=1, max_size=14))))
 def test_minimum_hitting_set_is_smallest(case):

@@ -8,6 +8,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
 from hypothesis import event, given, settings
+from tiers import examples
 
 from xdt import Explainer
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
@@ -70,7 +71,7 @@ def node_rows(tree, frame: pd.DataFrame):
 
 
 @given(datasets(), learners)
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 def test_fitted_trees_keep_the_rules(data, est):
     frame, y, w = data
     est.fit(frame, y, sample_weight=w)
@@ -130,7 +131,7 @@ def all_tests_balanced(tree, frame: pd.DataFrame, y: np.ndarray) -> bool:
 
 
 @given(datasets(), st.sampled_from((1, 2, 3, None)))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_serdt_with_factor_one_is_cart_when_cart_is_balanced(data, depth):
     frame, y, _ = data
     cart = CARTClassifier(max_depth=depth, merge_leaves=False).fit(frame, y)
@@ -158,7 +159,7 @@ def test_serdt_with_factor_one_is_cart_on_a_balanced_case():
 
 
 @given(datasets())
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 def test_both_engines_explain_learned_trees_alike(data):
     frame, y, w = data
     tree = SERDTClassifier(max_depth=3).fit(frame, y, sample_weight=w).tree_

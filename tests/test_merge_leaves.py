@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
+from tiers import examples
 
 from xdt.interop.fit import fit_sklearn_tree
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
@@ -58,13 +59,13 @@ def check_merge(tree: DecisionTree) -> DecisionTree:
     return merged
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
 def test_random_trees_keep_their_predictions(tree):
     check_merge(tree)
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(big_trees())
 def test_big_random_trees_keep_their_predictions(tree):

@@ -28,6 +28,7 @@ import pytest
 from conftest import DATASETS, require_shared
 from hypothesis import given, settings
 from sklearn.utils import check_random_state
+from tiers import examples
 
 import xdt.learn.nested as nested
 from xdt.ir.json_io import model_to_dict
@@ -199,7 +200,7 @@ def test_same_models_as_the_reference_on_real_data(monkeypatch, name):
 QUARTERS = st.integers(0, 12).map(lambda v: v / 4)       # 0, 0.25, ..., 3: exact sums
 
 
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(st.integers(2, 60), st.integers(1, 8), st.integers(1, 6),
        st.sampled_from(["positive", "negative"]), st.one_of(st.none(), st.integers(0, 99)),
        st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
@@ -219,7 +220,7 @@ def test_same_models_as_the_reference_on_boolean_tables(n, m, k, target, random_
     assert new == old
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.integers(4, 80), st.integers(1, 6), st.one_of(st.none(), st.integers(0, 9)),
        st.integers(0, 2**32 - 1))
 def test_same_models_as_the_reference_on_thresholds_and_categories(n, k, random_state, seed):
@@ -240,7 +241,7 @@ def test_same_models_as_the_reference_on_thresholds_and_categories(n, k, random_
             assert new == old
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(st.integers(1, 40), st.integers(1, 10), st.integers(1, 6), st.booleans(),
        st.one_of(st.none(), st.integers(0, 99)), st.integers(0, 2**32 - 1))
 def test_construct_matrix_and_candidate_terms_match_the_reference(n, n_lit, k, weighted,

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_constraints import constrained_case
 from test_properties import tree_and_instance
+from tiers import examples
 
 import xdt
 from xdt import Explainer
@@ -29,7 +30,7 @@ from xdt.explain import duality, verify
 from xdt.explain.certificates import check_certificate
 from xdt.ir import DNF, Condition, DecisionTree, Feature, Leaf, ThresholdSplit
 
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=examples(120), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 WEIGHTS = (1, 2, 3, 5, 0.5, 1.25)
 
@@ -121,7 +122,7 @@ def two_terms_dnf() -> DNF:
                 [Condition("e", (1,)), Condition("a", (0,))]])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_terms_equal_brute_force_on_a_dnf(data):
     dnf = two_terms_dnf()
@@ -349,7 +350,7 @@ def test_delta_axp_avoids_excluded_features():
 
 
 # ---------------------------------------------------------------- background constraints
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constrained_case(), st.data())
 def test_terms_under_background_constraints_equal_brute_force(case, data):
     """On random trees with random forbidden combinations and orderings, the terms select

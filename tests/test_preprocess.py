@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from xdt.cluster.preprocess import MISSING, DateCondition, Preprocessor, group_values
 from xdt.errors import (
@@ -270,7 +271,7 @@ def frames(draw):
                          "date": pd.Series(dates, dtype=object)})
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(frames(), st.integers(1, 6), st.integers(1, 5), st.integers(1, 4),
        st.sampled_from(["frequency", "equal-width", "similarity"]), st.booleans(),
        st.sampled_from(["frequency", "equal-width"]), st.data())

@@ -22,6 +22,7 @@ from ensemble_strategies import ensembles
 from ensemble_strategies import instance as ensemble_instance
 from hypothesis import given, settings
 from test_properties import instance_strategy, trees
+from tiers import examples
 
 import xdt
 from xdt.errors import (
@@ -202,7 +203,7 @@ def test_precision_is_not_monotone_and_the_deletion_repeats_its_pass():
 
 
 # ---------------------------------------------------------------------- properties
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(tree_case(), st.data())
 def test_tree_precision_equals_brute_force(case, data):
     tree, x, weights = case
@@ -215,7 +216,7 @@ def test_tree_precision_equals_brute_force(case, data):
 DELTAS = (Fraction(1, 3), Fraction(1, 2), Fraction(2, 3), 0.8, 0.95, Fraction(1))
 
 
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(tree_case(), st.sampled_from(DELTAS), st.sampled_from((None, "all", "path")),
        st.sampled_from((None, "features", "reverse")))
 def test_delta_axps_are_locally_minimal_by_brute_force(case, delta, start, order):
@@ -234,7 +235,7 @@ def test_delta_axps_are_locally_minimal_by_brute_force(case, delta, start, order
     assert e.prediction == ex.predict(x)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(tree_case(positive=True), st.sampled_from((None, "features", "reverse")))
 def test_delta_one_with_positive_masses_is_the_axp(case, order):
     tree, x, weights = case
@@ -246,7 +247,7 @@ def test_delta_one_with_positive_masses_is_the_axp(case, order):
     assert e.precision == 1
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(tree_case(), st.data())
 def test_coverage_equals_brute_force(case, data):
     tree, x, weights = case
@@ -310,7 +311,7 @@ def test_empirical_distribution_on_a_dnf():
             ex.delta_axp(x, 0.9, distribution=frame)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(ensembles(), st.data())
 def test_empirical_distribution_on_tree_ensembles(model, data):
     rows = [ensemble_instance(data.draw, model)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, event, given, settings, target
+from tiers import examples
 
 from xdt import Explainer
 from xdt.explain import duality, verify
@@ -134,7 +135,7 @@ def names(explanations) -> set[frozenset[str]]:
     return {frozenset(e.features) for e in explanations}
 
 
-SETTINGS = settings(max_examples=400, deadline=None,
+SETTINGS = settings(max_examples=examples(400), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -267,7 +268,7 @@ def path_oracle(tree, x, restricted: bool) -> PathOracle:
     return PathOracle(tree, cells, allowed, universe, path.class_index)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree_and_instance(), st.booleans())
 def test_generic_duality_loop(case, restricted):
     tree, x = case
@@ -334,7 +335,7 @@ def big_tree_and_instance(draw):
     return tree, draw(big_instance_strategy(tree))
 
 
-BIG = settings(max_examples=70, deadline=None,
+BIG = settings(max_examples=examples(70), deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import load_case, tree_case_names
 from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
+from tiers import examples
 
 import xdt
 import xdt.explain.redundant_paths as redundancy_module
@@ -50,13 +51,13 @@ def check_against_axps(tree: DecisionTree) -> list[PathRedundancy]:
     return report
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
 def test_random_trees_equal_the_axp_definition(tree):
     check_against_axps(tree)
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(big_trees(max_nodes=150))
 def test_big_random_trees_equal_the_axp_definition(tree):

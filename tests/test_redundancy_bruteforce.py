@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
+from tiers import examples
 
 from xdt.explain.redundant_paths import path_redundancy
 from xdt.interop.fit import fit_sklearn_tree
@@ -128,14 +129,14 @@ def ir_leaves(tree: DecisionTree) -> tuple[list[Leafbox], dict[str, object]]:
     return out, domains
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
 def test_random_trees_match_the_leaf_box_brute_force(tree):
     leaves, domains = ir_leaves(tree)
     check(leaves, domains, path_redundancy(tree))
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(big_trees(max_nodes=200))
 def test_big_random_trees_match_the_leaf_box_brute_force(tree):

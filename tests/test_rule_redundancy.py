@@ -14,6 +14,7 @@ import pytest
 from clitools import assert_clean_failure, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 import xdt
 import xdt.metrics.rule_redundancy as rule_redundancy_module
@@ -191,7 +192,7 @@ def decision_lists(draw):
     return DecisionList(features, classes, rules, draw(st.sampled_from(classes)))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(decision_lists())
 def test_every_row_of_random_lists_against_brute_force(dl):
     names = dl.features.names

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pysat.solvers import Solver
 from test_properties import names, path_oracle, tree_and_instance, trees
+from tiers import examples
 
 import xdt
 from xdt.errors import EngineNotAvailableError, UnknownCategoryError
@@ -25,7 +26,8 @@ from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, Thresh
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
 
-SMALL = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SMALL = settings(max_examples=examples(100), deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow])
 MAX_ENUMERATED = 1500  # points of the cell space the encoding test solves one by one
 
 
@@ -190,7 +192,7 @@ def test_one_leaf_tree():
 
 
 # ---------------------------------------------------------------------- the oracle
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree_and_instance(), st.booleans(), st.data())
 def test_sat_oracle_answers_like_the_path_oracle(case, restricted, data):
     tree, x = case
@@ -339,7 +341,7 @@ def test_stopped_enumeration_keeps_the_explainer_usable():
 SOLVER_CHOICE = ("cadical195", "glucose4", "minisat22", "g42", "maplechrono", "cadical103")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree_and_instance(), st.booleans())
 def test_solvers_give_identical_answers(case, restricted):
     tree, x = case

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from sklearn.tree import DecisionTreeClassifier
 from test_properties import instance_strategy, trees
+from tiers import examples
 
 import xdt
 import xdt.metrics
@@ -343,7 +344,7 @@ def walk(tree: DecisionTree, row: dict) -> tuple[int, int]:
     return depth, len(seen)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tree_rows_weights())
 def test_explanation_size_never_exceeds_depth(case):
     tree, rows, weights = case

@@ -10,6 +10,7 @@ import hypothesis.strategies as st
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from test_explain_dnf import c, condition, mixed_features
+from tiers import examples
 
 from xdt.explain.duality import minimum_hitting_set
 from xdt.explain.models import term_order
@@ -17,7 +18,7 @@ from xdt.explain.oracle import bits
 from xdt.ir import DNF, Condition, Feature
 from xdt.ir.term_table import TermTable
 
-SETTINGS = settings(max_examples=200, deadline=None,
+SETTINGS = settings(max_examples=examples(200), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

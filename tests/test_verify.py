@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pysat.solvers import Solver
 from test_properties import big_tree_and_instance, tree_and_instance, trees
+from tiers import examples
 
 import xdt
 from xdt.explain import verify
@@ -27,7 +28,7 @@ from xdt.interop.fit import fit_sklearn_tree
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.cells import full_mask
 
-SETTINGS = settings(max_examples=100, deadline=None,
+SETTINGS = settings(max_examples=examples(100), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -114,7 +115,7 @@ def test_sat_entailment_equals_dfs_and_brute_force(tree, data):
             assert tree.predict([point_of(tree, cells)])[0] != label
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(big_tree_and_instance(), st.data())
 def test_sat_entailment_equals_dfs_on_big_trees(case, data):
