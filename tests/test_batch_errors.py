@@ -291,6 +291,7 @@ def client():
         yield c
 
 
+@pytest.mark.slow
 def test_dask_bad_row_names_the_partitions_written_stopped_and_not_run(german, client,
                                                                       tmp_path):
     X, tree, expected = german
@@ -317,6 +318,7 @@ def test_dask_bad_row_names_the_partitions_written_stopped_and_not_run(german, c
         [r for r in expected if r["row"] // 100 in written]
 
 
+@pytest.mark.slow
 def test_dask_skip_invalid_and_overwrite(german, client, tmp_path):
     X, tree, expected = german
     out = tmp_path / "d"
@@ -359,6 +361,7 @@ def assert_only_xdt_lines(stderr: str) -> None:
     assert "KeyboardInterrupt" not in stderr, stderr
 
 
+@pytest.mark.slow
 def test_cli_workers_bad_row_shows_only_xdt_message(files, german, tmp_path):
     _, _, expected = german
     out = tmp_path / "d"
@@ -415,6 +418,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 def test_cli_workers_ctrl_c_says_what_was_written_without_tracebacks(files, german,
                                                                       tmp_path):
     """Ctrl-C in a terminal signals the whole process group: xdt and its workers."""

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_delta_axp_benchmark_prints_its_table(datasets_dir):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(

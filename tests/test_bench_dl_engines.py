@@ -13,11 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import require_package
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_dl_engines_quick_run_without_xdl_tool(datasets_dir):
     require_package("imodels", "rules")
     require_package("wittgenstein", "rules")

@@ -13,10 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 HEADERS = ["what", "tree", "nodes", "xdt", "peer", "ratio", "target", "met"]
 
 
+@pytest.mark.slow
 def test_ensembles_quick_run_prints_its_table(datasets_dir):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(

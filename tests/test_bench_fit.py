@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_fit_speed_small_run_prints_its_tables(datasets_dir):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(
@@ -32,6 +35,7 @@ def test_fit_speed_small_run_prints_its_tables(datasets_dir):
     assert "goal peak memory <= 2x scikit-learn's: not measured" in out   # below 301 rows
 
 
+@pytest.mark.slow
 def test_fit_speed_measures_peak_memory_in_new_processes(datasets_dir):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,6 +28,7 @@ def tables(out: str) -> dict[str, list[list[str]]]:
     return found
 
 
+@pytest.mark.slow
 def test_one_against_rest_sets_show_every_class_both_ways(datasets_dir):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(

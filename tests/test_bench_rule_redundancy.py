@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import require_package
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_rule_redundancy_benchmark_prints_its_tables(datasets_dir):
     require_package("imodels", "rules")
     require_package("wittgenstein", "rules")

@@ -4,11 +4,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import DATASETS, require_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_user_terms_benchmark_quick_run():
     require_shared(DATASETS / "compas.csv")
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "user_terms.py"),

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 from conftest import load_case
+from tiers import sweep
 
 import xdt
 from xdt.errors import DataError, MissingFeatureError, UnsupportedModelError
@@ -54,7 +55,7 @@ def assert_all_agree(report: CrosscheckReport, rows: int, enumerate: bool = True
 
 # ---------------------------------------------------------------------- real data
 @pytest.mark.parametrize("depth", [6, None], ids=["depth6", "unbounded"])
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", sweep(DATASETS))
 def test_engines_agree_on_real_data(datasets_dir, fitted, name, depth):
     model, test = fitted(datasets_dir, name, depth)
     if depth is None:  # as deep as the data need (iris: 4; german: 18)
@@ -65,7 +66,7 @@ def test_engines_agree_on_real_data(datasets_dir, fitted, name, depth):
     assert "OK: the engines agree" in str(report)
 
 
-@pytest.mark.parametrize("name", ["german", "cardiotocography"])
+@pytest.mark.parametrize("name", sweep(["german", "cardiotocography"]))
 def test_engines_agree_path_restricted(datasets_dir, fitted, name):
     model, test = fitted(datasets_dir, name, None)
     report = xdt.crosscheck(model, test.head(ROWS), path_restricted=True)

@@ -79,6 +79,7 @@ def test_docs_pages_are_found():
             "reproductions/index.md"} <= set(PAGES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_page_blocks_run_as_shown(page, tmp_path, monkeypatch, capsys):
     import matplotlib
@@ -152,6 +153,7 @@ def test_readme_skip_note_holds():
                 assert set(lines) <= readme, f"{page} {block.where}: not in the README's tour"
 
 
+@pytest.mark.slow
 def test_the_site_builds_in_strict_mode(tmp_path):
     """``mkdocs build --strict``: a warning (a broken link, a docstring mkdocstrings cannot
     read) fails it. The site goes to a temporary folder, never into the repository."""

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestClassifier
+from tiers import sweep
 
 import xdt
 
@@ -134,14 +135,14 @@ LIBRARY_IDS = ["random-forest", "xgboost"]
 
 
 @pytest.mark.parametrize("library", LIBRARIES, ids=LIBRARY_IDS)
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", sweep(list(DATASETS)))
 def test_ensemble_predicts_like_the_library(datasets_dir, fitted, name, library):
     X, names, est, model, _, _ = fitted(datasets_dir, name, library)
     assert model.predict(X).tolist() == est.predict(X).tolist()
 
 
 @pytest.mark.parametrize("library", LIBRARIES, ids=LIBRARY_IDS)
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", sweep(list(DATASETS)))
 def test_axps_keep_the_library_prediction(datasets_dir, fitted, name, library):
     X, names, est, model, rows, pools = fitted(datasets_dir, name, library)
     ex = xdt.Explainer(model, certificates=False)
@@ -168,7 +169,7 @@ def test_axps_keep_the_library_prediction(datasets_dir, fitted, name, library):
 
 
 @pytest.mark.parametrize("library", LIBRARIES, ids=LIBRARY_IDS)
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", sweep(list(DATASETS)))
 def test_cxp_counterexamples_flip_the_library_prediction(datasets_dir, fitted, name,
                                                           library):
     X, names, est, model, rows, _ = fitted(datasets_dir, name, library)

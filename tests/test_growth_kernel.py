@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from conftest import DATASETS, require_shared
 from hypothesis import given, settings
+from tiers import examples, sweep
 
 from xdt.ir import DecisionTree, Leaf, ThresholdSplit
 from xdt.ir.features import Feature
@@ -74,7 +75,7 @@ def tables(draw):
     return frame, y, weight
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(tables(), st.sampled_from(sorted(PAIRS)), st.sampled_from(("gini", "entropy")),
        st.sampled_from((None, 1, 2, 4)), st.integers(1, 3),
        st.sampled_from((0.0, 0.5, 0.97, 1.0)))
@@ -112,7 +113,7 @@ def _sample(name: str, rows: int) -> tuple[pd.DataFrame, np.ndarray]:
     return frame.astype(dict.fromkeys(cats, "category")), y
 
 
-@pytest.mark.parametrize("name", ["adult.csv.gz", "kr-vs-kp-bin.csv", "splice.csv"])
+@pytest.mark.parametrize("name", sweep(["adult.csv.gz", "kr-vs-kp-bin.csv", "splice.csv"]))
 @pytest.mark.parametrize("learner", sorted(PAIRS))
 @pytest.mark.parametrize("depth", [6, None])
 def test_the_kernel_grows_the_reference_tree_on_real_data(name, learner, depth):

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DATASETS, require_shared
+from tiers import sweep
 
 import xdt
 from xdt.errors import DataError, UnsupportedModelError
@@ -57,7 +58,7 @@ def assert_same(model, ensemble: TreeEnsemble, X) -> None:
     assert ensemble.reference(X).tolist() == model.predict(X).tolist()
 
 
-@pytest.mark.parametrize("name", ["banknote.csv", "indians-diabetes.csv", "compas.csv"])
+@pytest.mark.parametrize("name", sweep(["banknote.csv", "indians-diabetes.csv", "compas.csv"]))
 def test_binary_every_training_row_and_threshold(name):
     X, y = table(name)
     model = fit(X, y, n_estimators=30, num_leaves=12)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DATASETS, require_package, require_shared
+from tiers import sweep
 
 import xdt
 from xdt.errors import (
@@ -94,7 +95,7 @@ GREEDY = [imodels.GreedyRuleListClassifier, imodels.OneRClassifier]
 
 
 @pytest.mark.parametrize("learner", GREEDY)
-@pytest.mark.parametrize("name", ["compas.csv", "banknote.csv"])
+@pytest.mark.parametrize("name", sweep(["compas.csv", "banknote.csv"]))
 def test_greedy_lists_predict_as_imodels_on_every_row(learner, name):
     X, y = table(name)
     Xtr, ytr, Xte, _ = split(X, y)
@@ -476,8 +477,8 @@ def figs_cuts(est, names) -> dict[str, list[float]]:
     return {k: sorted(v) for k, v in cuts.items()}
 
 
-@pytest.mark.parametrize("name, rules", [("compas.csv", 15), ("banknote.csv", 12),
-                                         ("iris.csv", 10)])
+@pytest.mark.parametrize("name, rules", sweep([("compas.csv", 15), ("banknote.csv", 12),
+                                               ("iris.csv", 10)]))
 def test_figs_predicts_as_imodels_on_every_row_and_at_every_threshold(name, rules):
     X, y = table(name)
     Xtr, ytr, Xte, _ = split(X, y)

@@ -80,6 +80,7 @@ def _expected_images(name: str, nb) -> dict[int, int]:
     return expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_and_shows_its_figures(name):
     nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)

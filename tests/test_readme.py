@@ -90,6 +90,7 @@ def _tour() -> list[tuple[str, list[str] | None]]:
             and "python -m pytest" not in c]
 
 
+@pytest.mark.slow
 def test_readme_command_line_tour_runs_as_written(tmp_path):
     """Every command of the README, in order, in an empty folder: the sh lines succeed, and
     each ``$ xdt ...`` line exits 0 and prints what the README shows."""

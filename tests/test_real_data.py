@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
+from tiers import sweep
 
 import xdt
 from xdt.explain import verify
@@ -62,7 +63,7 @@ def test_datasets_cover_the_kinds(datasets_dir, fitted):
 
 
 @pytest.mark.parametrize("depth", [6, None], ids=["depth6", "unbounded"])
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", sweep(DATASETS))
 def test_imported_tree_predicts_like_sklearn(datasets_dir, fitted, name, depth):
     X, y, enc, est, tree = fitted(datasets_dir, name, depth)
     assert tree.n_leaves == est.get_n_leaves() and tree.depth == est.get_depth()
@@ -72,8 +73,8 @@ def test_imported_tree_predicts_like_sklearn(datasets_dir, fitted, name, depth):
         assert np.mean(tree.predict(X) == y) > 0.95
 
 
-@pytest.mark.parametrize("depth", [6, None], ids=["depth6", "unbounded"])
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("depth", sweep([6, None]), ids=["depth6", "unbounded"])
+@pytest.mark.parametrize("name", sweep(DATASETS))
 def test_axps_checked_independently(datasets_dir, fitted, name, depth):
     X, y, enc, est, tree = fitted(datasets_dir, name, depth)
     ex = xdt.Explainer(tree)

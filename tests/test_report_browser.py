@@ -24,6 +24,8 @@ from test_report import TENNIS_MODEL, TENNIS_ROWS, walk
 import xdt
 from xdt.report import write_report
 
+pytestmark = pytest.mark.slow  # a real browser: the thorough tier
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 WAIT = 10  # seconds allowed to the page to get ready
 
