@@ -4,16 +4,20 @@ Shared by ``test_readme.py`` and ``test_docs.py``. A page's fenced blocks are re
 (:func:`blocks`), with the HTML comment that stands right before a fence, if any
 (``<!-- skip: why -->``, ``<!-- test with: ARGS -->``). Output is compared with
 :func:`matches`: a line ``...`` stands for any number of lines, durations are ignored.
-Commands run in bash with ``xdt`` and ``python`` as this interpreter (:func:`shell`).
+Commands run in bash with ``xdt`` and ``python`` as this interpreter (:func:`shell`); a script
+of plain ``xdt`` commands runs in this process, through click's runner, which saves the start
+of a new interpreter for each command.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,11 +131,64 @@ class Ran:
     cwd: Path
 
 
+SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?\[\]{}~!\\]|^\w+=")
+"""What makes a line more than a plain command: operators, expansions, globs, variables."""
+
+
+def plain_xdt(command: str) -> list[list[str]] | None:
+    """The arguments of each line of ``command`` when every line is a plain ``xdt ...``
+    command (a trailing ``# comment`` allowed); ``None`` when any line needs bash."""
+    runs = []
+    for line in command.split("\n"):
+        code = line.split("#", 1)[0].strip()  # a plain command quotes no '#'
+        if not code:
+            continue
+        if SHELL_SYNTAX.search(code):
+            return None
+        try:
+            words = shlex.split(code)
+        except ValueError:
+            return None
+        if words[0] != "xdt" or words != shlex.split(line, comments=True):
+            return None
+        runs.append(words[1:])
+    return runs or None
+
+
+def run_in_process(runs: list[list[str]], cwd: Path) -> Ran:
+    """Each ``xdt ARGS`` of ``runs`` through click's runner in ``cwd``, stopping at the first
+    that fails, as bash's ``set -e`` does; an exception's traceback goes to ``stderr``."""
+    from click.testing import CliRunner
+
+    from xdt.cli import main
+
+    stdout, stderr, code = [], [], 0
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        for args in runs:
+            result = CliRunner().invoke(main, args, prog_name="xdt", env={"COLUMNS": "100"})
+            stdout.append(result.stdout)
+            stderr.append(result.stderr)
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                stderr.append("".join(traceback.format_exception(*result.exc_info)))
+            code = result.exit_code
+            if code:
+                break
+    finally:
+        os.chdir(before)
+    return Ran(code, "".join(stdout), "".join(stderr), cwd)
+
+
 def shell(command: str, cwd: Path, timeout: float = 300) -> Ran:
     """Run ``command`` (one line or a script) in bash in ``cwd``, with ``xdt`` as this
     interpreter's ``python -m xdt`` and ``python`` as this interpreter; stops at the first
     failing line. Writes no bytecode (a benchmark script run from a page must not write into
-    the repository). The returned ``cwd`` is where a ``cd`` in the command left it."""
+    the repository). The returned ``cwd`` is where a ``cd`` in the command left it. A script
+    of plain ``xdt`` lines (:func:`plain_xdt`) runs in this process instead."""
+    runs = plain_xdt(command)
+    if runs is not None:
+        return run_in_process(runs, cwd)
     with tempfile.NamedTemporaryFile("r", suffix=".pwd") as where:
         prelude = (f'xdt() {{ "{sys.executable}" -m xdt "$@"; }}\n'
                    f'python() {{ "{sys.executable}" "$@"; }}\nset -e\n')
