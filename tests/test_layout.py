@@ -6,6 +6,7 @@ under ``if TYPE_CHECKING:`` are left out: they never run)."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import networkx as nx
@@ -89,6 +90,12 @@ def _imports(mods: dict[str, Path]) -> list[tuple[str, str, bool]]:
     return edges
 
 
+@cache
+def _project_imports() -> tuple[tuple[str, str, bool], ...]:
+    """:func:`_imports` of the package, parsed once for every test of this module."""
+    return tuple(_imports(_modules()))
+
+
 def _wing(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "xdt"
@@ -108,8 +115,7 @@ def test_every_wing_is_a_folder_whose_docstring_says_its_job():
 
 
 def test_no_import_cycle_between_files():
-    mods = _modules()
-    graph = nx.DiGraph((a, b) for a, b, _ in _imports(mods))
+    graph = nx.DiGraph((a, b) for a, b, _ in _project_imports())
     cycles = sorted(nx.simple_cycles(graph), key=len)
     assert cycles == [], f"import cycles: {cycles[:5]}"
 
@@ -135,8 +141,7 @@ def test_the_probe_finds_cycles_and_lazy_imports():
 
 @pytest.mark.parametrize("wing", sorted(WINGS))
 def test_a_wing_imports_only_what_the_architecture_allows(wing):
-    mods = _modules()
-    wrong = sorted({(a, b) for a, b, lazy in _imports(mods)
+    wrong = sorted({(a, b) for a, b, lazy in _project_imports()
                     if _wing(a) == wing and _wing(b) != wing
                     and _wing(b) not in ALLOWED[wing]
                     and not (lazy and _wing(b) in LAZY_ALLOWED.get(wing, set()))})
