@@ -5,13 +5,14 @@ installed in a fresh virtual environment whose own ``xdt demo`` runs.
 The slow test builds from a copy of the repository's files (``git ls-files``) in pytest's
 ``tmp_path``, so that no ``build/``, ``dist/`` or ``*.egg-info`` appears in the work tree.
 The build is isolated (its backend, setuptools >= 77, comes from the package index, as for
-``pip install -e .``). The virtual environment borrows the installed dependencies
-(``--system-site-packages``) and gets the wheel with ``pip install --no-deps``; the test then
-proves that what runs is the wheel's copy of xdt, not this checkout's: the system
-site-packages may hold the editable install's finder, which maps ``xdt`` to a checkout.
-Measured on a 2-core machine: build of both archives 9-11 s, twine 1 s, virtual environment
-and install 1.5 s, ``xdt demo`` 33 s (numba compiles the kernels of the fresh copy; 5 s once
-cached); the whole test about 50 s.
+``pip install -e .``). The virtual environment borrows the dependencies that the running
+interpreter imports (:func:`borrow_site_packages`: its site-packages folders, whether it is
+the system's Python or itself runs in a virtual environment) and gets the wheel with
+``pip install --no-deps``; the test then proves that what runs is the wheel's copy of xdt,
+not this checkout's: those folders may hold the editable install's finder, which maps
+``xdt`` to a checkout. Measured on a 2-core machine: build of both archives 9-11 s, twine
+1 s, virtual environment and install 1.5 s, ``xdt demo`` 33 s (numba compiles the kernels of
+the fresh copy; 5 s once cached); the whole test about 50 s.
 """
 
 from __future__ import annotations
@@ -236,6 +237,36 @@ print(json.dumps({
 """
 
 
+def site_folders() -> list[str]:
+    """The site-packages folders this interpreter imports from (its own, a virtual
+    environment's, the base interpreter's when that one shares them, the user's)."""
+    return [p for p in dict.fromkeys(sys.path)
+            if p and Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
+def borrow_site_packages(python: Path, env: dict[str, str]) -> Path:
+    """Make the virtual environment of ``python`` import what this interpreter imports: a
+    ``.pth`` file in its site-packages lists :func:`site_folders`, after its own folder.
+    Their lines are plain paths, so the ``.pth`` files inside them are not run (the editable
+    install's finder among them). ``python -m venv --system-site-packages`` would not do:
+    inside a virtual environment it lends the *base* interpreter's folders, which lack the
+    dependencies installed in the outer environment. Returns the venv's site-packages."""
+    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                    env=env).stdout.strip())
+    (site / "_borrowed_site_packages.pth").write_text(
+        "".join(f"{folder}\n" for folder in site_folders()), encoding="utf-8")
+    return site
+
+
+def test_the_borrowed_folders_hold_the_dependencies_and_not_the_checkout():
+    folders = site_folders()
+    assert folders and all(Path(f).is_absolute() for f in folders)
+    assert str(ROOT) not in folders and str(ROOT / "tests") not in folders
+    for module in ("numpy", "pandas", "numba", "pysat", "sklearn", "click"):
+        origin = Path(__import__(module).__file__).resolve()
+        assert any(origin.is_relative_to(Path(f).resolve()) for f in folders), module
+
+
 @pytest.mark.slow
 def test_sdist_and_wheel_build_check_install_and_run_the_demo(tmp_path):
     files = repository_files()
@@ -281,9 +312,9 @@ def test_sdist_and_wheel_build_check_install_and_run_the_demo(tmp_path):
     assert metadata["Requires-Python"] == PYPROJECT["project"]["requires-python"]
     assert "xdt = xdt.cli:main" in entry_points
 
-    # a fresh virtual environment: the installed dependencies, and the wheel's xdt
+    # a fresh virtual environment: the dependencies this interpreter imports, the wheel's xdt
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv])
+    run([sys.executable, "-m", "venv", "--without-pip", venv])
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / ("python.exe" if os.name == "nt" else "python")
     # no PYTHONPATH (it names this checkout), no user site; bytecode written, so that the
@@ -291,10 +322,9 @@ def test_sdist_and_wheel_build_check_install_and_run_the_demo(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")}
     env["PYTHONNOUSERSITE"] = "1"
+    site = borrow_site_packages(python, env)
     run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
          "--no-compile", wheel], env=env)
-    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                    env=env).stdout.strip())
     assert site.is_relative_to(venv) and (site / "xdt" / "py.typed").is_file()
     assert not list((site / "xdt").rglob("*.pyc"))
     work = tmp_path / "work"  # an empty folder: nothing importable from the cwd
