@@ -627,6 +627,17 @@ def test_fit_and_demo_help_explain_the_learners_and_every_option():
                 assert param.help and "\n" not in param.help, (name, param.name)
 
 
+def test_the_main_module_is_the_command(monkeypatch, capsys):
+    """``python -m xdt`` runs ``xdt/__main__.py``: here in this process, as a new one would."""
+    import runpy
+
+    monkeypatch.setattr(sys, "argv", ["xdt", "--version"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("xdt", run_name="__main__")
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"xdt {xdt.__version__}"
+
+
 def test_python_dash_m_xdt_version():
     proc = subprocess.run([sys.executable, "-m", "xdt", "--version"], capture_output=True,
                           text=True, timeout=60, check=False)

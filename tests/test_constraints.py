@@ -19,6 +19,7 @@ import pytest
 from clitools import assert_clean_failure, run
 from hypothesis import HealthCheck, given, settings
 from test_properties import instance_strategy, trees
+from tiers import examples
 
 import xdt
 from xdt import Explainer
@@ -44,6 +45,7 @@ from xdt.ir import (
     DecisionTree,
     Feature,
     Leaf,
+    NestedKDNF,
     ThresholdSplit,
     model_from_dict,
     model_to_dict,
@@ -168,6 +170,23 @@ def test_dnf_axp_shrinks_when_a_term_cannot_hold():
     assert len(ex.smallest_axp(x)) == 1
 
 
+def test_nested_kdnf_with_constraints_explains_as_its_dnf_does():
+    """The nested 2-DNF (a AND b) OR (c AND d) of the DNF above, with c = d = 1 forbidden:
+    the same AXps as that constrained DNF; the unconstrained model keeps its own."""
+    bits = [Feature(n, "binary") for n in "abcd"]
+    nested = NestedKDNF(bits, [0, 1], [[Condition("a", (1,)), Condition("b", (1,))],
+                                       [Condition("c", (1,)), Condition("d", (1,))]],
+                        [[2, 0], [0, 2]])
+    forbid = [Forbidden((Condition("c", (1,)), Condition("d", (1,))))]
+    constrained = nested.with_constraints(forbid)
+    assert isinstance(constrained, NestedKDNF) and nested.constraints is None
+    assert constrained.prefixes == nested.prefixes == ((2, 0), (0, 2))
+    x = {"a": 1, "b": 0, "c": 0, "d": 1}
+    assert names(Explainer(nested).all_axps(x)) == {frozenset({"b", "c"})}
+    assert names(Explainer(constrained).all_axps(x, verify=True)) == {frozenset({"b"})}
+    assert constrained.with_constraints(None).constraints is None
+
+
 # ---------------------------------------------------------------------- orderings
 XYZ = [Feature("x", "ordinal"), Feature("y", "ordinal"), Feature("z", "ordinal")]
 GRID = np.arange(-1.0, 9.0, 0.5)
@@ -252,7 +271,7 @@ def constrained_case(draw):
     return constrained, items, draw(instance_strategy(tree))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constrained_case())
 def test_random_trees_with_random_constraints_equal_brute_force(case):
     model, items, x = case

@@ -70,6 +70,10 @@ def test_explain_table_jsonl_and_frame_equal_explain_batch(german, expected, tmp
     out = tmp_path / "out.jsonl"
     summary = xb.explain_table(tree, X, output=out, chunk_rows=300, progress=False)
     assert (summary.rows, summary.partitions, summary.outputs) == (1000, 4, [str(out)])
+    as_dict = summary.to_dict()
+    assert as_dict.pop("seconds") == summary.seconds >= 0
+    assert as_dict == {"rows": 1000, "partitions": 4, "outputs": [str(out)], "skipped": 0,
+                       "invalid_output": None}
     assert jsonl_lines(out) == expected
     frame = xb.explain_table(tree, X, chunk_rows=300, progress=False)
     assert frame.to_dict("records") == expected  # the same records, names in lists
@@ -84,6 +88,7 @@ def test_explain_table_parquet_one_file_per_chunk(german, expected, tmp_path):
     assert records(summary.outputs) == expected[:500]
 
 
+@pytest.mark.slow
 def test_explain_dask_equals_single_process(client, german, expected, tmp_path):
     X, tree = german
     data = dd.from_pandas(X, npartitions=4)
@@ -100,6 +105,20 @@ def test_explain_dask_equals_single_process(client, german, expected, tmp_path):
     assert records(summary.outputs) == expected
 
 
+def test_local_cluster_of_one_worker_explains_as_one_process(german, expected, tmp_path):
+    """xdt's own quiet cluster (the one ``--workers`` starts), the smallest there is: the
+    quick tier's one Dask cluster."""
+    X, tree = german
+    with xb.local_cluster(1) as client:
+        assert len(client.scheduler_info()["workers"]) == 1
+        summary = xb.explain_dask(tree, dd.from_pandas(X.iloc[:60], npartitions=2),
+                                  client=client, output=tmp_path / "one")
+    assert client.status == "closed"
+    assert (summary.rows, summary.partitions) == (60, 2)
+    assert records(summary.outputs) == expected[:60]
+
+
+@pytest.mark.slow
 def test_cli_workers_writes_partitions_that_match(german, expected, tmp_path):
     X, tree = german
     xdt.save_model(tree, tmp_path / "model.json")
@@ -210,6 +229,7 @@ def test_bad_arguments(german, tmp_path):
         "row", "prediction", "axp", "axp_size", "cxps", "n_cxps"]
 
 
+@pytest.mark.slow
 def test_bad_row_is_named(german, tmp_path, client):
     X, tree = german
     bad = X.iloc[:20].copy()

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from sklearn.tree import DecisionTreeClassifier
+from tiers import examples
 
 import xdt
 from xdt.errors import DataError, MissingValueError, ParameterError, UnknownCategoryError
@@ -51,6 +52,14 @@ def test_truth_table_is_learned_exactly_as_a_nested_2dnf_with_two_terms():
     assert terms == {frozenset({"a = 1", "b = 1"}), frozenset({"c = 1", "d = 1"})}
     assert isinstance(est.model_, NestedKDNF) and est.model_.k == 2
     assert est.prefixes_.tolist() == [[2, 0], [0, 2]]
+    assert est.to_ir() is est.model_
+
+
+def test_to_ir_before_fit_says_to_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        NestedKDNFClassifier(k=2).to_ir()
 
 
 def test_cart_needs_depth_4_for_the_truth_table():
@@ -283,7 +292,7 @@ def test_target_negative_learns_the_complement_with_the_right_labels():
     np.testing.assert_array_equal(pos.predict(X), [swap[v] for v in neg.predict(X)])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.integers(2, 40), st.integers(1, 6), st.integers(1, 5),
        st.sampled_from(["positive", "negative"]), st.integers(0, 2**32 - 1))
 def test_random_boolean_data(n, m, k, target, seed):
@@ -414,7 +423,7 @@ def frames(draw):
     return pd.DataFrame(columns)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(frames(), st.one_of(st.none(), st.integers(1, 6)))
 def test_each_boolean_column_is_its_condition_on_the_original_row(X, n_thresholds):
     enc = Binarizer(n_thresholds=n_thresholds).fit(X)
