@@ -31,6 +31,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: the thorough tier only (python -m pytest --thorough; tests/tiers.py): "
+                   "whole-artefact runs, and every case but the first of a real-data sweep")
     tiers.thorough = config.getoption("--thorough")
 
 
