@@ -6,7 +6,8 @@ from the repository's root. Fenced blocks, by their info word (see ``docs/about.
 
 * ``python``: executed in order in the page's one namespace, its standard output kept;
 * ``sh``: run in bash (``xdt`` is ``python -m xdt`` of this interpreter), stopping at the
-  first failing line;
+  first failing line; a block of plain ``xdt`` commands runs in this process
+  (:func:`mdblocks.shell`);
 * ``text``: output, not code. With ``$ `` lines it is a terminal session: each command runs
   and must print what follows it. Otherwise it must come right after a python or sh block
   and is that block's output. Both are compared by :func:`mdblocks.matches` (``...`` lines,
