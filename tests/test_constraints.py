@@ -305,6 +305,8 @@ def test_text_syntax():
     assert isinstance(imp, Implication)
     assert imp.premises == (Condition("age", above=18.0, upto=30.0),
                             Condition("colour", ("red", "blue")))
+    assert imp.features == ("age", "colour", "x", "b")  # in order, premises first
+    assert parse_constraint("IF x > 1 THEN age <= 3 OR x > 2").features == ("x", "age")
     assert str(parse_constraint("age <= 17 -> m = no")) == "age <= 17 -> m = no"
     assert parse_constraint("y >= x") == Ordering("x", "y")
     assert parse_constraint("y > x") == Ordering("x", "y", strict=True)
