@@ -153,37 +153,42 @@ def test_implication_with_an_ordinal_condition_cuts_the_cells():
                 ) == by_definition(constrained, point, points)
 
 
+#: (a AND b) OR (c AND d) over four bits, c = d = 1 forbidden, and the points that remain.
+BITS = [Feature(n, "binary") for n in "abcd"]
+AB_CD = [[Condition("a", (1,)), Condition("b", (1,))], [Condition("c", (1,)), Condition("d", (1,))]]
+NOT_CD = [Forbidden((Condition("c", (1,)), Condition("d", (1,))))]
+ABCD_POINTS = [dict(zip("abcd", v, strict=True)) for v in itertools.product((0, 1), repeat=4)
+           if not (v[2] == 1 and v[3] == 1)]
+
+
 def test_dnf_axp_shrinks_when_a_term_cannot_hold():
-    bits = [Feature(n, "binary") for n in "abcd"]
-    dnf = DNF(bits, [0, 1], [[Condition("a", (1,)), Condition("b", (1,))],
-                             [Condition("c", (1,)), Condition("d", (1,))]])
-    constrained = dnf.with_constraints([Forbidden((Condition("c", (1,)), Condition("d", (1,))))])
+    dnf = DNF(BITS, [0, 1], AB_CD)
+    constrained = dnf.with_constraints(NOT_CD)
     x = {"a": 1, "b": 0, "c": 0, "d": 1}
     assert names(Explainer(dnf).all_axps(x)) == {frozenset({"b", "c"})}
     ex = Explainer(constrained)
     assert names(ex.all_axps(x, verify=True)) == {frozenset({"b"})}
-    points = [dict(zip("abcd", v, strict=True)) for v in itertools.product((0, 1), repeat=4)
-              if not (v[2] == 1 and v[3] == 1)]
-    for point in points:
+    for point in ABCD_POINTS:
         assert (names(ex.all_axps(point)), names(ex.all_cxps(point, verify=True))) == \
-            by_definition(constrained, point, points)
+            by_definition(constrained, point, ABCD_POINTS)
     assert len(ex.smallest_axp(x)) == 1
 
 
 def test_nested_kdnf_with_constraints_explains_as_its_dnf_does():
-    """The nested 2-DNF (a AND b) OR (c AND d) of the DNF above, with c = d = 1 forbidden:
-    the same AXps as that constrained DNF; the unconstrained model keeps its own."""
-    bits = [Feature(n, "binary") for n in "abcd"]
-    nested = NestedKDNF(bits, [0, 1], [[Condition("a", (1,)), Condition("b", (1,))],
-                                       [Condition("c", (1,)), Condition("d", (1,))]],
-                        [[2, 0], [0, 2]])
-    forbid = [Forbidden((Condition("c", (1,)), Condition("d", (1,))))]
-    constrained = nested.with_constraints(forbid)
+    """The nested 2-DNF (a AND b) OR (c AND d), c = d = 1 forbidden: every AXp and CXp of
+    every allowed point equals the definitions over the allowed points (brute force); the
+    unconstrained model keeps its own."""
+    nested = NestedKDNF(BITS, [0, 1], AB_CD, [[2, 0], [0, 2]])
+    constrained = nested.with_constraints(NOT_CD)
     assert isinstance(constrained, NestedKDNF) and nested.constraints is None
     assert constrained.prefixes == nested.prefixes == ((2, 0), (0, 2))
     x = {"a": 1, "b": 0, "c": 0, "d": 1}
     assert names(Explainer(nested).all_axps(x)) == {frozenset({"b", "c"})}
-    assert names(Explainer(constrained).all_axps(x, verify=True)) == {frozenset({"b"})}
+    ex = Explainer(constrained)
+    assert names(ex.all_axps(x, verify=True)) == {frozenset({"b"})}
+    for point in ABCD_POINTS:
+        assert (names(ex.all_axps(point)), names(ex.all_cxps(point, verify=True))) == \
+            by_definition(constrained, point, ABCD_POINTS)
     assert constrained.with_constraints(None).constraints is None
 
 

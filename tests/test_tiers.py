@@ -15,13 +15,8 @@ TESTS = Path(__file__).resolve().parent
 pytest_plugins = ["pytester"]
 
 
-@pytest.fixture
-def quick_tier(monkeypatch):
+def test_quick_budgets_are_a_fifth_at_least_ten_never_more_than_full(monkeypatch):
     monkeypatch.setattr(tiers, "thorough", False)
-
-
-def test_quick_budgets_are_a_fifth_at_least_ten_never_more_than_full(quick_tier,
-                                                                      monkeypatch):
     assert [tiers.examples(n) for n in (300, 150, 60, 40, 10, 5)] == [60, 30, 12, 10, 10, 5]
     monkeypatch.setattr(tiers, "thorough", True)
     assert [tiers.examples(n) for n in (300, 150, 60, 40, 10, 5)] == [300, 150, 60, 40, 10, 5]

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +65,7 @@ def executed_lines(data_file: Path) -> dict[str, set[int]]:
     return {str(Path(f).resolve()): set(data.lines(f) or ()) for f in data.measured_files()}
 
 
+@cache
 def function_bodies(path: Path) -> dict[int, Body]:
     """Every function of the file at ``path`` by the line of its ``def`` (decorators
     excluded), with the lines of its body."""

@@ -1,7 +1,9 @@
 """The two tiers of the test suite: what each runs, and the property tests' budgets.
 
 * The **quick tier**, ``python -m pytest``: every test not marked ``slow``, the property tests
-  (hypothesis) at a fifth of their budgets. Every test module keeps at least one test here.
+  (hypothesis) at a fifth of their budgets. Every module and public function of the
+  package keeps at least one test here (``python tests/tier_coverage.py`` lists any it
+  leaves unrun).
 * The **thorough tier**, ``python -m pytest --thorough``: the tests marked ``slow`` (the
   whole-artefact runs: the documentation site and its pages, the notebooks, the README's
   command tour, the built wheel, the browser, the benchmarks' smoke runs, Dask clusters; and
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import is_hypothesis_test
 
 ParameterSet = type(pytest.param(None))
 
@@ -59,8 +62,6 @@ def sweep(values: Sequence, quick: int = 1) -> list:
 
 
 def is_property_test(item: pytest.Item) -> bool:
-    from hypothesis import is_hypothesis_test
-
     return isinstance(item, pytest.Function) and is_hypothesis_test(item.obj)
 
 
