@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xdt.explain.redundant_paths import path_redundancy
+from xdt.explain.queries.redundant_paths import path_redundancy
 from xdt.interop.fit import FitResult, fit_sklearn_tree, fit_tree
 from xdt.interop.sklearn import from_sklearn
 from xdt.ir import DecisionTree

@@ -1,5 +1,5 @@
-"""The batch path-walker (:mod:`xdt.explain.vectorised`) gives, row by row, the same AXp and CXps
-as the per-row path engine, whatever the chunking."""
+"""The batch path-walker (:mod:`xdt.explain.engines.vectorised`) gives, row by row, the same AXp and
+CXps as the per-row path engine, whatever the chunking."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from xdt.errors import (
     MissingValueError,
     UnknownCategoryError,
 )
-from xdt.explain.vectorised import (
+from xdt.explain.engines.vectorised import (
     MAX_WORD_FEATURES,
     deletion_axps,
     distinct_sets,

@@ -1,4 +1,4 @@
-"""Certificates (xdt.explain.certificates): every AXp and CXp of both engines carries
+"""Certificates (xdt.explain.checks.certificates): every AXp and CXp of both engines carries
 evidence that checks out against model.predict; verify=True re-checks it; a corrupted
 certificate is caught with a CertificateError."""
 
@@ -17,7 +17,7 @@ from tiers import examples
 import xdt
 import xdt.explain.explainer as explainer_module
 from xdt.errors import CertificateError, XdtError
-from xdt.explain.certificates import (
+from xdt.explain.checks.certificates import (
     AxpCertificate,
     BlockedPath,
     CxpCertificate,

@@ -33,10 +33,10 @@ from xdt.errors import (
     InvalidModelError,
     OrderingFeatureError,
 )
-from xdt.explain import verify
-from xdt.explain.certificates import check_certificate
-from xdt.explain.crosscheck import crosscheck
-from xdt.explain.redundant_paths import path_redundancy
+from xdt.explain.checks import verify
+from xdt.explain.checks.certificates import check_certificate
+from xdt.explain.checks.crosscheck import crosscheck
+from xdt.explain.queries.redundant_paths import path_redundancy
 from xdt.ir import (
     DNF,
     Branch,
@@ -421,7 +421,7 @@ def test_nothing_ignores_the_constraints():
         path_redundancy(model)
     with pytest.raises(EngineNotAvailableError, match="brute_force"):
         crosscheck(model, [x])
-    from xdt.explain.path import PathOracle
+    from xdt.explain.engines.path import PathOracle
 
     with pytest.raises(EngineNotAvailableError):
         PathOracle.of_cells(model, tuple(model.encode([x])[0]))

@@ -14,7 +14,7 @@ from tiers import sweep
 
 import xdt
 from xdt.errors import DataError, MissingFeatureError, UnsupportedModelError
-from xdt.explain.crosscheck import CHECKS, CrosscheckReport
+from xdt.explain.checks.crosscheck import CHECKS, CrosscheckReport
 from xdt.explain.explainer import Explainer, ExplanationList
 from xdt.interop.fit import fit_sklearn_tree
 

@@ -24,8 +24,8 @@ from xdt.errors import (
     UnknownNodeFeatureError,
     ValueOutsideDomainError,
 )
-from xdt.explain import verify
-from xdt.explain.models import decision_list_weak_axp
+from xdt.explain.checks import verify
+from xdt.explain.queries.term_order import decision_list_weak_axp
 from xdt.ir import Condition, DecisionList, Feature, load_model, model_to_dict, save_model
 from xdt.ir.constraints import Forbidden
 from xdt.ir.decision_list import ListRule

@@ -1,7 +1,7 @@
 """Property tests of decision lists (xdt.ir.decision_list): on random lists over mixed binary /
 categorical / ordinal features, every Explainer method equals the definitions, worked out here
 over the whole cell space with an evaluator of our own, and so do the independent checks of
-xdt.explain.verify (brute force, box search, the chained CNF of DecisionListCnf).
+xdt.explain.checks.verify (brute force, box search, the chained CNF of DecisionListCnf).
 
 The evaluator (:func:`first_match`) reads the rules' Conditions on feature *values* (``v in
 values``, ``above < v <= upto``), first match wins, and knows nothing of the model's cells,
@@ -24,10 +24,10 @@ from tiers import examples
 
 import xdt
 from xdt.errors import ConstraintViolationError, NoExplanationError
-from xdt.explain import verify
-from xdt.explain.certificates import check_certificate
-from xdt.explain.models import decision_list_weak_axp
-from xdt.explain.probability import EmpiricalDistribution
+from xdt.explain.checks import verify
+from xdt.explain.checks.certificates import check_certificate
+from xdt.explain.queries.probability import EmpiricalDistribution
+from xdt.explain.queries.term_order import decision_list_weak_axp
 from xdt.ir import Condition
 from xdt.ir.cells import full_mask
 from xdt.ir.constraints import Forbidden
@@ -208,7 +208,7 @@ def test_every_explainer_method_equals_the_definitions(case, data):
     axps, cxps = space.explanations(x)
     label = first_match(model, x)
     event(f"{len(axps)} AXps, {len(cxps)} CXps")
-    # the model's own predict and the brute force of xdt.explain.verify agree with ours
+    # the model's own predict and the brute force of xdt.explain.checks.verify agree with ours
     assert model.predict([x])[0] == label
     assert np.array_equal(model.predict(space.points).astype(object),
                           np.asarray(space.labels, dtype=object))

@@ -106,7 +106,7 @@ def test_box_points_and_an_ensembles_box_check_take_more_than_32_features():
     of a small box) must not: a forest over 40 binary features."""
     from sklearn.ensemble import GradientBoostingClassifier
 
-    from xdt.explain.verify import box_points
+    from xdt.explain.checks.verify import box_points
 
     assert box_points([0b11, 0b1, 0b110]).tolist() == [[0, 0, 1], [0, 0, 2], [1, 0, 1],
                                                        [1, 0, 2]]

@@ -13,8 +13,8 @@ from pysat.solvers import Solver
 from tiers import examples
 
 from xdt.errors import UnsupportedModelError
-from xdt.explain import verify
-from xdt.explain.dimacs import dimacs_text, parse_dimacs, wcnf_query, wcnf_text
+from xdt.explain.checks import verify
+from xdt.explain.export.dimacs import dimacs_text, parse_dimacs, wcnf_query, wcnf_text
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.ensemble import TreeEnsemble
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import DATASETS, require_shared
 
 import xdt
-from xdt.explain import verify
+from xdt.explain.checks import verify
 
 sklearn = pytest.importorskip("sklearn.ensemble")
 

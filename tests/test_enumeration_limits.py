@@ -27,13 +27,13 @@ import xdt.cli.explain as cli
 from xdt.cli import main
 from xdt.explain import Deadline, EnumerationInterrupted, Explainer
 from xdt.explain import explainer as explainer_module
-from xdt.explain.crosscheck import CrosscheckInterrupted
+from xdt.explain.checks.crosscheck import CrosscheckInterrupted
 from xdt.explain.explanation import Explanation
 from xdt.ir import model_from_dict
 
 K = 4  # 16 AXps at the all-zeros instance
-# xdt.crosscheck is the function; its module is xdt.explain.crosscheck
-crosscheck_module = importlib.import_module("xdt.explain.crosscheck")
+# xdt.crosscheck is the function; its module is xdt.explain.checks.crosscheck
+crosscheck_module = importlib.import_module("xdt.explain.checks.crosscheck")
 
 
 def pairs_tree(k: int) -> dict:

@@ -1,7 +1,7 @@
 """Explaining DNFs and nested k-DNFs (Cooper, Bousdira & Carbonnel, "Interpretable DNFs",
 IJCAI 2025) with the SAT engine: the encoding of both directions, every Explainer method, the
 default deletion order that keeps AXps inside a true term (size <= k for k-AXp-interpretable
-DNFs), certificates, DIMACS, the independent checks of xdt.explain.verify, the path-only
+DNFs), certificates, DIMACS, the independent checks of xdt.explain.checks.verify, the path-only
 notions that must refuse a DNF, and the command line.
 
 The property tests draw random DNFs over mixed binary / categorical / ordinal features and
@@ -26,11 +26,13 @@ from tiers import examples
 import xdt
 from xdt.cli import main
 from xdt.errors import CertificateError, EngineNotAvailableError, UnsupportedModelError
-from xdt.explain import path_redundancy, verify
-from xdt.explain.certificates import check_certificate
-from xdt.explain.dimacs import encode_query, parse_dimacs
-from xdt.explain.models import implying_terms, term_order
-from xdt.explain.sat import ModelEncoding, SatOracle
+from xdt.explain import path_redundancy
+from xdt.explain.checks import verify
+from xdt.explain.checks.certificates import check_certificate
+from xdt.explain.engines.sat import ModelEncoding, SatOracle
+from xdt.explain.export.dimacs import encode_query, parse_dimacs
+from xdt.explain.models import implying_terms
+from xdt.explain.queries.term_order import term_order
 from xdt.ir import DNF, Condition, Feature, NestedKDNF, save_model
 from xdt.ir.cells import full_mask
 

@@ -1,4 +1,4 @@
-"""The compiled kernels (:mod:`xdt.explain.kernels`) against independent implementations:
+"""The compiled kernels (:mod:`xdt.explain.engines.kernels`) against independent implementations:
 the numpy formulation of the batch path-walker, the SAT engine on trees of more than 64
 features (multiword bitsets), and the exact instance reader."""
 
@@ -15,19 +15,19 @@ from test_properties import instance_strategy, trees
 from tiers import examples
 
 import xdt
-from xdt.explain import compiled as compiled_module
-from xdt.explain import duality
 from xdt.explain import explainer as explainer_module
-from xdt.explain.compiled import CompiledTree, NumberReader, masks_of
-from xdt.explain.oracle import bits
-from xdt.explain.vectorised import (
+from xdt.explain.engines import compiled as compiled_module
+from xdt.explain.engines.compiled import CompiledTree, NumberReader, masks_of
+from xdt.explain.engines.oracle import bits
+from xdt.explain.engines.vectorised import (
     BatchPlan,
     deletion_axps,
     distinct_sets,
     explain_batch,
     minimal_sets_batch,
 )
-from xdt.explain.vectorised import explain_rows as kernel_rows
+from xdt.explain.engines.vectorised import explain_rows as kernel_rows
+from xdt.explain.queries import duality
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.instances import encode_instance
 
@@ -257,7 +257,7 @@ def test_minimum_hitting_set_on_wide_sets_and_the_maxsat_fallback(monkeypatch):
 
 def test_entailment_by_kernel_equals_python(monkeypatch):
     """Entailment checks of many CXps run in a kernel: the same answers."""
-    from xdt.explain import path as path_module
+    from xdt.explain.engines import path as path_module
 
     tree = wide_tree(np.random.default_rng(7), 90, depth=9)
     rows = random_rows(tree, np.random.default_rng(8), 6)
@@ -274,7 +274,7 @@ def test_entailment_by_kernel_equals_python(monkeypatch):
 def test_sat_certificates_made_after_the_explainer_closed():
     """The SAT engine's certificates are made on first access too, with a new oracle when
     close() has closed the instance's."""
-    from xdt.explain.certificates import check_certificate
+    from xdt.explain.checks.certificates import check_certificate
     from xdt.ir import DNF, Condition
 
     dnf = DNF([Feature(n, "binary") for n in "abcd"], [0, 1],

@@ -39,6 +39,23 @@ LAZY_ALLOWED = {"ir": {"report"}, "explain": {"report"}}
 
 WINGS = set(ALLOWED)
 
+#: Sub-wing of ``xdt/explain/`` -> the sub-wings its files may import. ``models`` is what the
+#: engines need from each kind of model; ``face`` is the package's own modules (the
+#: ``Explainer`` and the ``Explanation`` it returns). Engines know models only; queries are
+#: built on engines; checks stand beside them (the cross-check drives the ``Explainer`` with
+#: each engine); exports write an engine's encoding.
+EXPLAIN_ALLOWED = {
+    "models": set(),
+    "engines": {"models"},
+    "queries": {"models", "engines"},
+    "checks": {"models", "engines", "queries", "face"},
+    "export": {"models", "engines"},
+    "face": {"models", "engines", "queries", "checks", "export"},
+}
+
+#: Each sub-wing of ``xdt/explain/`` is a package; the rest of its modules are its face.
+EXPLAIN_PACKAGES = {"engines", "queries", "checks", "export"}
+
 
 def _modules() -> dict[str, Path]:
     mods = {}
@@ -148,6 +165,42 @@ def test_a_wing_imports_only_what_the_architecture_allows(wing):
     assert wrong == [], f"xdt/{wing}/ imports outside what it may: {wrong}"
 
 
+def _sub_wing(module: str) -> str | None:
+    """The sub-wing of ``xdt/explain/`` a module belongs to, or None outside it."""
+    parts = module.split(".")
+    if parts[:2] != ["xdt", "explain"]:
+        return None
+    if len(parts) > 3 or (len(parts) == 3 and parts[2] in EXPLAIN_PACKAGES):
+        return parts[2]
+    return "models" if parts[-1] == "models" else "face"
+
+
+def test_explain_is_split_into_sub_wings_whose_docstrings_say_their_job():
+    loose = sorted(p.stem for p in (PACKAGE / "explain").glob("*.py"))
+    assert loose == ["__init__", "explainer", "explanation", "models"], loose
+    for sub in sorted(EXPLAIN_PACKAGES):
+        init = PACKAGE / "explain" / sub / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and doc.splitlines()[0].strip(), f"xdt/explain/{sub}/ needs a docstring"
+    assert set(EXPLAIN_ALLOWED) == EXPLAIN_PACKAGES | {"models", "face"}
+
+
+@pytest.mark.parametrize("sub", sorted(EXPLAIN_ALLOWED))
+def test_an_explain_sub_wing_imports_only_what_the_map_allows(sub):
+    wrong = sorted({(a, b) for a, b, _ in _project_imports()
+                    if _sub_wing(a) == sub and _sub_wing(b) not in (None, sub)
+                    and _sub_wing(b) not in EXPLAIN_ALLOWED[sub]})
+    assert wrong == [], f"xdt/explain/ {sub} imports outside what it may: {wrong}"
+
+
+def test_the_sub_wing_of_a_module():
+    assert _sub_wing("xdt.explain.engines.path") == "engines"
+    assert _sub_wing("xdt.explain.models") == "models"
+    assert _sub_wing("xdt.explain.explainer") == "face"
+    assert _sub_wing("xdt.explain") == "face"
+    assert _sub_wing("xdt.ir.tree") is None
+
+
 def test_no_two_modules_share_a_name_outside_the_commands_and_kernels():
     """Names say what a module is: one ``batch``, one ``tree``... The command modules of
     ``xdt/cli/`` are named after their commands, and each wing's compiled kernels are its
@@ -177,3 +230,51 @@ def test_no_package_exports_a_name_that_hides_one_of_its_modules():
                     and getattr(package, exported).__name__ != f"{name}.{exported}":
                 hidden.append(f"{name}.{exported}")
     assert hidden == []
+
+
+#: The IR's model classes: a query asks a model for a capability (xdt.ir.protocol.offers),
+#: never for one of these types.
+MODEL_KINDS = {"DecisionTree", "DNF", "NestedKDNF", "DecisionList", "TreeEnsemble"}
+
+#: Where a model's type may be asked: the IR itself, and the one place that registers engines
+#: for kinds.
+KIND_CHECKS_ALLOWED_IN = ("xdt/ir/", "xdt/explain/engines/registry.py")
+
+#: At most this many kind checks elsewhere (issue 31: 107 before the model protocol).
+MAX_KIND_CHECKS = 25
+
+
+def _kind_checks(source: str) -> list[int]:
+    """Lines of ``isinstance(x, <an IR model class>)`` (alone, in a tuple or a union) and of
+    calls to ``is_tree`` / ``is_ensemble`` / ``is_decision_list`` in ``source``."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name == "isinstance" and len(node.args) == 2:
+            used = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+            used |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+            if used & MODEL_KINDS:
+                lines.append(node.lineno)
+        elif name in {"is_tree", "is_ensemble", "is_decision_list"}:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_queries_ask_for_capabilities_not_model_types():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        if rel.startswith(KIND_CHECKS_ALLOWED_IN):
+            continue
+        found += [f"{rel}:{line}" for line in _kind_checks(path.read_text(encoding="utf-8"))]
+    assert len(found) <= MAX_KIND_CHECKS, f"{len(found)} model-type checks: {found}"
+
+
+def test_the_kind_check_probe_finds_each_form():
+    source = ("isinstance(m, DecisionTree)\nisinstance(m, DNF | DecisionList)\n"
+              "isinstance(m, (ir.TreeEnsemble, int))\nis_tree(m)\nisinstance(m, int)\n"
+              "offers(m, PATHS)\n")
+    assert _kind_checks(source) == [1, 2, 3, 4]

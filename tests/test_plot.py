@@ -196,7 +196,7 @@ def test_plot_tradeoff(tmp_path):
 
 
 def test_plot_redundancy(german, tmp_path):
-    from xdt.explain.redundant_paths import path_redundancy
+    from xdt.explain.queries.redundant_paths import path_redundancy
 
     tree, _ = german
     fig = plot_redundancy(tree)

@@ -1,6 +1,6 @@
 """Property-based tests: on random decision trees over mixed binary / categorical / ordinal
 features, the path-walker's explanations equal a brute-force enumeration over the cell space
-(xdt.explain.verify), for random instances, path-restricted or not."""
+(xdt.explain.checks.verify), for random instances, path-restricted or not."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, event, given, settings, target
 from tiers import examples
 
 from xdt import Explainer
-from xdt.explain import duality, verify
-from xdt.explain.oracle import EntailmentOracle, bits
-from xdt.explain.path import PathOracle
+from xdt.explain.checks import verify
+from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.engines.path import PathOracle
+from xdt.explain.queries import duality
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance

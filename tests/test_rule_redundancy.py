@@ -24,7 +24,7 @@ from xdt.errors import (
     MissingFeatureError,
     UnknownCategoryError,
 )
-from xdt.explain.models import decision_list_weak_axp
+from xdt.explain.queries.term_order import decision_list_weak_axp
 from xdt.ir import DNF, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.conditions import Condition
 from xdt.ir.decision_list import DecisionList

@@ -1,4 +1,4 @@
-"""The SAT engine (xdt.explain.sat): the CNF means what it says on every point of the cell
+"""The SAT engine (xdt.explain.engines.sat): the CNF means what it says on every point of the cell
 space, its oracle answers like the path-walker's, its solvers are always released, and the
 choice of PySAT solver does not change any answer."""
 
@@ -18,10 +18,10 @@ from tiers import examples
 import xdt
 from xdt.errors import EngineNotAvailableError, UnknownCategoryError
 from xdt.explain import explainer as explainer_module
-from xdt.explain import verify
-from xdt.explain.oracle import bits
-from xdt.explain.path import PathOracle
-from xdt.explain.sat import SOLVERS, ModelEncoding, SatOracle, check_solver
+from xdt.explain.checks import verify
+from xdt.explain.engines.oracle import bits
+from xdt.explain.engines.path import PathOracle
+from xdt.explain.engines.sat import SOLVERS, ModelEncoding, SatOracle, check_solver
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from test_explain_dnf import c, condition, mixed_features
 from tiers import examples
 
-from xdt.explain.duality import minimum_hitting_set
-from xdt.explain.models import term_order
-from xdt.explain.oracle import bits
+from xdt.explain.engines.oracle import bits
+from xdt.explain.queries.duality import minimum_hitting_set
+from xdt.explain.queries.term_order import term_order
 from xdt.ir import DNF, Condition, Feature
 from xdt.ir.term_table import TermTable
 

@@ -1,5 +1,5 @@
-"""The SAT verifier of xdt.explain.verify (its own CNF of the tree's nodes): it agrees with the
-depth-first search and with brute force over the cell space on random trees, and checks the
+"""The SAT verifier of xdt.explain.checks.verify (its own CNF of the tree's nodes): it agrees with
+the depth-first search and with brute force over the cell space on random trees, and checks the
 AXps of an unbounded-depth tree fitted on a real dataset, where brute force is hopeless."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from test_properties import big_tree_and_instance, tree_and_instance, trees
 from tiers import examples
 
 import xdt
-from xdt.explain import verify
-from xdt.explain.verify import (
+from xdt.explain.checks import verify
+from xdt.explain.checks.verify import (
     TreeCnf,
     check_axp,
     check_axp_sat,

@@ -19,7 +19,7 @@ from xdt._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
     from xdt.explain import Explainer, Explanation
-    from xdt.explain.crosscheck import crosscheck
+    from xdt.explain.checks.crosscheck import crosscheck
     from xdt.interop.dl85 import from_dl85
     from xdt.interop.imodels import from_imodels
     from xdt.interop.lightgbm import from_lightgbm
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
 
 #: Public name -> the module it comes from, imported on first access.
 _LAZY = {
-    "crosscheck": "xdt.explain.crosscheck",
+    "crosscheck": "xdt.explain.checks.crosscheck",
     "DecisionTree": "xdt.ir",
     "Explainer": "xdt.explain",
     "Explanation": "xdt.explain",

@@ -168,8 +168,8 @@ class EngineNotAvailableError(EngineError, ValueError):
 
 class CertificateError(XdtError):
     """The certificate of an explanation does not check out against the model's ``predict``
-    (see :func:`xdt.explain.certificates.check_certificate`): a witness point is predicted the
-    explained class or leaves its allowed cells, or the proof of entailment misses or
+    (see :func:`xdt.explain.checks.certificates.check_certificate`): a witness point is predicted
+    the explained class or leaves its allowed cells, or the proof of entailment misses or
     mislabels a path. This is not bad input: it means an engine returned a wrong answer.
 
     Attributes
@@ -267,7 +267,7 @@ class InvalidRowError(DataError):
 class EmptyConditionError(DataError):
     """No row of a dataset lies in an instance's cells on a set of features, so a probability
     conditioned on them under the dataset's empirical distribution (the precision of a
-    delta-AXp, :mod:`xdt.explain.probability`) is undefined.
+    delta-AXp, :mod:`xdt.explain.queries.probability`) is undefined.
 
     Attributes
     ----------

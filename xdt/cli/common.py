@@ -22,6 +22,7 @@ from xdt.errors import (
     NoExplanationError,
     XdtError,
 )
+from xdt.ir.protocol import PATHS, RULES, TREES, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -368,7 +369,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     max_count : int, optional
         Most explanations listed by each enumeration.
     time_limit : float, optional
-        Seconds allowed to the whole instance: one :class:`~xdt.explain.duality.Deadline`,
+        Seconds allowed to the whole instance: one :class:`~xdt.explain.queries.duality.Deadline`,
         started first, is shared by the enumerations, the re-checking of their
         certificates and the making of their records, each as it is found (the single AXp
         and CXp, polynomial, are always made and checked).
@@ -380,7 +381,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
         that does not show them).
     exclude, immutable : sequence of str, optional
         Features the AXps may not use, and features the CXps may not change
-        (:mod:`xdt.explain.preferences`).
+        (:mod:`xdt.explain.queries.preferences`).
     weights : dict, optional
         Feature name -> cost: the one AXp and CXp are then cheapest ones
         (``smallest_axp`` / ``smallest_cxp``, with their optimality certificates), and the
@@ -415,13 +416,10 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     """
     import numpy as np
 
-    from xdt.explain.duality import Deadline
     from xdt.explain.explainer import EnumerationInterrupted
     from xdt.explain.explanation import Explanation
-    from xdt.ir.decision_list import DecisionList
-    from xdt.ir.ensemble import TreeEnsemble
+    from xdt.explain.queries.duality import Deadline
     from xdt.ir.instances import encode_instance
-    from xdt.ir.tree import DecisionTree
     from xdt.ir.values import to_python
 
     model = explainer.model
@@ -454,16 +452,16 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     try:
         _, cells = encode_instance(model.features, model.cells, x)
         out["prediction"] = to_python(explainer.predict(x))
-        if isinstance(model, DecisionTree):
+        if offers(model, PATHS):
             path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
             names = model.features.names
             out.update({"path": [names[lit.feature] for lit in path.term.literals],
                         "path_length": len(path),
                         "path_redundant": explainer.path_is_redundant(x)})
-        elif isinstance(model, TreeEnsemble):  # the scores the class is decided on
+        elif offers(model, TREES):  # the scores the class is decided on
             scores = model.scores_of_leaves(model.leaves(np.asarray([cells])))[0]
             out["scores"] = [float(v) for v in scores]
-        elif isinstance(model, DecisionList):
+        elif offers(model, RULES):
             first = int(model.firing_cells(np.asarray([cells]))[0])
             out["firing_rule"] = (
                 {"rule": None, "text": model.lines()[-1]} if first < 0 else

@@ -76,14 +76,14 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
       xdt crosscheck model.json --data german.csv --rows 0:200 --path-restricted
       xdt crosscheck model.json --data german.csv --no-enumerate --format json > report.json
     """
-    from xdt.explain.crosscheck import crosscheck as run_crosscheck
+    from xdt.explain.checks.crosscheck import crosscheck as run_crosscheck
     from xdt.ir.instances import as_frame
 
     model = xdt.load_model(model_path)
     frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
     positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
     validate_rows(model, frame, positions)
-    from xdt.explain.crosscheck import CrosscheckInterrupted
+    from xdt.explain.checks.crosscheck import CrosscheckInterrupted
 
     try:
         report = run_crosscheck(model, frame.iloc[list(positions)],

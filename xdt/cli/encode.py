@@ -7,6 +7,7 @@ import click
 import xdt
 from xdt.cli.app import main
 from xdt.cli.common import cli_errors, outcome, parse_instance
+from xdt.ir.protocol import PATHS, offers
 
 
 # ---------------------------------------------------------------------- xdt encode
@@ -26,7 +27,7 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
 
     The model is a decision tree, a DNF, a nested k-DNF, a decision list or a voting tree
     ensemble (--path-restricted: trees only); an ensemble of summed probabilities or margins has
-    no exact CNF: write its MaxSAT query with xdt.explain.dimacs.write_wcnf.
+    no exact CNF: write its MaxSAT query with xdt.explain.export.dimacs.write_wcnf.
     The formula holds for the points the model classifies differently from the instance,
     with one selector variable per feature: assuming it fixes the feature to the instance's
     value. With all selectors assumed (as unit clauses) it is UNSAT. A set S of features is
@@ -41,16 +42,15 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
       xdt encode model.json --instance '{"x": 0.9, "y": 0.2}' -o query.cnf
       xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
     """
-    from xdt.explain.dimacs import encode_query
+    from xdt.explain.export.dimacs import encode_query
     from xdt.explain.models import kind_name
-    from xdt.ir.tree import DecisionTree
     from xdt.run.outputs import check_output_file, write_output_file
 
     if output != "-":
         read = [model_path, *([instance[1:]] if instance.startswith("@") else [])]
         check_output_file(output, inputs=read)
     model = xdt.load_model(model_path)
-    if path_restricted and not isinstance(model, DecisionTree):
+    if path_restricted and not offers(model, PATHS):
         raise click.UsageError(
             f"--path-restricted holds features to the instance's path in a decision tree, and "
             f"{model_path} is a {kind_name(model)}, which has no paths: leave it out")

@@ -29,6 +29,7 @@ from xdt.cli.common import (
     validate_rows,
 )
 from xdt.errors import DataError, NoExplanationError, XdtError
+from xdt.ir.protocol import PATHS, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -349,7 +350,6 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     """
     from xdt.explain import Explainer
     from xdt.explain.models import kind_name
-    from xdt.ir.tree import DecisionTree
 
     probabilistic = delta is not None or coverage
     if distribution_kind is not None and delta is None:
@@ -388,7 +388,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     if max_count is None:
         max_count = DEFAULT_MAX_COUNT
     model = xdt.load_model(model_path)
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         kind = kind_name(model)
         if engine == "path":
             other = "box or --engine sat" if kind == "tree ensemble" else "sat"
@@ -423,7 +423,7 @@ def _terms(model: Model, exclude: str | None, immutable: str | None,
            weights: str | None) -> dict:
     """``--exclude``, ``--immutable`` and ``--weights``, read and checked against the model's
     features before any row is explained (a mistake is a usage error, not a row's)."""
-    from xdt.explain.preferences import feature_weights
+    from xdt.explain.queries.preferences import feature_weights
 
     out = {"exclude": _names(exclude, "--exclude"),
            "immutable": _names(immutable, "--immutable"),
@@ -459,10 +459,9 @@ def _measures(model: Model, data: str, delta: float | None, kind: str,
     """What ``--delta`` and ``--coverage`` measure with: the distribution of ``--data``
     (read once) and the frame of its rows."""
     from xdt.explain.models import kind_name
-    from xdt.explain.probability import EmpiricalDistribution
-    from xdt.ir.tree import DecisionTree
+    from xdt.explain.queries.probability import EmpiricalDistribution
 
-    if delta is not None and kind == "product" and not isinstance(model, DecisionTree):
+    if delta is not None and kind == "product" and not offers(model, PATHS):
         raise click.UsageError(
             f"--delta with the product distribution is computed exactly for decision trees, "
             f"and the model is a {kind_name(model)}: add --distribution empirical (the rows "
@@ -484,7 +483,7 @@ def _add_measures(record: dict, explainer: Explainer, x: object, measures: dict,
                   verify: bool, certificates: bool) -> None:
     """Add to a record of :func:`explain_one` the delta-AXp (``delta_axp``, with the
     ``distribution`` it was measured under) and the coverage of its AXps."""
-    from xdt.explain.probability import fraction_dict, region_coverage
+    from xdt.explain.queries.probability import fraction_dict, region_coverage
 
     e = None
     if measures["delta"] is not None:
@@ -522,7 +521,6 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
-    from xdt.ir.tree import DecisionTree
     from xdt.run import chunked, records
 
     if data is None:
@@ -552,7 +550,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     if not distributed and partitions is not None:
         raise click.UsageError("--partitions goes with --workers or --scheduler")
     model = xdt.load_model(model_path)
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         raise click.UsageError(f"the batch path-walker explains decision trees, and "
                                f"{model_path} is a {kind_name(model)}: leave out --batch, "
                                "--workers and --scheduler (the SAT engine explains it)")

@@ -21,6 +21,7 @@ from xdt.cli.common import (
     read_labelled_csv,
     validate_rows,
 )
+from xdt.ir.protocol import PATHS, RULES, TERMS, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -92,16 +93,13 @@ def redundancy(model_path: str, data: str | None, target: str | None, rows: str 
       xdt redundancy rules.json --data test.csv --per-rule
     """
     from xdt.explain.models import kind_name
-    from xdt.ir.decision_list import DecisionList
-    from xdt.ir.dnf import DNF
     from xdt.ir.instances import as_frame
-    from xdt.ir.tree import DecisionTree
     from xdt.metrics import redundancy_report
 
     if target is not None and data is None:
         raise click.UsageError("--target names a column of --data; it needs --data DATA.csv")
     model = xdt.load_model(model_path)
-    rules = isinstance(model, DecisionList | DNF)
+    rules = (offers(model, RULES) or offers(model, TERMS))
     if rules and data is not None:
         if per_path:
             raise click.UsageError(
@@ -110,13 +108,13 @@ def redundancy(model_path: str, data: str | None, target: str | None, rows: str 
         _rule_redundancy(model, model_path, data, target, rows, per_rule, fmt,
                          progress=not quiet and common.stderr_is_terminal())
         return
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         kind = kind_name(model)
         why = (" (each AXp lies inside a true term of the DNF, or of its complement)"
                if "DNF" in kind else "")
         more = (f"; the redundancy of its rules is measured on rows: xdt redundancy "
                 f"{model_path} --data DATA.csv" if rules else "")
-        if isinstance(model, DecisionList):
+        if offers(model, RULES):
             raise click.UsageError(
                 f"{model_path} is a decision list: the redundancy of its rules is measured "
                 "on the rows they fire on; give them with --data DATA.csv")
@@ -168,7 +166,6 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
     of ``data`` (:func:`xdt.metrics.rule_redundancy_report`), with the accuracy on them when
     they carry labels."""
     from xdt.explain.models import kind_name
-    from xdt.ir.decision_list import DecisionList
     from xdt.ir.instances import as_frame
     from xdt.metrics import rule_redundancy_report
     from xdt.metrics.redundancy import labelled_accuracy
@@ -194,7 +191,7 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
             r["row"] = positions[r["row"]]
         click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return
-    words = "" if isinstance(model, DecisionList) else " (its terms as rules, in order)"
+    words = "" if offers(model, RULES) else " (its terms as rules, in order)"
     click.echo(f"{model_path}: {kind_name(model)} of {describe_features(model)}, "
                f"{dl.n_rules} rules, default {dl.default}{words}")
     shown = f"rows {rows} of {data}" if rows is not None else data

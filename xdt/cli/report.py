@@ -20,6 +20,7 @@ from xdt.cli.common import (
     stderr_is_terminal,
     validate_rows,
 )
+from xdt.ir.protocol import PATHS, offers
 
 # xdt.report.html.DEFAULT_MAX_ROWS and DEFAULT_MAX_CXPS, not imported: that module loads
 # pandas and the engines, which `xdt --help` must not
@@ -86,14 +87,13 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
     """
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
-    from xdt.ir.tree import DecisionTree
     from xdt.report.html import build_report, explain_rows
     from xdt.run.outputs import check_output_file, write_output_file
 
     check_output_file(output, inputs=[model_path, data])  # before the work, not after it
     model = xdt.load_model(model_path)
     kind = kind_name(model)
-    if engine == "path" and not isinstance(model, DecisionTree):
+    if engine == "path" and not offers(model, PATHS):
         other = "box or --engine sat" if kind == "tree ensemble" else "sat"
         raise click.UsageError(
             f"--engine path walks the paths of a decision tree, and {model_path} is a "

@@ -39,6 +39,7 @@ from sklearn.base import BaseEstimator, clone
 from xdt.errors import DataError, MissingValueError, NotFittedError, ParameterError
 from xdt.ir.cells import IntervalCells, cells_of
 from xdt.ir.dnf import Condition
+from xdt.ir.protocol import PATHS, offers
 from xdt.ir.terms import Literal, Term
 from xdt.ir.tree import DecisionTree, Leaf, ThresholdSplit
 from xdt.ir.values import to_python
@@ -999,7 +1000,7 @@ class SupervisedClusters(BaseEstimator):
         est = self._learner()
         est.fit(Xt, yb)
         tree = getattr(est, "tree_", None)
-        if not isinstance(tree, DecisionTree):
+        if not offers(tree, PATHS):
             raise DataError(f"the learner {type(est).__name__} left no xdt DecisionTree in "
                             "tree_; use an xdt learner (CARTClassifier, SERDTClassifier)")
         self.trees_.append(tree)

@@ -1,24 +1,21 @@
-"""Formal explanations: the engines (path-walker, SAT oracle, box engine) and what is built on them.
+"""Formal explanations: the engines, the queries built on them, their checks and exports.
 
-* :mod:`~xdt.explain.oracle` — the contract every engine fulfils (entailment of a set of
-  fixed features, and a counterexample when it fails);
-* :mod:`~xdt.explain.models` — what the engines need from a model (decision tree, DNF,
-  nested k-DNF, tree ensemble): its prediction on cells, the terms implying each class, the default
-  deletion order;
-* :mod:`~xdt.explain.path` — the path-walker for trees; :mod:`~xdt.explain.sat` — the
-  PySAT oracle for trees and DNFs; :mod:`~xdt.explain.ensemble_sat` — the SAT engine for tree
-  ensembles (the library's float sums as lazy lemmas); :mod:`~xdt.explain.dimacs` — a
-  query as DIMACS (and, for an ensemble's sums, WCNF);
-* :mod:`~xdt.explain.duality` — deletion and hitting-set duality, written once;
-* :mod:`~xdt.explain.certificates`, :mod:`~xdt.explain.inflate` — evidence and widening;
-* :mod:`~xdt.explain.redundant_paths` — path explanation-redundancy (Izza et al., Alg. 1-2);
-* :mod:`~xdt.explain.verify` — checks independent of both engines.
+* :mod:`~xdt.explain.models` — what the engines need from a model, for every kind the IR has;
+* :mod:`~xdt.explain.engines` — path-walker, SAT oracle and box engine, with their kernels:
+  each answers one question, whether fixing a set of features entails the prediction;
+* :mod:`~xdt.explain.queries` — deletion and duality, enumeration, smallest and weighted
+  explanations, the user's terms, probabilistic explanations, path redundancy;
+* :mod:`~xdt.explain.checks` — certificates, brute-force verification, cross-checks and
+  optimality, independent of the engines;
+* :mod:`~xdt.explain.export` — DIMACS and WCNF;
+* :mod:`~xdt.explain.explainer` — :class:`Explainer`, the face over all of them, and
+  :mod:`~xdt.explain.explanation`, the answer it returns.
 """
 
-from xdt.explain.duality import Deadline
 from xdt.explain.explainer import EnumerationInterrupted, Explainer, ExplanationList
 from xdt.explain.explanation import Explanation
-from xdt.explain.redundant_paths import PathRedundancy, path_redundancy
+from xdt.explain.queries.duality import Deadline
+from xdt.explain.queries.redundant_paths import PathRedundancy, path_redundancy
 
 __all__ = ["Deadline", "EnumerationInterrupted", "Explainer", "Explanation", "ExplanationList",
            "PathRedundancy", "path_redundancy"]

@@ -3,8 +3,9 @@
 :class:`Explainer` reads an instance at the boundary (by name, in feature order or as a
 pandas row), builds the entailment oracle of the chosen engine, and returns
 :class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
-in :mod:`xdt.explain.duality`; the engines in :mod:`xdt.explain.path` (decision trees) and
-:mod:`xdt.explain.sat` (decision trees, DNFs, nested k-DNFs and decision lists).
+in :mod:`xdt.explain.queries.duality`; the engines in :mod:`xdt.explain.engines.path` (decision
+trees) and
+:mod:`xdt.explain.engines.sat` (decision trees, DNFs, nested k-DNFs and decision lists).
 
 Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
 Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
@@ -38,58 +39,51 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 from tqdm import tqdm
 
-from xdt.errors import EngineNotAvailableError, NoExplanationError, ParameterError
-from xdt.explain import duality
-from xdt.explain.certificates import (
+from xdt.errors import NoExplanationError, ParameterError
+from xdt.explain.checks.certificates import (
     axp_certificate,
     check_certificates,
     cxp_certificate,
     point_values,
 )
-from xdt.explain.compiled import (
+from xdt.explain.engines.compiled import (
     CompiledTree,
     NumberReader,
     compiled,
     literals_memo,
     number_reader,
 )
-from xdt.explain.ensemble_box import BoxOracle, prepare
+from xdt.explain.engines.ensemble_box import BoxOracle, prepare
+from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.engines.path import PathOracle
+from xdt.explain.engines.registry import choose_engine
+from xdt.explain.engines.sat import DEFAULT_SOLVER, SatOracle, check_solver
+from xdt.explain.engines.sat_cache import shared_encoding
 from xdt.explain.explanation import Deferred, Explanation, explanations_html, once
-from xdt.explain.inflate import Inflation
-from xdt.explain.inflate import inflate as inflate_cells
 from xdt.explain.models import (
     Model,
     check_instance,
     check_model,
-    constrained_refusal,
-    ending_with,
-    is_constrained,
-    is_decision_list,
-    is_tree,
-    kind_name,
     predict_one,
-    term_weak_axp,
     tree_only,
 )
-from xdt.explain.oracle import EntailmentOracle, bits
-from xdt.explain.path import PathOracle
-from xdt.explain.preferences import (
+from xdt.explain.queries import duality
+from xdt.explain.queries.inflate import Inflation
+from xdt.explain.queries.inflate import inflate as inflate_cells
+from xdt.explain.queries.preferences import (
     RestrictedOracle,
     cost_of,
     feature_mask,
     feature_weights,
     plain_number,
 )
-from xdt.explain.sat import DEFAULT_SOLVER, SatOracle, check_solver
-from xdt.explain.sat_cache import shared_encoding
+from xdt.explain.queries.term_order import ending_with, term_weak_axp
 from xdt.ir.cells import full_mask
-from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance, numeric_instance
+from xdt.ir.protocol import PATHS, RULES, offers
 from xdt.ir.tree import Path
 from xdt.ir.values import to_python
 
-ENGINES = ("path", "sat", "box")
-AUTO = ("auto", None)
 """Engine names that pick the engine from the model: "path" for trees, "box" for tree
 ensembles, "sat" otherwise."""
 CACHE_SIZE = 64
@@ -223,17 +217,17 @@ class Explainer:
     engine : {"auto", "path", "sat", "box"} or None
         ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
         Marques-Silva, "On Explaining Decision Trees", Sections 4-5), in compiled kernels
-        (:mod:`xdt.explain.kernels`) over the tree's flat arrays, built once per tree; the
+        (:mod:`xdt.explain.engines.kernels`) over the tree's flat arrays, built once per tree; the
         first call in a process loads them (compiled once per machine: about 10 s, then
         cached). ``"sat"``: the PySAT
-        oracle (:mod:`xdt.explain.sat`) for trees, DNFs and decision lists: the model is
+        oracle (:mod:`xdt.explain.engines.sat`) for trees, DNFs and decision lists: the model is
         encoded once and
         shared by all its explainers, with one incremental solver per class, each instance
         posed as assumptions; for trees, the reference the path-walker is cross-checked
         against.
-        For a tree ensemble the SAT engine is :mod:`xdt.explain.ensemble_sat` (decided exactly
-        in the library's float arithmetic, by lazily added lemmas); ``"box"``: the exact
-        branch and bound over boxes of cells of :mod:`xdt.explain.ensemble_box` (tree
+        For a tree ensemble the SAT engine is :mod:`xdt.explain.engines.ensemble_sat` (decided
+        exactly in the library's float arithmetic, by lazily added lemmas); ``"box"``: the exact
+        branch and bound over boxes of cells of :mod:`xdt.explain.engines.ensemble_box` (tree
         ensembles only; compiled, one AXp in one call; a query past its limit is handed to
         the SAT engine), the other engine an ensemble can be cross-checked with.
         ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"box"`` for a
@@ -246,11 +240,11 @@ class Explainer:
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         The solvers belong to the model (one per class and solver name, shared by every
         explainer of the model) and are released when the model is garbage-collected, or
-        by :func:`xdt.explain.sat_cache.release_solvers`; :meth:`close` closes this explainer's
-        oracles.
+        by :func:`xdt.explain.engines.sat_cache.release_solvers`; :meth:`close` closes this
+        explainer's oracles.
     certificates : bool
         Attach a certificate to every explanation (default): evidence a user can re-check
-        with the model's own ``predict`` (:mod:`xdt.explain.certificates`): witness points,
+        with the model's own ``predict`` (:mod:`xdt.explain.checks.certificates`): witness points,
         and for an AXp the proof of entailment. It is built on first access to
         ``explanation.certificate`` (a CXp's ``counterexample`` too), so explanations whose
         certificate is never read do not pay for it; building it costs about one entailment
@@ -284,8 +278,8 @@ class Explainer:
     oracle for an instance costs O(total path length); :meth:`all_cxps` is then polynomial,
     :meth:`axp` costs O(F) entailment checks. A DNF is explained by the SAT engine, which
     encodes "the DNF is false" as one clause per term and "the DNF is true" with one
-    auxiliary variable per term (:mod:`xdt.explain.sat`); its default deletion order keeps an
-    AXp inside a shortest true term, or for a negative decision makes it a smallest AXp (see
+    auxiliary variable per term (:mod:`xdt.explain.engines.sat`); its default deletion order keeps
+    an AXp inside a shortest true term, or for a negative decision makes it a smallest AXp (see
     :meth:`axp`), so a k-AXp-interpretable DNF (Cooper, Bousdira & Carbonnel, IJCAI 2025),
     e.g. a nested k-DNF, gets AXps of at most k features.
 
@@ -317,29 +311,8 @@ class Explainer:
 
     def __init__(self, model: Model, engine: str | None = None, *,
                  solver: str = DEFAULT_SOLVER, certificates: bool = True):
-        if engine not in ENGINES and engine not in AUTO:
-            raise EngineNotAvailableError(
-                f"unknown engine {engine!r}; choose one of "
-                f"{', '.join(map(repr, ('auto',) + ENGINES))}")
         check_model(model, "xdt.Explainer")
-        if engine in AUTO:
-            engine = ("sat" if is_constrained(model) else "path" if is_tree(model)
-                      else "box" if isinstance(model, TreeEnsemble) else "sat")
-        if engine in ("path", "box") and is_constrained(model):
-            raise constrained_refusal(f"the {engine} engine", model)
-        if engine == "path" and not is_tree(model):
-            raise tree_only("the path engine",
-                            "use engine='box' or 'sat' (engine=None or 'auto' picks 'box')"
-                            if isinstance(model, TreeEnsemble) else
-                            "use engine='sat' (the default for DNFs and decision lists: "
-                            "engine=None or 'auto')",
-                            model)
-        if engine == "box" and not isinstance(model, TreeEnsemble):
-            raise EngineNotAvailableError(
-                f"the box engine explains tree ensembles, and this model is a "
-                f"{kind_name(model)}: use "
-                + ("engine='path' or 'sat'" if is_tree(model) else "engine='sat'")
-                + " (engine=None or 'auto' picks it)")
+        engine = choose_engine(model, engine)
         self.model = model
         self.engine = engine
         self.solver = check_solver(solver)
@@ -380,13 +353,13 @@ class Explainer:
 
     # ------------------------------------------------------------------ instances
     def _query(self, x, path_restricted: bool) -> _Query:
-        if path_restricted and not is_tree(self.model):
+        if path_restricted and not offers(self.model, PATHS):
             raise tree_only("path_restricted=True (explanations drawn from the literals of "
                             "the instance's path)",
                             "call without it: " + (
                                 "for a decision list, axp's default order ('term') keeps the "
                                 "AXp inside the firing rule's features and those that keep "
-                                "the earlier rules false" if is_decision_list(self.model) else
+                                "the earlier rules false" if offers(self.model, RULES) else
                                 "for a DNF, axp's default order ('term') already keeps the AXp "
                                 "inside a shortest true term, or for a negative decision "
                                 "makes it a smallest AXp"), self.model)
@@ -405,7 +378,7 @@ class Explainer:
                                           oracle.allowed, oracle, False, {}))
         path = None
         oracle: EntailmentOracle | None = None
-        if is_tree(self.model):
+        if offers(self.model, PATHS):
             path = self.model.paths[self._tables().leaf(np.asarray(cells, dtype=np.int64))]
             prediction = path.class_index
         elif self.engine == "box":  # the ensemble's arrays, compiled: no per-tree Python loop
@@ -447,14 +420,14 @@ class Explainer:
         return q
 
     def _tables(self) -> CompiledTree:
-        """The tree's compiled tables (:func:`~xdt.explain.compiled.compiled`)."""
+        """The tree's compiled tables (:func:`~xdt.explain.engines.compiled.compiled`)."""
         if self._compiled is None:
             self._compiled = compiled(self.model)
         return self._compiled
 
     def _read(self, x) -> tuple[tuple, tuple[int, ...]]:
         """``(values, cells)`` of an instance: numbers in one kernel call when the model
-        allows (:class:`~xdt.explain.compiled.NumberReader`), else value by value
+        allows (:class:`~xdt.explain.engines.compiled.NumberReader`), else value by value
         (:func:`~xdt.ir.instances.encode_instance`, which also raises the errors)."""
         reader = self._reader
         if reader is None:
@@ -641,7 +614,7 @@ class Explainer:
         if path is None:
             raise tree_only("path_features",
                             ("model.firing([x]) tells which rule decides at x"
-                             if is_decision_list(self.model) else
+                             if offers(self.model, RULES) else
                              "model.satisfied_terms(model.encode([x])) tells which terms hold "
                              "at x") + ", and axp(x) gives a sufficient set of features",
                             self.model)
@@ -681,21 +654,22 @@ class Explainer:
             maximal set of cells that still entails the prediction — an interval for an
             ordinal feature, a value set for a categorical one — giving the widest rule
             (``IF 0.5 < x <= 2.3 AND colour in {red, blue} THEN ...``); see
-            :mod:`xdt.explain.inflate` (Izza, Ignatiev, Stuckey & Marques-Silva, "Delivering
+            :mod:`xdt.explain.queries.inflate` (Izza, Ignatiev, Stuckey & Marques-Silva, "Delivering
             Inflated Explanations", AAAI 2024). Features are widened in the AXp's order.
         verify : bool
             Re-check the explanation's certificate against ``model.predict`` before
-            returning (:func:`~xdt.explain.certificates.check_certificate`); raises
+            returning (:func:`~xdt.explain.checks.certificates.check_certificate`); raises
             :class:`~xdt.errors.CertificateError` if it fails.
         exclude : iterable of str, optional
             Features the AXp may not use ("explain without race or sex"): they are held
-            free, so the AXp holds whatever values they take (:mod:`xdt.explain.preferences`).
-            The result is an AXp of the model that avoids them.
+            free, so the AXp holds whatever values they take
+            (:mod:`xdt.explain.queries.preferences`). The result is an AXp of the model that avoids
+            them.
 
         Returns
         -------
         Explanation (kind "AXp")
-            With its ``certificate`` (:class:`~xdt.explain.certificates.AxpCertificate`):
+            With its ``certificate`` (:class:`~xdt.explain.checks.certificates.AxpCertificate`):
             per feature a witness point showing that freeing it alone admits another class,
             and the proof of entailment (the blocked paths, or the SAT solver's UNSAT).
 
@@ -717,7 +691,7 @@ class Explainer:
     def inflate(self, x, features: Iterable[str], *, path_restricted: bool | None = None,
                 order: Sequence[str] | None = None, verify: bool = False) -> Explanation:
         """Inflate a given AXp (names, or an Explanation): widen each of its features to a
-        maximal entailing cell set (see :meth:`axp` and :mod:`xdt.explain.inflate`).
+        maximal entailing cell set (see :meth:`axp` and :mod:`xdt.explain.queries.inflate`).
 
         Parameters
         ----------
@@ -755,7 +729,7 @@ class Explainer:
         the candidate features changes the prediction (e.g. a one-class tree, or every
         feature that matters is immutable).
 
-        The CXp's ``certificate`` (:class:`~xdt.explain.certificates.CxpCertificate`) holds
+        The CXp's ``certificate`` (:class:`~xdt.explain.checks.certificates.CxpCertificate`) holds
         its counterexample: a witness point that changes only the CXp's features and is
         predicted another class. ``verify=True`` re-checks it with ``model.predict`` (see
         :meth:`axp`).
@@ -763,7 +737,7 @@ class Explainer:
         ``immutable`` (feature names) are features that may not change ("leave age
         alone"): the CXp is an actionable one, a subset-minimal set of the other features
         whose change can change the prediction, and its counterexample keeps the immutable
-        features at the instance's values (:mod:`xdt.explain.preferences`). Raises
+        features at the instance's values (:mod:`xdt.explain.queries.preferences`). Raises
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
         oracle = self._restricted(q, immutable=immutable)
@@ -884,7 +858,7 @@ class Explainer:
             1,000 by default instead).
         time_limit : float or Deadline, optional
             Stop after this many seconds (positive), or at a
-            :class:`~xdt.explain.duality.Deadline` shared with other calls (e.g. all the
+            :class:`~xdt.explain.queries.duality.Deadline` shared with other calls (e.g. all the
             enumerations of one instance). It bounds the whole call: the deadline is polled
             between oracle calls inside the search; explanations (with their certificates)
             are built as they are found; and with ``verify=True`` the certificates are
@@ -907,7 +881,7 @@ class Explainer:
             actionable ones; see :meth:`cxp`).
         weights : mapping of str to positive number, optional
             Feature name -> cost (features not named cost 1;
-            :func:`~xdt.explain.preferences.feature_weights`); each explanation's ``cost``
+            :func:`~xdt.explain.queries.preferences.feature_weights`); each explanation's ``cost``
             is the sum of its features' weights.
         order : {"size", "weight"}, optional
             ``"size"``: smallest first; ``"weight"``: cheapest first under ``weights``
@@ -973,7 +947,7 @@ class Explainer:
         Without weights, a minimum hitting set of the CXps the engine lists (the path
         engine; a compiled branch and bound, then RC2 MaxSAT), or the first AXp of the
         duality enumeration (the SAT engine). With weights, implicit hitting sets with RC2
-        MaxSAT (:func:`xdt.explain.duality.cheapest_axp`): a cheapest hitting set of the
+        MaxSAT (:func:`xdt.explain.queries.duality.cheapest_axp`): a cheapest hitting set of the
         CXps found so far is either an AXp — then optimal — or misses a new CXp.
 
         Parameters
@@ -982,16 +956,16 @@ class Explainer:
             As in :meth:`axp` (``verify`` re-checks the optimality certificate too).
         weights : mapping of str to positive number, optional
             Feature name -> cost (e.g. the price of checking it); features not named cost 1
-            (:func:`~xdt.explain.preferences.feature_weights`).
+            (:func:`~xdt.explain.queries.preferences.feature_weights`).
         time_limit : float or Deadline, optional
-            Seconds (or a shared :class:`~xdt.explain.duality.Deadline`) the search may take;
-            polled between its MaxSAT and oracle calls.
+            Seconds (or a shared :class:`~xdt.explain.queries.duality.Deadline`) the search may
+            take; polled between its MaxSAT and oracle calls.
 
         Returns
         -------
         Explanation (kind "AXp")
             With ``cost`` (with ``weights``) and ``optimality``
-            (:class:`~xdt.explain.optimality.OptimalityCertificate`, built on first access):
+            (:class:`~xdt.explain.checks.optimality.OptimalityCertificate`, built on first access):
             CXps that every AXp must meet, each with a witness point, and the lower bound
             their cheapest hitting set proves — the AXp's own cost.
 
@@ -1031,7 +1005,7 @@ class Explainer:
         or ``None`` when no CXp exists.
 
         By implicit hitting sets over the AXps with RC2 MaxSAT
-        (:func:`xdt.explain.duality.cheapest_cxp`): a cheapest hitting set of the AXps
+        (:func:`xdt.explain.queries.duality.cheapest_cxp`): a cheapest hitting set of the AXps
         found so far either changes the prediction when freed — then it is a CXp, and
         optimal — or leaves a weak AXp fixed, which is shrunk to a new AXp to hit.
 
@@ -1048,7 +1022,7 @@ class Explainer:
         -------
         Explanation (kind "CXp") or None
             With ``cost`` (with ``weights``) and ``optimality``
-            (:class:`~xdt.explain.optimality.OptimalityCertificate`): AXps (given the
+            (:class:`~xdt.explain.checks.optimality.OptimalityCertificate`): AXps (given the
             immutable features) that every CXp must meet, re-checked by an independent
             engine, and the lower bound their cheapest hitting set proves.
 
@@ -1072,8 +1046,8 @@ class Explainer:
     def _restricted(self, q: _Query, exclude: Iterable[str] | None = None,
                     immutable: Iterable[str] | None = None) -> EntailmentOracle:
         """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
-        (:class:`~xdt.explain.preferences.RestrictedOracle`); the oracle itself when both are
-        empty."""
+        (:class:`~xdt.explain.queries.preferences.RestrictedOracle`); the oracle itself when both
+        are empty."""
         free = feature_mask(self.model.features, exclude, "exclude")
         fixed = feature_mask(self.model.features, immutable, "immutable")
         if fixed and q.path_restricted:
@@ -1109,7 +1083,7 @@ class Explainer:
         return oracle
 
     def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
-        """The weights read (:func:`~xdt.explain.preferences.feature_weights`) and whether
+        """The weights read (:func:`~xdt.explain.queries.preferences.feature_weights`) and whether
         the enumeration goes by weight."""
         if order is None:
             order = "weight" if weights is not None else "size"
@@ -1134,7 +1108,7 @@ class Explainer:
 
     def _optimality(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
                     found: duality.Cheapest | None, weights: tuple | None) -> object:
-        from xdt.explain.optimality import optimality_certificate
+        from xdt.explain.checks.optimality import optimality_certificate
 
         oracle = (RestrictedOracle(_open_oracle(oracle.inner), oracle.free, oracle.fixed,
                                    oracle.allowed)
@@ -1192,7 +1166,7 @@ class Explainer:
         path's literals and the rest still entail the prediction (Izza et al., Section 2).
 
         Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF (no paths)."""
-        if not is_tree(self.model):
+        if not offers(self.model, PATHS):
             raise tree_only("path_is_redundant (explanation redundancy of a path)",
                             "to test whether some features of a term can be dropped, use "
                             "is_axp(x, features) on the term's features", self.model)
@@ -1220,7 +1194,7 @@ class Explainer:
     def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
         """The precision of ``features`` (names, or an Explanation) for ``x``: the
         probability that a point agreeing with ``x`` on them (in the model's cells) gets
-        ``x``'s prediction, exactly (:mod:`xdt.explain.probability`).
+        ``x``'s prediction, exactly (:mod:`xdt.explain.queries.probability`).
 
         Parameters
         ----------
@@ -1238,7 +1212,7 @@ class Explainer:
         UnknownFeatureError
             A name the model lacks.
         """
-        from xdt.explain import probability
+        from xdt.explain.queries import probability
 
         q = self._query(x, False)
         dist = probability.as_distribution(distribution, self.model)
@@ -1261,7 +1235,7 @@ class Explainer:
         S)``, exact (a Fraction), under a product distribution (decision trees: a sum over
         the tree's paths) or the empirical distribution of a dataset (any model: among the
         rows agreeing with ``x`` on ``S``, the share predicted ``x``'s class); see
-        :mod:`xdt.explain.probability`.
+        :mod:`xdt.explain.queries.probability`.
 
         Parameters
         ----------
@@ -1288,7 +1262,7 @@ class Explainer:
             when no AXp avoids them, every other feature).
         verify : bool
             Re-check the certificate independently before returning
-            (:func:`~xdt.explain.probability.check_precision_certificate`: every precision
+            (:func:`~xdt.explain.queries.probability.check_precision_certificate`: every precision
             recomputed with ``model.predict``, by enumeration of the free features' cells
             where they span at most 65,536 points, else over the tree's leaf boxes; for an
             empirical distribution on its rows); raises :class:`~xdt.errors.CertificateError`
@@ -1298,8 +1272,8 @@ class Explainer:
         -------
         Explanation (kind "delta-AXp")
             Its ``precision`` (Fraction) and ``delta``; its ``certificate``
-            (:class:`~xdt.explain.probability.PrecisionCertificate`) holds the precision and,
-            per feature, the precision after dropping it (each below ``delta``: local
+            (:class:`~xdt.explain.queries.probability.PrecisionCertificate`) holds the precision
+            and, per feature, the precision after dropping it (each below ``delta``: local
             minimality). Its rule holds the features to ``x``'s cells.
 
         Raises
@@ -1322,7 +1296,7 @@ class Explainer:
         Examples
         --------
         >>> import xdt
-        >>> from xdt.explain.probability import ProductDistribution
+        >>> from xdt.explain.queries.probability import ProductDistribution
         >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
         >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], [0, 1],
         ...     ThresholdSplit("x", 0.5, Leaf(0), ThresholdSplit("y", 0.5, Leaf(0), Leaf(1))))
@@ -1334,7 +1308,7 @@ class Explainer:
         >>> e.rule, e.precision, e.certificate.drops
         ('IF 0.5 < x THEN 1', Fraction(19, 20), {'x': Fraction(19, 40)})
         """
-        from xdt.explain import probability
+        from xdt.explain.queries import probability
 
         d = probability.check_delta(delta)
         dist = probability.as_distribution(distribution, self.model)
@@ -1398,7 +1372,7 @@ class Explainer:
 
         Gives, row by row, the AXp of :meth:`axp` (default order ``"path"``) and the CXps of
         :meth:`all_cxps` (path engine, ``path_restricted=False``), without certificates. See
-        :func:`xdt.explain.vectorised.explain_batch` for the parameters (``what``,
+        :func:`xdt.explain.engines.vectorised.explain_batch` for the parameters (``what``,
         ``chunk_rows``, ``max_memory``, ``as_frame``, ``dedupe``) and the returned DataFrame
         (``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) or iterator of dicts.
 
@@ -1410,7 +1384,7 @@ class Explainer:
         InstanceError
             On bad rows (from ``model.encode``).
         """
-        from xdt.explain.vectorised import explain_batch
+        from xdt.explain.engines.vectorised import explain_batch
 
         return explain_batch(self.model, X, what, chunk_rows=chunk_rows,
                              max_memory=max_memory, as_frame=as_frame, dedupe=dedupe)

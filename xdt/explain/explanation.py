@@ -12,8 +12,8 @@ from xdt.ir.cells import cells_of
 from xdt.ir.values import format_number, to_python
 
 if TYPE_CHECKING:
-    from xdt.explain.certificates import Certificate
-    from xdt.explain.probability import Coverage
+    from xdt.explain.checks.certificates import Certificate
+    from xdt.explain.queries.probability import Coverage
 
 
 class Deferred:
@@ -107,30 +107,30 @@ class Explanation:
         holds it to — the sets ``literals`` describe (for a CXp: the instance's cells).
     inflated : bool
         Whether the AXp was inflated: each feature widened to a maximal entailing cell set
-        (:mod:`xdt.explain.inflate`). Part of equality, as are ``cells``.
+        (:mod:`xdt.explain.queries.inflate`). Part of equality, as are ``cells``.
     certificate : AxpCertificate, CxpCertificate or None
-        Evidence checkable with the model's ``predict`` (:mod:`xdt.explain.certificates`):
+        Evidence checkable with the model's ``predict`` (:mod:`xdt.explain.checks.certificates`):
         witness points and, for an AXp, the proof of entailment. Not part of equality.
         Built on first access (or before the explanation is returned, with
         ``verify=True``), so an explanation whose certificate is never read does not pay
         for it.
     verified : bool
         Whether the certificate was re-checked against the model's ``predict``
-        (:func:`~xdt.explain.certificates.check_certificate`) before the explanation was
+        (:func:`~xdt.explain.checks.certificates.check_certificate`) before the explanation was
         returned: True for every explanation of a call with ``verify=True``, except those of
         an enumeration whose time limit passed (or that was interrupted) before their check.
         Not part of equality.
     cost : int, float or None
         With feature weights (``weights=``): the explanation's cost, the sum of its
-        features' weights (:mod:`xdt.explain.preferences`). ``None`` otherwise. Not part of
+        features' weights (:mod:`xdt.explain.queries.preferences`). ``None`` otherwise. Not part of
         equality.
     optimality : OptimalityCertificate or None
         For a cheapest explanation (``smallest_axp``, ``smallest_cxp``): the proof that no
-        explanation of its kind costs less (:mod:`xdt.explain.optimality`), checked with
+        explanation of its kind costs less (:mod:`xdt.explain.checks.optimality`), checked with
         the certificate by ``verify=True``. Built on first access. Not part of equality.
     precision : Fraction or None
         For a delta-AXp: the exact probability that a point agreeing with the instance on
-        its features gets its prediction (:mod:`xdt.explain.probability`); None otherwise.
+        its features gets its prediction (:mod:`xdt.explain.queries.probability`); None otherwise.
         Not part of equality.
     delta : Fraction or None
         For a delta-AXp: the least precision it was asked to keep. Not part of equality.
@@ -305,15 +305,15 @@ class Explanation:
         data : pandas.DataFrame, ProductDistribution or EmpiricalDistribution
             A DataFrame with a column per feature of the explanation (others ignored): the
             product of its columns' distributions over the model's cells, and its rows.
-            A :class:`~xdt.explain.probability.ProductDistribution`: its measure only (no
-            rows). An :class:`~xdt.explain.probability.EmpiricalDistribution`: its rows and
+            A :class:`~xdt.explain.queries.probability.ProductDistribution`: its measure only (no
+            rows). An :class:`~xdt.explain.queries.probability.EmpiricalDistribution`: its rows and
             their marginals.
 
         Returns
         -------
         Coverage
             ``product`` (Fraction), ``rows`` (Fraction or None), ``covered`` and ``n_rows``;
-            see :func:`xdt.explain.probability.coverage`.
+            see :func:`xdt.explain.queries.probability.coverage`.
 
         Raises
         ------
@@ -323,7 +323,7 @@ class Explanation:
             Data without a column of the explanation, without rows, or with a value the
             model cannot read (naming its row).
         """
-        from xdt.explain.probability import coverage
+        from xdt.explain.queries.probability import coverage
 
         return coverage(self, data)
 

@@ -1,26 +1,13 @@
-"""What the explainers need from a model, for every kind of model the IR has.
+"""What the explainers need from a model, asked through the model protocol.
 
-The engines and the checks above them see a model only through a few questions, answered
-here once for decision trees (:class:`~xdt.ir.tree.DecisionTree`) and DNFs
-(:class:`~xdt.ir.dnf.DNF`, :class:`~xdt.ir.dnf.NestedKDNF`):
-
-* :func:`predict_cells` — the class index of points given by their cells;
-* :func:`implying_terms` — per class, the terms that imply it, *when the model lists them*:
-  a tree's paths of that class (the paths partition the cell space, so the class holds
-  exactly when one of them does); a DNF's terms for ``classes[1]`` (it predicts
-  ``classes[1]`` exactly when one holds). A DNF does not list the terms of ``classes[0]``:
-  they are the minimal transversals of its terms (Cooper, Bousdira & Carbonnel,
-  "Interpretable DNFs", IJCAI 2025, Section 4), possibly exponentially many; the SAT
-  encoder then says "some term of the other class holds" instead;
-* :func:`term_order` — the deletion order that keeps an AXp inside a shortest true term of
-  the predicted class, or for a binary model whose predicted class has no listed terms,
-  inside a minimum set of features that falsifies every term of the other class; for a
-  decision list (:class:`~xdt.ir.decision_list.DecisionList`), inside the firing rule's
-  features and a minimum set of features that keeps every earlier rule false.
-
-A decision list lists no implying terms (:func:`implying_terms` gives ``None``): a rule
-implies its class only together with the negations of the rules before it, which are not
-terms. The SAT encoder says "the first rule that fires is of another class" instead.
+The engines, queries and checks see a model only through :class:`~xdt.ir.protocol.Model`:
+its capabilities (:func:`~xdt.ir.protocol.offers`), its prediction on cells, the terms that
+imply each class where it lists them, its readable kind. This module adds what every caller
+shares on top of it: the refusal when a model lacks what a query needs (one message,
+:func:`refusal`), background constraints (:func:`is_constrained`, :func:`check_instance`),
+and the test of a term at a point (:func:`holds`). Which engine needs which capability is
+registered in :mod:`xdt.explain.engines.registry`; the deletion order read off a model's
+terms is in :mod:`xdt.explain.queries.term_order`.
 
 A term is given as ``(index, masks)``: its position in the model (path index or term index)
 and, per constrained feature, the intersection of its literals' cell sets.
@@ -33,43 +20,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdt.errors import ConstraintViolationError, EngineNotAvailableError
-from xdt.explain.duality import minimum_hitting_set
-from xdt.explain.oracle import bits
-from xdt.ir.decision_list import DecisionList
-from xdt.ir.dnf import DNF
-from xdt.ir.ensemble import TreeEnsemble
-from xdt.ir.tree import DecisionTree
+from xdt.ir.protocol import PATHS, TREES, Model, TermMasks, offers
 
-Model = DecisionTree | DNF | DecisionList | TreeEnsemble
-"""The models the explainers know."""
-
-MODEL_TYPES = (DecisionTree, DNF, DecisionList, TreeEnsemble)
-
-TermMasks = tuple[int, dict[int, int]]
-"""A term as ``(index in the model, {feature: allowed cells})``."""
-
-
-def is_ensemble(model: object) -> bool:
-    """Whether ``model`` is a tree ensemble (explained by :mod:`xdt.explain.ensemble_sat`)."""
-    return isinstance(model, TreeEnsemble)
-
-
-def is_decision_list(model: object) -> bool:
-    """Whether ``model`` is a decision list (ordered rules, first match wins)."""
-    return isinstance(model, DecisionList)
-
-
-def is_tree(model: object) -> bool:
-    """Whether ``model`` is a decision tree (the models with paths)."""
-    return isinstance(model, DecisionTree)
+__all__ = ["Model", "TermMasks", "check_instance", "check_model", "constrained_refusal",
+           "describe", "holds", "implying_terms", "is_constrained", "kind_name",
+           "predict_cells", "predict_one", "refusal", "tree_only"]
 
 
 def check_model(model: object, what: str) -> None:
-    """Raise :class:`EngineNotAvailableError` unless ``model`` is a model the explainers know.
+    """Raise :class:`EngineNotAvailableError` unless ``model`` is a model the explainers know
+    (a :class:`~xdt.ir.protocol.Model`).
 
     ``what`` names the caller in the message (``"the sat engine"``, ``"crosscheck"``).
     """
-    if isinstance(model, MODEL_TYPES):
+    if isinstance(model, Model):
         return
     hint = (" (load a model file or dict with xdt.load_model first)"
             if isinstance(model, dict | str) else "")
@@ -79,20 +43,30 @@ def check_model(model: object, what: str) -> None:
         f"{type(model).__name__}{hint}")
 
 
-def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailableError:
-    """The error for a path-based notion asked of a model without paths (a DNF, or a tree
-    ensemble: it has many paths, one per tree, and no single one decides); the message says
-    what to use instead."""
-    kind = kind_name(model) if isinstance(model, DNF | DecisionList | TreeEnsemble) else "DNF"
-    which = ("no single path decides its prediction" if isinstance(model, TreeEnsemble)
-             else "has no paths")
-    if isinstance(model, TreeEnsemble):
+_NEEDS = {PATHS: ("decision trees", "it reads the instance's root-to-leaf path")}
+"""Per capability a query may need: the models that offer it, and why it is needed."""
+
+
+def refusal(what: str, instead: str, model: object = None,
+            needs: str = PATHS) -> EngineNotAvailableError:
+    """The one error for a query asked of a model that lacks the capability it needs
+    (:data:`~xdt.ir.protocol.PATHS` by default: a path-based notion asked of a DNF, a decision
+    list, or a tree ensemble, which has many paths, one per tree, and no single one decides);
+    the message names the model's kind and says what to use instead."""
+    kind = model.kind_name if isinstance(model, Model) else "DNF"
+    who, why = _NEEDS.get(needs, (f"models with {needs}", f"it needs the model's {needs}"))
+    if offers(model, TREES):
         return EngineNotAvailableError(
-            f"{what} is defined for decision trees (it reads the instance's root-to-leaf "
-            f"path), and this model is a {kind}: {which}; {instead}")
+            f"{what} is defined for {who} ({why}), and this model is a {kind}: no single "
+            f"path decides its prediction; {instead}")
     return EngineNotAvailableError(
-        f"{what} is defined for decision trees (it reads the instance's root-to-leaf path), "
-        f"and this model is a {kind}, which {which}; {instead}")
+        f"{what} is defined for {who} ({why}), and this model is a {kind}, which has no "
+        f"{needs}; {instead}")
+
+
+def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailableError:
+    """:func:`refusal` of a path-based notion (the capability :data:`~xdt.ir.protocol.PATHS`)."""
+    return refusal(what, instead, model, PATHS)
 
 
 def is_constrained(model: object) -> bool:
@@ -103,7 +77,7 @@ def is_constrained(model: object) -> bool:
 def constrained_refusal(what: str, model: Model) -> EngineNotAvailableError:
     """The error of an engine or check that does not take background constraints into
     account, asked about a model that carries some: it says to use the SAT engine, which
-    encodes them (:mod:`xdt.explain.sat`). Such an engine must refuse rather than ignore
+    encodes them (:mod:`xdt.explain.engines.sat`). Such an engine must refuse rather than ignore
     them: its answers would be about points the constraints exclude."""
     cons = model.constraints
     shown = "; ".join(str(c) for c in list(cons)[:2]) + ("; ..." if len(cons) > 2 else "")
@@ -131,33 +105,14 @@ def check_instance(model: Model, values: Sequence, cells: Sequence[int]) -> None
 
 def kind_name(model: Model) -> str:
     """``"decision tree"``, ``"tree ensemble"``, ``"decision list"``, ``"DNF"`` or
-    ``"nested k-DNF"``."""
-    if is_tree(model):
-        return "decision tree"
-    if isinstance(model, DecisionList):
-        return "decision list"
-    if isinstance(model, TreeEnsemble):
-        return "tree ensemble"
-    return "nested k-DNF" if model.kind == "nested-kdnf" else "DNF"
+    ``"nested k-DNF"`` (:attr:`~xdt.ir.protocol.Model.kind_name`)."""
+    return model.kind_name
 
 
 def describe(model: Model) -> str:
-    """One readable line: the kind of model and its sizes."""
-    target = f", target {model.target!r}" if model.target else ""
-    if isinstance(model, DecisionTree):
-        return (f"decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
-                f"depth {model.depth}, {len(model.classes)} classes{target}")
-    if isinstance(model, TreeEnsemble):
-        return (f"tree ensemble ({model.combine}), {model.n_trees} trees, "
-                f"{len(model.features)} features, {model.n_nodes} nodes, depth {model.depth}, "
-                f"{len(model.classes)} classes{target}")
-    if isinstance(model, DecisionList):
-        return (f"decision list, {len(model.features)} features, {model.n_rules} rules of at "
-                f"most {model.k} conditions, classes {list(model.classes)}, default "
-                f"{model.default!r}{target}")
-    return (f"{kind_name(model)}, {len(model.features)} features, {len(model.terms)} terms, "
-            f"k = {model.k}, classes {list(model.classes)} (the second when a term "
-            f"holds){target}")
+    """One readable line: the kind of model and its sizes
+    (:meth:`~xdt.ir.protocol.Model.describe`)."""
+    return model.describe()
 
 
 def predict_cells(model: Model, cells: Sequence[Sequence[int]] | np.ndarray) -> np.ndarray:
@@ -167,203 +122,19 @@ def predict_cells(model: Model, cells: Sequence[Sequence[int]] | np.ndarray) -> 
 
 
 def predict_one(model: Model, cells: Sequence[int]) -> int:
-    """Class index of one point given by its cells (for a decision list, from its term
-    table's answer at that point, which the deletion order then reuses)."""
-    if isinstance(model, DecisionList):
-        return model.predict_point(cells)
-    return int(predict_cells(model, [cells])[0])
+    """Class index of one point given by its cells (:meth:`~xdt.ir.protocol.Model.predict_one`;
+    for a decision list, from its term table's answer at that point, which the deletion order
+    then reuses)."""
+    return model.predict_one(cells)
 
 
 def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
-    """The consistent terms that imply class index ``c``, when the model lists them.
-
-    Returns
-    -------
-    list of (int, dict) or None
-        For a tree: its consistent paths of class ``c`` (``(path.index, path.masks)``). For
-        a DNF: its terms when ``c == 1`` (``(term index, masks)``), ``None`` when ``c == 0``
-        (the terms of the complement are not listed). For both, the model predicts ``c``
-        at a point exactly when one of the listed terms holds there. For a tree ensemble:
-        ``None`` (no term of the ensemble is listed; its trees' paths are in
-        :meth:`~xdt.ir.ensemble.TreeEnsemble.tree_terms`). For a decision list: ``None`` (a
-        rule implies its class only with the negations of the rules before it).
-    """
-    if isinstance(model, TreeEnsemble | DecisionList):
-        return None
-    if isinstance(model, DecisionTree):
-        return [(p.index, p.masks) for p in model.paths
-                if p.class_index == c and p.consistent]
-    if isinstance(model, DNF):
-        if c != 1:
-            return None
-        out = []
-        for p, term in enumerate(model.terms):
-            masks = term.masks()
-            if all(masks.values()):
-                out.append((p, masks))
-        return out
-    raise EngineNotAvailableError(f"no terms are known for {type(model).__name__}")
+    """The consistent terms that imply class index ``c``, when the model lists them
+    (:meth:`~xdt.ir.protocol.Model.implying_terms`): a tree's paths of class ``c``, a DNF's
+    terms when ``c == 1``; ``None`` for a DNF's class 0, a decision list, a tree ensemble."""
+    return model.implying_terms(c)
 
 
 def holds(masks: dict[int, int], cells: Sequence[int]) -> bool:
     """Whether the point with the given cells satisfies the term ``masks``."""
     return all((m >> cells[f]) & 1 for f, m in masks.items())
-
-
-def term_order(model: Model, cells: Sequence[int], prediction: int,
-               allowed: Sequence[int] | None = None) -> list[int]:
-    """The deletion order putting last a small set of features that is a weak AXp.
-
-    Parameters
-    ----------
-    model : DecisionTree or DNF
-    cells : sequence of int
-        The instance's cells.
-    prediction : int
-        Its class index.
-    allowed : sequence of int, optional
-        Per feature, the cells a fixed feature is held to (default: the instance's cell).
-
-    Returns
-    -------
-    list of int
-        Every feature position once. When the model lists the terms of ``prediction``
-        (a tree's paths, a DNF's terms for a positive decision): the features of a shortest
-        term that holds at the instance come last, in the term's order — for a tree, its
-        path; by deletion (:func:`~xdt.explain.duality.deletion_axp`) the AXp is then a
-        subset of them. Otherwise (a DNF's negative decision): a minimum set ``H`` of
-        features that falsifies every term of the other class comes last — ``H`` is a
-        minimum hitting set of the sets ``F_p`` of features whose cells at the instance
-        lie outside term ``p`` (:func:`~xdt.explain.duality.minimum_hitting_set`), and
-        the AXp is ``H`` itself. For a decision list: :func:`decision_list_weak_axp`.
-
-    Notes
-    -----
-    Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2: a positive
-    decision of a DNF is explained by a true term, a negative one by a true term of the
-    complement. For a negative decision the weak AXps are exactly the hitting sets of the
-    ``F_p`` (fixing ``S`` falsifies term ``p`` iff ``S`` meets ``F_p``; a term not falsified
-    can be made true by changing only features outside ``S``), so ``H`` is a smallest AXp.
-    Hence for a k-DNF whose complement is also a k-DNF (k-AXp-interpretable, their
-    Proposition 1), e.g. a nested k-DNF (their Proposition 2), the AXp found with this
-    order has at most ``k`` features.
-    """
-    return ending_with(len(model.features), term_weak_axp(model, cells, prediction, allowed))
-
-
-def ending_with(n: int, last: Sequence[int]) -> list[int]:
-    """Every feature position of ``range(n)`` once: those not in ``last`` in increasing
-    order, then ``last`` in its order (a deletion order that keeps ``last`` longest)."""
-    kept = set(last)
-    return [f for f in range(n) if f not in kept] + list(last)
-
-
-def term_weak_axp(model: Model, cells: Sequence[int], prediction: int,
-                  allowed: Sequence[int] | None = None) -> list[int]:
-    """The features :func:`term_order` puts last, in its order: a weak AXp read off the
-    model's terms (a shortest true term of the predicted class, a minimum set of features
-    falsifying every term of the other class, or for a decision list
-    :func:`decision_list_weak_axp`), or ``[]`` when the model lists no such terms (a tree
-    ensemble). Parameters as :func:`term_order`; holding the features returned to
-    ``allowed`` entails the prediction (so deletion may start from them)."""
-    plain = allowed is None or all(a == 1 << c for a, c in zip(allowed, cells, strict=True))
-    if isinstance(model, DNF) and plain:
-        return _dnf_last(model, cells, prediction)
-    if isinstance(model, DecisionList):  # the firing rule's features kept longest
-        return decision_list_weak_axp(model, cells) if plain else []
-    allowed = [1 << c for c in cells] if allowed is None else list(allowed)
-    last: list[int] = []
-    terms = implying_terms(model, prediction)
-    if terms is not None:
-        true = [masks for _, masks in terms
-                if all(m & allowed[f] for f, m in masks.items()) and holds(masks, cells)]
-        if true:
-            best = min(true, key=len)
-            last = list(best)  # the term's features, in the order of its literals
-    elif len(model.classes) == 2:
-        others = implying_terms(model, 1 - prediction) or []
-        escapes = []
-        for _, masks in others:
-            escape = 0
-            for f, m in masks.items():
-                if m & allowed[f] == 0:
-                    escape |= 1 << f
-            escapes.append(escape)
-        if escapes and all(escapes):  # else the instance is not of class `prediction`
-            last = bits(minimum_hitting_set(escapes))
-    return last
-
-
-def _dnf_last(model: DNF, cells: Sequence[int], prediction: int) -> list[int]:
-    """The features :func:`term_order` puts last for a DNF, from its flat term table
-    (:class:`~xdt.ir.term_table.TermTable`): the same as the general case, without a Python loop
-    over the terms."""
-    table = model.table
-    ok, true_terms = table.at(cells)
-    if prediction == 1:
-        true = np.flatnonzero(true_terms)
-        if not len(true):
-            return []
-        best = int(true[np.argmin(table.sizes[true])])  # the first of the shortest
-        return list(model.terms[best].features)
-    escapes = _escapes(table, ok, len(model.features))
-    if not all(escapes):  # some term holds: the instance is not of class 0
-        return []
-    return bits(minimum_hitting_set(escapes)) if escapes else []
-
-
-def _escapes(table, ok: np.ndarray, n_features: int) -> list[int]:
-    """Per term of ``table`` (a :class:`~xdt.ir.term_table.TermTable`), the bit mask of the
-    features on which a point falsifies it, from ``ok`` (whether each literal holds there,
-    :meth:`~xdt.ir.term_table.TermTable.at`): one vectorised OR up to 64 features."""
-    bad = ~ok
-    if n_features <= 64:
-        words = np.zeros(table.n_terms, dtype=np.uint64)
-        np.bitwise_or.at(words, table.term[bad],
-                         np.left_shift(np.uint64(1), table.feature[bad].astype(np.uint64)))
-        return words.tolist()
-    escapes = [0] * table.n_terms
-    for p, f in zip(table.term[bad].tolist(), table.feature[bad].tolist(), strict=True):
-        escapes[p] |= 1 << f
-    return escapes
-
-
-def decision_list_weak_axp(model: DecisionList, cells: Sequence[int]) -> list[int]:
-    """A weak AXp of a decision list's prediction read off its rules: a minimum set of
-    features that keeps every earlier rule false, then the features of the firing rule (in
-    the rule's order), so that a deletion order ending with it keeps the rule's features
-    longest (:func:`term_order`).
-
-    Fixing the firing rule's features keeps it true; fixing, for every earlier rule, one
-    feature on which the instance falsifies it keeps that rule false; so the first rule
-    that fires stays the same and the prediction with it (for the default, every rule must
-    stay false). The further features are a minimum hitting set
-    (:func:`~xdt.explain.duality.minimum_hitting_set`) of the sets ``E_j`` of features on
-    which the instance falsifies earlier rule ``j``, for the rules the firing rule's own
-    features do not already falsify. This is the "why not an earlier rule" part that the
-    firing rule alone leaves out (Ignatiev & Marques-Silva, "SAT-Based Rigorous
-    Explanations for Decision Lists", SAT 2021, Section 3).
-
-    Parameters
-    ----------
-    model : DecisionList
-    cells : sequence of int
-        The instance's cells, one per feature.
-
-    Returns
-    -------
-    list of int
-        Feature positions: the further ones (ascending), then the firing rule's features.
-    """
-    table = model.table
-    ok, true_terms = table.at(cells)
-    fired = np.flatnonzero(true_terms)
-    first = int(fired[0]) if len(fired) else model.n_rules
-    own = list(model.terms[first].features) if first < model.n_rules else []
-    held = 0
-    for f in own:
-        held |= 1 << f
-    escapes = _escapes(table, ok, len(model.features))[:first]
-    rest = list({e for e in escapes if not e & held})
-    extra = bits(minimum_hitting_set(rest)) if rest else []
-    return [f for f in extra if not (held >> f) & 1] + own

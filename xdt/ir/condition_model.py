@@ -23,11 +23,12 @@ from xdt.ir.conditions import finite as _finite
 from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import FeatureSpace
 from xdt.ir.instances import encode_rows
+from xdt.ir.protocol import Model
 from xdt.ir.term_table import TermTable
 from xdt.ir.terms import Literal, Term
 
 
-class ConditionModel:
+class ConditionModel(Model):
     """A model whose terms are conjunctions of conditions (base of DNFs and decision lists).
 
     Subclasses call :meth:`_build` from their ``__init__`` once ``classes`` are checked.

@@ -33,7 +33,7 @@ satisfies the constraints (Izza, Ignatiev & Marques-Silva's definitions with the
 restricted to the constraints' models; PyXAI's "theories" and Gorji & Rubin, "Sufficient
 reasons for classifier decisions in the presence of domain constraints", AAAI 2022, restrict
 them the same way). Constrained explanations are xdt's extension of the engines; the SAT
-engine encodes the constraints (:mod:`xdt.explain.sat`), the path and box engines refuse a
+engine encodes the constraints (:mod:`xdt.explain.engines.sat`), the path and box engines refuse a
 constrained model.
 
 Examples

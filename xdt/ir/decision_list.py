@@ -58,6 +58,7 @@ from xdt.errors import InvalidModelError
 from xdt.ir.condition_model import ConditionModel
 from xdt.ir.conditions import Condition
 from xdt.ir.features import FeatureSpace, check_classes
+from xdt.ir.protocol import RULES, target_text
 
 
 @dataclass(frozen=True)
@@ -126,13 +127,15 @@ class DecisionList(ConditionModel):
     Notes
     -----
     Prediction: one vectorised pass over the rows and the rules' literals (``O(n L)`` for
-    ``L`` literals). Explanations come from the SAT engine (:mod:`xdt.explain.sat`, which
+    ``L`` literals). Explanations come from the SAT engine (:mod:`xdt.explain.engines.sat`, which
     encodes "the first rule that fires is of another class"; computing one AXp of a decision
     list is hard in general, Ignatiev & Marques-Silva, "SAT-Based Rigorous Explanations for
     Decision Lists", SAT 2021, Section 3).
     """
 
     kind = "decision-list"
+    kind_name = "decision list"
+    capabilities = frozenset({RULES})
 
     def __init__(self, features, classes: Sequence, rules: Sequence, default: object,
                  target: str | None = None, *, constraints: Iterable | None = None):
@@ -262,6 +265,21 @@ class DecisionList(ConditionModel):
         if len(terms) and terms[fired]:
             return int(self.rule_class[fired])
         return self.default_class
+
+    def predict_one(self, cells) -> int:
+        """Class index of one point given by its cells (:meth:`predict_point`)."""
+        return self.predict_point(cells)
+
+    def implying_terms(self, c: int) -> None:
+        """``None``: a rule implies its class only together with the negations of the rules
+        before it, which are not terms."""
+        return None
+
+    def describe(self) -> str:
+        """One readable line: the kind of model and its sizes."""
+        return (f"decision list, {len(self.features)} features, {self.n_rules} rules of at "
+                f"most {self.k} conditions, classes {list(self.classes)}, default "
+                f"{self.default!r}{target_text(self)}")
 
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index per row of ``cells`` (shape (n, F)); shape (n,), int64."""

@@ -42,6 +42,7 @@ from xdt.errors import InvalidModelError
 from xdt.ir.condition_model import ConditionModel
 from xdt.ir.conditions import Condition
 from xdt.ir.features import FeatureSpace, check_classes
+from xdt.ir.protocol import TERMS, TermMasks, target_text
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ class DNF(ConditionModel):
     """
 
     kind = "dnf"
+    kind_name = "DNF"
+    capabilities = frozenset({TERMS})
 
     def __init__(self, features, classes: Sequence, terms: Sequence[Sequence[Condition]],
                  target: str | None = None, *, constraints: Iterable | None = None):
@@ -124,6 +127,26 @@ class DNF(ConditionModel):
         check_classes(self.classes)
 
     # ------------------------------------------------------------------ prediction
+    def implying_terms(self, c: int) -> list[TermMasks] | None:
+        """Its consistent terms when ``c == 1`` (``(term index, masks)``): it predicts
+        ``classes[1]`` exactly when one holds. ``None`` when ``c == 0``: the terms of the
+        complement are the minimal transversals of these (Cooper, Bousdira & Carbonnel,
+        "Interpretable DNFs", IJCAI 2025, Section 4), possibly exponentially many."""
+        if c != 1:
+            return None
+        out = []
+        for p, term in enumerate(self.terms):
+            masks = term.masks()
+            if all(masks.values()):
+                out.append((p, masks))
+        return out
+
+    def describe(self) -> str:
+        """One readable line: the kind of model and its sizes."""
+        return (f"{self.kind_name}, {len(self.features)} features, {len(self.terms)} terms, "
+                f"k = {self.k}, classes {list(self.classes)} (the second when a term "
+                f"holds){target_text(self)}")
+
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index (0 or 1) per row of ``cells`` (shape (n, F)); shape (n,), int64."""
         return self.satisfied_terms(cells).any(axis=1).astype(np.int64)
@@ -251,6 +274,7 @@ class NestedKDNF(DNF):
     """
 
     kind = "nested-kdnf"
+    kind_name = "nested k-DNF"
 
     def __init__(self, features, classes: Sequence, matrix: Sequence[Sequence[Condition]],
                  prefixes: Sequence[Sequence[int]], target: str | None = None, *,

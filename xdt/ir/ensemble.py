@@ -26,7 +26,7 @@ the model computes it, then a decision on them:
 Floating-point addition is monotone in each argument (``a <= a'`` implies
 ``fl(a + b) <= fl(a' + b)``), and so are the division and the comparison: raising the
 values a class's score collects can only raise it. The SAT engine relies on this to decide
-exactly as the library does (``xdt.explain.ensemble_sat``).
+exactly as the library does (``xdt.explain.engines.ensemble_sat``).
 
 Cells: the ensemble's cells of an ordinal feature are cut by the thresholds of *all* its
 trees (one tree's cells are unions of runs of them); :meth:`TreeEnsemble.tree_cells` maps
@@ -60,6 +60,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells
 from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
+from xdt.ir.protocol import TREES, Model, target_text
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir.values import INPUT_DTYPES
 
@@ -123,7 +124,7 @@ def margin_leaf(classes: Sequence, n_scores: int, score: int, value: float) -> L
     return Leaf(classes[score], tuple(out))
 
 
-class TreeEnsemble:
+class TreeEnsemble(Model):
     """Trees over one feature space, combined by vote, averaged probabilities or margins.
 
     Parameters
@@ -187,6 +188,8 @@ class TreeEnsemble:
     """
 
     kind = "tree-ensemble"
+    kind_name = "tree ensemble"
+    capabilities = frozenset({TREES})
 
     def __init__(self, features, classes: Sequence, trees: Sequence[DecisionTree],
                  combine: str, *, base: Sequence[float] | None = None,
@@ -394,6 +397,17 @@ class TreeEnsemble:
         if self.n_scores == 1:
             return (scores[:, 0] > scores.dtype.type(self.threshold)).astype(np.int64)
         return np.argmax(scores, axis=1).astype(np.int64)
+
+    def implying_terms(self, c: int) -> None:
+        """``None``: no term of the ensemble is listed (its trees' paths are in
+        :meth:`tree_terms`)."""
+        return None
+
+    def describe(self) -> str:
+        """One readable line: the kind of model and its sizes."""
+        return (f"tree ensemble ({self.combine}), {self.n_trees} trees, "
+                f"{len(self.features)} features, {self.n_nodes} nodes, depth {self.depth}, "
+                f"{len(self.classes)} classes{target_text(self)}")
 
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index per row of ``cells`` (shape (n, F)); shape (n,), int64."""

@@ -40,6 +40,7 @@ from xdt.ir.cells import CategoricalCells, Cells, IntervalCells, full_mask
 from xdt.ir.constraints import Constraints, prepare
 from xdt.ir.features import Feature, FeatureSpace, check_classes
 from xdt.ir.instances import encode_rows
+from xdt.ir.protocol import PATHS, Model, TermMasks, target_text
 from xdt.ir.terms import Literal, Term
 from xdt.ir.values import INPUT_DTYPES, display_threshold, to_python
 
@@ -173,7 +174,7 @@ def _where(chain: tuple | None) -> str:
     return " > ".join(["root", *reversed(steps)])
 
 
-class DecisionTree:
+class DecisionTree(Model):
     """A decision tree over a feature space, with any number of classes.
 
     Parameters
@@ -224,6 +225,8 @@ class DecisionTree:
     """
 
     kind = "tree"
+    kind_name = "decision tree"
+    capabilities = frozenset({PATHS})
 
     def __init__(self, features, classes: Sequence, root: Node, target: str | None = None,
                  *, input_dtype: str = "float64", constraints: Iterable | None = None):
@@ -609,6 +612,16 @@ class DecisionTree:
                 self._child_flat.tolist(), self._node_path.tolist(),
                 self._node_cut.tolist())
         return lists
+
+    def implying_terms(self, c: int) -> list[TermMasks]:
+        """Its consistent paths of class index ``c``, as ``(path.index, path.masks)``: the
+        paths partition the cell space, so the tree predicts ``c`` exactly when one holds."""
+        return [(p.index, p.masks) for p in self.paths if p.class_index == c and p.consistent]
+
+    def describe(self) -> str:
+        """One readable line: the kind of model and its sizes."""
+        return (f"decision tree, {len(self.features)} features, {self.n_nodes} nodes, "
+                f"depth {self.depth}, {len(self.classes)} classes{target_text(self)}")
 
     def predict_cells(self, cells: np.ndarray) -> np.ndarray:
         """Class index (position in :attr:`classes`) per row of ``cells`` (shape (n, F));

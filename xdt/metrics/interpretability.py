@@ -65,8 +65,8 @@ from xdt.errors import (
 )
 from xdt.ir.cells import full_mask
 from xdt.ir.dnf import DNF
+from xdt.ir.protocol import PATHS, TERMS, offers
 from xdt.ir.terms import Literal
-from xdt.ir.tree import DecisionTree
 
 __all__ = ["DEFAULT_MAX_EDGES", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_WORK",
            "certificate_complexity", "is_induced_matching", "is_k_axp_interpretable",
@@ -110,11 +110,11 @@ def _out_of_time(deadline: float | None, time_limit: float | None, what: str) ->
 # ---------------------------------------------------------------------- the truth table
 def _inner_model(model: object) -> object | None:
     """The xdt model itself, or a fitted learner's (``model_``, ``tree_`` or ``dnf_``)."""
-    if isinstance(model, DNF | DecisionTree):
+    if (offers(model, TERMS) or offers(model, PATHS)):
         return model
     for attribute in ("model_", "tree_", "dnf_"):
         inner = getattr(model, attribute, None)
-        if isinstance(inner, DNF | DecisionTree):
+        if (offers(inner, TERMS) or offers(inner, PATHS)):
             return inner
     return None
 
@@ -147,7 +147,7 @@ def _classifier(model: object):
         def predict(rows: np.ndarray) -> np.ndarray:
             return index[inner.leaf_paths(rows)]
     tested: set[int] | None = None
-    if isinstance(inner, DecisionTree):
+    if offers(inner, PATHS):
         tested = {f for p in inner.paths for f in p.masks}
     elif isinstance(getattr(inner, "terms", None), tuple) and all(
             hasattr(t, "literals") for t in inner.terms):
@@ -191,7 +191,7 @@ def _truth_table(model: object, max_points: int, deadline: float | None,
             f"points ({sizes} cells), more than max_points = {max_points}: the exact "
             "certificate complexity enumerates every point and every set of features; raise "
             "max_points, or use a model over fewer features or thresholds", limit="max_points")
-    if isinstance(inner, DNF):
+    if offers(inner, TERMS):
         return _dnf_table(inner, used, shape, deadline, time_limit)
     table = np.empty(n_points, dtype=np.int64)
     for start in range(0, n_points, _CHUNK):
@@ -380,7 +380,7 @@ def is_k_axp_interpretable(model, k: int, *, max_points: int = DEFAULT_MAX_POINT
 # ---------------------------------------------------------------------- the graph G_D
 def _require_dnf(dnf: object, what: str) -> DNF:
     inner = _inner_model(dnf)
-    if isinstance(inner, DNF):
+    if offers(inner, TERMS):
         return inner
     raise _not_supported(
         dnf, f"{what} needs an xdt DNF (xdt.ir.DNF or NestedKDNF, or a fitted nested k-DNF "

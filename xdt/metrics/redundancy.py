@@ -2,7 +2,7 @@
 Marques-Silva, "On Explaining Decision Trees" (Section 6).
 
 :func:`redundancy_report` runs the whole-tree redundancy check
-(:func:`xdt.explain.redundant_paths.path_redundancy`) and summarises it per tree:
+(:func:`xdt.explain.queries.redundant_paths.path_redundancy`) and summarises it per tree:
 
 ====== ===================================================================================
 D      depth (edges on the longest path)
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xdt.explain.redundant_paths import PathRedundancy, path_redundancy
+from xdt.explain.queries.redundant_paths import PathRedundancy, path_redundancy
 from xdt.ir.tree import DecisionTree
 
 __all__ = ["RedundancyReport", "redundancy_report", "covered_share"]
@@ -185,8 +185,8 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
     Marques-Silva, "On Explaining Decision Trees" (Section 6).
 
     Every consistent path is checked with the paper's linear-time test
-    (:func:`~xdt.explain.redundant_paths.path_redundancy`); a path is *redundant* when it is not a
-    PI-explanation of its leaf's class (some of its literals can be dropped). For each
+    (:func:`~xdt.explain.queries.redundant_paths.path_redundancy`); a path is *redundant* when it is
+    not a PI-explanation of its leaf's class (some of its literals can be dropped). For each
     redundant path one PI-explanation is extracted, and the share of the path's literals it
     drops is that path's share of redundant literals.
 

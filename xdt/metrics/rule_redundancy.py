@@ -18,9 +18,10 @@ For a row ``x`` of a decision list with rules ``t_1 -> c_1, ..., t_m -> c_m`` an
 * ``H(x)`` is a minimum set of further features that, held at ``x``'s values together with
   ``R(x)``, keeps every earlier rule false (a minimum hitting set of the sets of features on
   which ``x`` falsifies each earlier rule that ``R(x)`` does not already falsify:
-  :func:`xdt.explain.models.decision_list_weak_axp`); ``R(x) | H(x)`` is a weak AXp: the same
-  rule fires at every point that agrees with ``x`` on it;
-* the **AXp** ``A(x)`` is the AXp found by deletion (:func:`xdt.explain.duality.deletion_axp`:
+  :func:`xdt.explain.queries.term_order.decision_list_weak_axp`); ``R(x) | H(x)`` is a weak AXp: the
+  same rule fires at every point that agrees with ``x`` on it;
+* the **AXp** ``A(x)`` is the AXp found by deletion
+(:func:`xdt.explain.queries.duality.deletion_axp`:
   start from all features, drop each in turn while the rest still entails the prediction),
   trying the features outside ``R(x) | H(x)`` first, then those of ``H(x)``, then those of
   ``R(x)`` in the rule's order: the firing rule's features are kept as long as possible, and
@@ -74,8 +75,8 @@ import numpy as np
 
 from xdt.errors import EngineNotAvailableError
 from xdt.ir.decision_list import DecisionList
-from xdt.ir.dnf import DNF, NestedKDNF
 from xdt.ir.instances import as_frame
+from xdt.ir.protocol import PATHS, RULES, TERMS, offers
 
 __all__ = ["RowRuleRedundancy", "RuleRedundancy", "RuleRedundancyReport", "as_decision_list",
            "rule_redundancy_report"]
@@ -305,20 +306,18 @@ def as_decision_list(model) -> DecisionList:
     EngineNotAvailableError
         For any other model (a tree: use :func:`xdt.metrics.redundancy_report`).
     """
-    if isinstance(model, DecisionList):
+    if offers(model, RULES):
         return model
-    if isinstance(model, NestedKDNF):
+    if offers(model, TERMS) and hasattr(model, "to_dnf"):  # a nested k-DNF, through its DNF
         model = model.to_dnf()
-    if isinstance(model, DNF):
+    if offers(model, TERMS):
         return DecisionList(model.features, model.classes,
                             [(t, model.classes[1]) for t in model.conditions],
                             model.classes[0], target=model.target,
                             constraints=model.constraints)
-    from xdt.explain.models import MODEL_TYPES, kind_name
-
-    kind = kind_name(model) if isinstance(model, MODEL_TYPES) else type(model).__name__
+    kind = getattr(model, "kind_name", type(model).__name__)
     instead = (": the redundancy of a tree's paths is xdt.metrics.redundancy_report"
-               if kind == "decision tree" else "")
+               if offers(model, PATHS) else "")
     raise EngineNotAvailableError(
         f"rule redundancy is defined for decision lists and DNFs (rule sets), not for a "
         f"{kind}{instead}")
@@ -394,7 +393,7 @@ def rule_redundancy_report(model, X, *, progress: bool = False,
     from tqdm import tqdm
 
     # Explainer.axp's default order for a decision list is the order of A(x): the features
-    # outside R(x) | H(x), then H(x), then R(x) (xdt.explain.models.term_order)
+    # outside R(x) | H(x), then H(x), then R(x) (xdt.explain.queries.term_order.term_order)
     with Explainer(dl, "sat", certificates=False, **kwargs) as ex, \
             tqdm(total=len(unique), desc="rule redundancy", unit="row",
                  disable=not progress) as bar:

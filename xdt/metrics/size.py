@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xdt.errors import DataError, InvalidModelError, NotFittedError, UnsupportedEstimatorError
+from xdt.ir.protocol import PATHS, offers
 from xdt.ir.tree import DecisionTree
 
 __all__ = ["TreeSizes", "depth_avg", "depth_wc", "expl_avg", "expl_wc", "leaf_depths",
@@ -75,10 +76,10 @@ class TreeSizes:
 # ---------------------------------------------------------------------- the model
 def _tree_of(model: object) -> tuple[DecisionTree, object | None]:
     """The model's tree, and its training leaf weights when it is a fitted learner."""
-    if isinstance(model, DecisionTree):
+    if offers(model, PATHS):
         return model, None
     tree = getattr(model, "tree_", None)
-    if isinstance(tree, DecisionTree):
+    if offers(tree, PATHS):
         return tree, getattr(model, "leaf_weights_", None)
     name = type(model).__name__
     if tree is not None:  # e.g. a fitted scikit-learn tree, whose tree_ is sklearn's own

@@ -5,7 +5,7 @@
 * :func:`plot_tradeoff` — accuracy and ``expl_avg`` against ``factor_expl`` (Souza et al.,
   Figure 2);
 * :func:`plot_redundancy` — per path, the share of its literals that are explanation-redundant
-  (:func:`xdt.explain.redundant_paths.path_redundancy`).
+  (:func:`xdt.explain.queries.redundant_paths.path_redundancy`).
 
 Every function returns the matplotlib ``Figure``; when ``ax`` is given it draws there and
 returns ``ax.figure``.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 
 from xdt.errors import ParameterError
-from xdt.ir.tree import DecisionTree
+from xdt.ir.protocol import PATHS, offers
 from xdt.plot.backend import PALETTE, PATH_COLOUR, figure_axes, needs_matplotlib, pyplot
 from xdt.plot.tree_plot import _check_tree
 
@@ -30,7 +30,7 @@ def _axp_counts(model, X) -> Counter:
 
     ex = Explainer(model)
     counts: Counter = Counter({name: 0 for name in model.features.names})
-    if isinstance(model, DecisionTree) and not model.constraints:  # the batch path-walker
+    if offers(model, PATHS) and not model.constraints:  # the batch path-walker
         frame = ex.explain_batch(X, what="axp")
         for axp in frame["axp"]:
             counts.update(axp)
@@ -124,14 +124,14 @@ def plot_tradeoff(results, *, axes=None):
 @needs_matplotlib
 def plot_redundancy(tree, *, ax=None):
     """Per path of ``tree``, the share of its literals that are explanation-redundant
-    (:func:`xdt.explain.redundant_paths.path_redundancy`; dead paths are left out): one bar per
-    path, red for a redundant path, labelled with the path's index.
+    (:func:`xdt.explain.queries.redundant_paths.path_redundancy`; dead paths are left out): one bar
+    per path, red for a redundant path, labelled with the path's index.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from xdt.explain.redundant_paths import path_redundancy
+    from xdt.explain.queries.redundant_paths import path_redundancy
 
     tree = _check_tree(tree)
     analysis = path_redundancy(tree)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdt.errors import ParameterError, XdtError
+from xdt.ir.protocol import PATHS, offers
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.plot.backend import (
     LEAF_COLOUR,
@@ -85,7 +86,7 @@ def _feature_colours(nodes: list[_Node]) -> dict[str, str]:
 
 def _check_tree(tree) -> DecisionTree:
     tree = getattr(tree, "tree_", tree)  # a fitted xdt learner
-    if not isinstance(tree, DecisionTree):
+    if not offers(tree, PATHS):
         raise ParameterError(f"expected an xdt DecisionTree (or a fitted xdt learner), got "
                              f"{type(tree).__name__}")
     return tree

@@ -3,7 +3,7 @@ page an auditor can open and send on.
 
 :func:`explain_rows` explains the selected rows with :class:`xdt.Explainer` (one AXp and
 all CXps per row, up to ``max_cxps``) and re-checks every explanation's certificate with
-the model's own ``predict`` (:func:`xdt.explain.certificates.check_certificates`, one
+the model's own ``predict`` (:func:`xdt.explain.checks.certificates.check_certificates`, one
 ``predict`` call per chunk of rows). :func:`build_report` lays the results out as a page:
 
 * the model summary (kind, size, classes, features);
@@ -56,14 +56,11 @@ import pandas as pd
 from xdt._version import __version__
 from xdt.errors import CertificateError, ParameterError
 from xdt.explain import Explainer, ExplanationList
-from xdt.explain.certificates import check_certificates
+from xdt.explain.checks.certificates import check_certificates
 from xdt.explain.explanation import Explanation
 from xdt.explain.models import Model, describe, kind_name
-from xdt.ir.decision_list import DecisionList
-from xdt.ir.dnf import DNF
-from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame
-from xdt.ir.tree import DecisionTree
+from xdt.ir.protocol import PATHS, RULES, TERMS, TREES, offers
 from xdt.ir.values import format_number, to_python
 from xdt.metrics import (
     RedundancyReport,
@@ -314,7 +311,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     part = frame.iloc[positions].reset_index(drop=True)
     cells = model.encode(part) if len(part) else np.zeros((0, len(model.features)), int)
     records = part.to_dict("records")
-    tree = model if isinstance(model, DecisionTree) else None
+    tree = model if offers(model, PATHS) else None
     nodes = svg.layout(tree) if tree is not None and tree.n_nodes <= MAX_TREE_NODES else None
     redundancy = None
     redundant: dict[int, bool] = {}
@@ -363,7 +360,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     for r in results:
         counts.update(r.axp.features)
     rules = (rule_redundancy_report(model, part)
-             if isinstance(model, DecisionList) and len(part) else None)
+             if offers(model, RULES) and len(part) else None)
     return Report(model, results, n_data, len(selected), explainer.engine,
                   {name: counts[name] for name in names}, redundancy, nodes, rules)
 
@@ -417,13 +414,13 @@ def _summary(report: Report, model_name: str | None) -> str:
     classes = "".join(f'<span class="swatch c{i}">{_e(c)}</span>'
                       for i, c in enumerate(model.classes))
     kv = [("kind", kind_name(model)), ("model", describe(model))]
-    if isinstance(model, DecisionTree):
+    if offers(model, PATHS):
         kv += [("size", f"{model.n_nodes} nodes, {model.n_leaves} leaves, depth "
                         f"{model.depth}")]
-    elif isinstance(model, TreeEnsemble):
+    elif offers(model, TREES):
         kv += [("size", f"{model.n_trees} trees ({model.combine}), {model.n_nodes} nodes, "
                         f"depth {model.depth}")]
-    elif isinstance(model, DecisionList):
+    elif offers(model, RULES):
         kv += [("size", f"{model.n_rules} rules of at most {model.k} conditions, default "
                         f"{model.default}")]
     else:
@@ -479,7 +476,7 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
     if n:
         sizes = [len(r.axp) for r in report.rows]
         line = f"Mean AXp size {np.mean(sizes):.2f} features (max {max(sizes)})"
-        if report.rows[0].leaf is not None and isinstance(report.model, DecisionTree):
+        if report.rows[0].leaf is not None and offers(report.model, PATHS):
             lengths = [len(report.model.paths[r.leaf].features) for r in report.rows]
             line += f", against {np.mean(lengths):.2f} features on the paths"
         n_cxps = [len(r.cxps) for r in report.rows]
@@ -523,13 +520,13 @@ def _redundancy_card(report: Report) -> str:
                     "feature space, and this model carries background constraints that "
                     "exclude some of its points: the measure would ignore them, so it is "
                     "left out. The explanations in the table respect the constraints.")
-        elif isinstance(model, DecisionList):
+        elif offers(model, RULES):
             text = ("Path explanation-redundancy (Izza et al.) is defined for the paths of a "
                     "decision tree; this decision list has ordered rules instead. How many "
                     "of the firing rules' literals their AXps leave out, and which literals "
                     "of earlier rules they need, is what `xdt redundancy` reports for a "
                     "decision list; each row's AXp is shown in the table.")
-        elif isinstance(model, DNF):
+        elif offers(model, TERMS):
             text = (f"Path explanation-redundancy (Izza et al.) is defined for the paths of a "
                     f"decision tree; this {kind_name(model)} has terms instead. Its terms have "
                     f"at most k = {model.k} conditions; each AXp is shown in the table.")
@@ -603,19 +600,19 @@ def _text_model(report: Report) -> str:
     """For a model without one tree to draw: its terms (DNF), rules (decision list) or
     sizes (ensemble)."""
     model = report.model
-    if isinstance(model, DecisionList):
+    if offers(model, RULES):
         *rules, default = model.lines()
         return (f"<p>A decision list of {model.n_rules} rules: the first rule whose "
                 f"conditions hold decides, else <b>{_e(model.default)}</b>. No tree to draw; "
                 f"each row's explanations are listed beside it.</p>"
                 f'{_listed(rules, "rules", start=0)}<p><code>{_e(default)}</code></p>')
-    if isinstance(model, DNF):
+    if offers(model, TERMS):
         rules = [str(r) for r in model.rules()]
         return (f"<p>{_e(kind_name(model))}: predicts <b>{_e(model.classes[1])}</b> when one of "
                 f"its {len(rules)} terms holds, else <b>{_e(model.classes[0])}</b>. No tree to "
                 f"draw; each row's explanations are listed beside it.</p>"
                 f"{_listed(rules, 'terms')}")
-    if isinstance(model, TreeEnsemble):
+    if offers(model, TREES):
         sizes = ", ".join(f"{t.n_nodes}" for t in model.trees[:30])
         more = ", …" if model.n_trees > 30 else ""
         return (f"<p>A tree ensemble of {model.n_trees} trees combined by "
@@ -630,7 +627,7 @@ def _text_model(report: Report) -> str:
 
 def _table(report: Report) -> str:
     has_labels = any(r.label is not None for r in report.rows)
-    is_tree = isinstance(report.model, DecisionTree)
+    is_tree = offers(report.model, PATHS)
     heads = [("row", "num"), ("prediction", "text")]
     if has_labels:
         heads.append(("label", "text"))
@@ -663,7 +660,7 @@ def _table(report: Report) -> str:
 
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
-    tree = report.model if isinstance(report.model, DecisionTree) else None
+    tree = report.model if offers(report.model, PATHS) else None
     rules: dict[int, str] = {}
     out = []
     for r in report.rows:

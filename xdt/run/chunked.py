@@ -13,9 +13,9 @@ import pandas as pd
 from xdt.errors import (
     InvalidRowError,
 )
+from xdt.explain.engines.vectorised import WHAT
 from xdt.explain.explainer import Explainer
 from xdt.explain.models import Model
-from xdt.explain.vectorised import WHAT
 from xdt.run.outputs import output_error
 from xdt.run.records import (
     DEFAULT_CHUNK_ROWS,

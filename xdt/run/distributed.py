@@ -26,9 +26,9 @@ from xdt.errors import (
     OutputError,
     XdtError,
 )
+from xdt.explain.engines.vectorised import WHAT
 from xdt.explain.explainer import Explainer
 from xdt.explain.models import Model
-from xdt.explain.vectorised import WHAT
 from xdt.run.records import (
     _INSTALL,
     BatchInterrupted,

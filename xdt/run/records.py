@@ -23,9 +23,9 @@ from xdt.errors import (
     OutputError,
     OutputExistsError,
 )
+from xdt.explain.engines.vectorised import WHAT, batch_columns
 from xdt.explain.explainer import Explainer
 from xdt.explain.models import Model
-from xdt.explain.vectorised import WHAT, batch_columns
 from xdt.ir.instances import as_frame
 from xdt.ir.values import to_python
 from xdt.run.outputs import output_error, path_problem

@@ -1,9 +1,9 @@
 """Verification of explanations, independent of the explanation engines.
 
-Nothing here uses the path-walker (:mod:`xdt.explain.path`), the SAT engine's encoding
-(:mod:`xdt.explain.sat`) or the hitting-set duality (:mod:`xdt.explain.duality`); it works on
-the tree's nodes, the DNF's terms and the model's cells only, so the explainer's answers can
-be checked against it. Every function takes a decision tree or a DNF (nested k-DNFs are
+Nothing here uses the path-walker (:mod:`xdt.explain.engines.path`), the SAT engine's encoding
+(:mod:`xdt.explain.engines.sat`) or the hitting-set duality (:mod:`xdt.explain.queries.duality`); it
+works on the tree's nodes, the DNF's terms and the model's cells only, so the explainer's answers
+can be checked against it. Every function takes a decision tree or a DNF (nested k-DNFs are
 DNFs).
 
 * :func:`reachable_classes` — the classes of the points inside a box (each feature held to
@@ -25,7 +25,7 @@ DNFs).
   :func:`check_axp_sat` — the same questions answered by a SAT solver on an own CNF: of the
   tree's *nodes* (:class:`TreeCnf`), or of the DNF's terms with a variable per term that
   is *equivalent* to it (:class:`DnfCnf`), for models too big for brute force. These
-  encodings share nothing with the SAT engine's (:mod:`xdt.explain.sat` encodes a tree's
+  encodings share nothing with the SAT engine's (:mod:`xdt.explain.engines.sat` encodes a tree's
   *paths* and a DNF's terms over order-encoded ordinal features, with one-way term
   variables): here every feature, ordinal ones included, is one-hot over its cells.
 
@@ -59,6 +59,7 @@ from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
+from xdt.ir.protocol import PATHS, RULES, TREES, offers
 from xdt.ir.tree import CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
 
 Model = DecisionTree | DNF | DecisionList | TreeEnsemble
@@ -91,7 +92,7 @@ def _class_index(model: Model, cells: Sequence[int]) -> int:
 def _setting(model: Model, x, path_restricted: bool) -> _Setting:
     values, cells = encode_instance(model.features, model.cells, x)
     if path_restricted:
-        if not isinstance(model, DecisionTree):
+        if not offers(model, PATHS):
             raise EngineNotAvailableError(
                 "path-restricted explanations read the instance's path in a decision tree; "
                 f"a {type(model).__name__} has no paths: check it with path_restricted=False")
@@ -285,16 +286,16 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
         return None
     if getattr(model, "constraints", None):
         return _constrained_box_point(model, box, class_index, prefer)
-    if isinstance(model, TreeEnsemble):
+    if offers(model, TREES):
         return _ensemble_box_point(model, box, class_index, prefer)
-    if isinstance(model, DecisionTree):
+    if offers(model, PATHS):
         label = model.classes[class_index]
         for leaf_label, masks in _reachable_leaves(model, box):
             if leaf_label != label:
                 return _pick(masks, prefer)
         return None
     terms = _dnf_terms(model)
-    if isinstance(model, DecisionList):
+    if offers(model, RULES):
         return _first_rule_point(model, terms, box, lambda c: c != class_index, prefer)
     if class_index == 1:
         return _point_outside_terms(terms, box, prefer)
@@ -332,7 +333,7 @@ def _constrained_box_point(model: Model, box: Sequence[int], class_index: int,
     """:func:`counterexample_in_box` for a model with background constraints: a point of
     the box the constraints allow, of another class (the closest to ``prefer``)."""
     if box_size(box) > MAX_POINTS:
-        if isinstance(model, TreeEnsemble):
+        if offers(model, TREES):
             raise ValueError(
                 f"the box has {box_size(box)} points, more than the limit of {MAX_POINTS} for "
                 "enumerating a tree ensemble's points")
@@ -460,15 +461,15 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
     """
     if getattr(model, "constraints", None):  # the classes of the points they allow
         return _constrained_classes(model, allowed)
-    if isinstance(model, TreeEnsemble):
+    if offers(model, TREES):
         points = box_points(allowed) if all(allowed) else np.zeros((0, len(allowed)),
                                                                    dtype=np.int64)
         if len(points) > MAX_POINTS:
             raise ValueError(f"the box has {len(points)} points, more than {MAX_POINTS}")
         return {model.classes[int(c)] for c in np.unique(model.predict_cells(points))}
-    if isinstance(model, DecisionTree):
+    if offers(model, PATHS):
         return {label for label, _ in _reachable_leaves(model, allowed)}
-    if isinstance(model, DecisionList):
+    if offers(model, RULES):
         if not all(allowed):
             return set()
         terms = _dnf_terms(model)
@@ -487,7 +488,7 @@ def _constrained_classes(model: Model, allowed: Sequence[int]) -> set:
     if not all(allowed):
         return set()
     if box_size(allowed) > MAX_POINTS:
-        if isinstance(model, TreeEnsemble):
+        if offers(model, TREES):
             raise ValueError(f"the box has {box_size(allowed)} points, more than {MAX_POINTS}")
         return sat_reachable_classes(model, list(allowed))
     points = box_points(allowed)
@@ -961,7 +962,7 @@ class _OneHotCnf:
 class TreeCnf(_OneHotCnf):
     """A CNF of a decision tree's nodes over one-hot cell variables.
 
-    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    Independent of the SAT engine's encoding (:class:`xdt.explain.engines.sat.ModelEncoding`, which
     encodes paths, with an order encoding for ordinal features): it walks the node objects
     from ``tree.root`` and computes each edge's cells from the node's threshold or value set.
 
@@ -1042,7 +1043,7 @@ class TreeCnf(_OneHotCnf):
 class DnfCnf(_OneHotCnf):
     """A CNF of a DNF over one-hot cell variables, with a variable *equivalent* to each term.
 
-    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    Independent of the SAT engine's encoding (:class:`xdt.explain.engines.sat.ModelEncoding`, which
     uses an order encoding for ordinal features and, for "the DNF is true", term variables
     that only imply their terms): it reads the terms' cell masks from the DNF's compiled
     literals.
@@ -1083,7 +1084,7 @@ class DecisionListCnf(_OneHotCnf):
     """A CNF of a decision list over one-hot cell variables, with variables *equivalent* to
     each rule's term, to "no rule up to ``i`` fires" and to each class.
 
-    Independent of the SAT engine's encoding (:class:`xdt.explain.sat.ModelEncoding`, which
+    Independent of the SAT engine's encoding (:class:`xdt.explain.engines.sat.ModelEncoding`, which
     uses an order encoding for ordinal features and one clause per rule of a class saying
     "an earlier rule fires or this one does not"): this one chains the rules.
 
@@ -1142,9 +1143,9 @@ class DecisionListCnf(_OneHotCnf):
 def _cnf(model: Model) -> _OneHotCnf:
     """The checks' own CNF of ``model``: :class:`TreeCnf`, :class:`DnfCnf` or
     :class:`DecisionListCnf`."""
-    if isinstance(model, DecisionTree):
+    if offers(model, PATHS):
         return TreeCnf(model)
-    if isinstance(model, DecisionList):
+    if offers(model, RULES):
         return DecisionListCnf(model)
     return DnfCnf(model)
 

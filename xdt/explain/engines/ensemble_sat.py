@@ -5,7 +5,7 @@ order, values its trees' leaves hold, then comparing the sums
 (:meth:`~xdt.ir.ensemble.TreeEnsemble.predict_cells`). The engine answers "does fixing
 these features entail the prediction ``c``?" for exactly that arithmetic, ties included.
 
-Encoding (on top of :class:`~xdt.explain.sat.ModelEncoding`'s cell variables and domain
+Encoding (on top of :class:`~xdt.explain.engines.sat.ModelEncoding`'s cell variables and domain
 clauses, so instances are posed as the same assumptions as for a tree):
 
 * **Leaves.** A variable ``y[t,i]`` per consistent path ``i`` of tree ``t`` (its masks in the
@@ -65,9 +65,9 @@ A vote is the special case of one-hot leaf values, counted exactly. Certificates
 ensembles: a counterexample is a point re-checked with the IR's ``predict`` (and the
 library's, :attr:`~xdt.ir.ensemble.TreeEnsemble.reference`, when set); an AXp's entailment
 rests on the solver's UNSAT answers under the lazily grown clauses, for which there is no
-independent proof object — :func:`xdt.explain.certificates.check_certificate` re-checks it
+independent proof object — :func:`xdt.explain.checks.certificates.check_certificate` re-checks it
 by enumerating the box when it is small and by sampling otherwise
-(:func:`xdt.explain.verify.sample_box_counterexample`).
+(:func:`xdt.explain.checks.verify.sample_box_counterexample`).
 """
 
 from __future__ import annotations
@@ -78,17 +78,18 @@ from fractions import Fraction
 import numpy as np
 
 from xdt.errors import ComputationLimitError, UnsupportedModelError
-from xdt.explain.oracle import bits
-from xdt.explain.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
+from xdt.explain.engines.oracle import bits
+from xdt.explain.engines.sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
 from xdt.ir.cells import full_mask
 from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.protocol import TREES, offers
 
 WITNESSES = 16
 """Points of another class an oracle keeps, to answer later queries whose box holds one."""
 
 
 class LazySolver(SharedSolver):
-    """A :class:`~xdt.explain.sat.SharedSolver` that grows its clauses with lemmas between
+    """A :class:`~xdt.explain.engines.sat.SharedSolver` that grows its clauses with lemmas between
     calls (kept in :attr:`clauses`, so a released solver starts again with them)."""
 
     __slots__ = ("phases", "lemmas", "rounds")
@@ -165,7 +166,7 @@ class EnsembleEncoding(ModelEncoding):
     """
 
     def __init__(self, model: TreeEnsemble):
-        if not isinstance(model, TreeEnsemble):
+        if not offers(model, TREES):
             raise UnsupportedModelError(
                 f"EnsembleEncoding encodes tree ensembles, not {type(model).__name__}")
         super().__init__(model)
@@ -556,7 +557,7 @@ class EnsembleEncoding(ModelEncoding):
         if model.combine != "vote":
             raise UnsupportedModelError(
                 f"a {model.combine} ensemble's float sums have no exact CNF here; write its "
-                "MaxSAT form instead (xdt.explain.dimacs.wcnf_text)")
+                "MaxSAT form instead (xdt.explain.export.dimacs.wcnf_text)")
         clauses = list(self.leaf_clauses)
         ge: dict[int, list] = {}
         bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
@@ -651,7 +652,7 @@ class EnsembleEncoding(ModelEncoding):
 
 
 class EnsembleOracle(SatOracle):
-    """Entailment for one instance of a tree ensemble: :class:`~xdt.explain.sat.SatOracle`'s
+    """Entailment for one instance of a tree ensemble: :class:`~xdt.explain.engines.sat.SatOracle`'s
     assumptions, answered by the lazily refined solver of the instance's class
     (:meth:`EnsembleEncoding.refiner`)."""
 
@@ -668,7 +669,7 @@ class EnsembleOracle(SatOracle):
     @property
     def clauses(self) -> list[list[int]]:
         """The per-instance CNF equivalent to this oracle, with selectors (see
-        :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`): for a vote, the
+        :attr:`SatOracle.clauses <xdt.explain.engines.sat.SatOracle.clauses>`): for a vote, the
         complete form :meth:`EnsembleEncoding.votes_differ`. The solver's own clauses are
         not equivalent (their arithmetic is added lazily), so sums have no such CNF:
         :class:`~xdt.errors.UnsupportedModelError` points to the MaxSAT form."""

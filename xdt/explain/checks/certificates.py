@@ -28,14 +28,14 @@ cells and paths), without the engines: every witness point is predicted as claim
 where it must; a path proof blocks every path it lists with the feature it names, and lists
 every path of another class. Entailment over a large cell space cannot be checked by
 ``predict`` alone: a SAT proof is re-checked with the path-walker
-(:class:`~xdt.explain.path.PathOracle`, an independent engine) when the model is a tree, and
-for a DNF by :func:`xdt.explain.verify.sat_counterexample`, another solver on another CNF
-(:class:`~xdt.explain.verify.DnfCnf`: one-hot ordinal features, a variable equivalent to
+(:class:`~xdt.explain.engines.path.PathOracle`, an independent engine) when the model is a tree, and
+for a DNF by :func:`xdt.explain.checks.verify.sat_counterexample`, another solver on another CNF
+(:class:`~xdt.explain.checks.verify.DnfCnf`: one-hot ordinal features, a variable equivalent to
 each term), which shares nothing with the SAT engine's encoding. For a tree ensemble there is no
 independent proof object: the SAT engine's UNSAT answers rest on the lemmas it generated
-lazily (:mod:`xdt.explain.ensemble_sat`), and the check re-examines the box instead — every
+lazily (:mod:`xdt.explain.engines.ensemble_sat`), and the check re-examines the box instead — every
 point of it with the IR's ``predict_cells`` when it has at most
-:data:`xdt.explain.verify.MAX_POINTS` points (exact), else :data:`ENSEMBLE_SAMPLES` random
+:data:`xdt.explain.checks.verify.MAX_POINTS` points (exact), else :data:`ENSEMBLE_SAMPLES` random
 points of it (evidence, not proof). When the ensemble carries the library's own ``predict``
 (``model.reference``, set by the importers), every witness point and the instance are also
 predicted by the library, and a point the library predicts otherwise than the IR fails the
@@ -46,8 +46,8 @@ the points, ``predict_cells`` on cells).
 For a model with background constraints (:mod:`xdt.ir.constraints`, an xdt extension)
 every witness point satisfies them, and the check re-verifies that too (each point's values
 against every constraint); a SAT proof of a tree or a DNF is re-checked on the checks' own
-one-hot CNF with the constraints (:class:`~xdt.explain.verify.TreeCnf`,
-:class:`~xdt.explain.verify.DnfCnf`), not with the path-walker, which ignores them. A CXp's
+one-hot CNF with the constraints (:class:`~xdt.explain.checks.verify.TreeCnf`,
+:class:`~xdt.explain.checks.verify.DnfCnf`), not with the path-walker, which ignores them. A CXp's
 witness keeps the instance's values outside the CXp, except that a feature in an ordering
 ``x < y`` may move inside the instance's cell when the instance's value leaves no room for
 the order (features are fixed to cells). ``Explainer`` methods run the check before
@@ -75,11 +75,12 @@ from typing import NamedTuple
 import numpy as np
 
 from xdt.errors import CertificateError, ComputationLimitError
-from xdt.explain.models import Model, is_decision_list, is_tree, predict_cells, predict_one
-from xdt.explain.oracle import EntailmentOracle, bits
+from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.models import Model, predict_cells, predict_one
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
+from xdt.ir.protocol import PATHS, RULES, TREES, offers
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
 
@@ -159,7 +160,7 @@ class SatProof:
 
 @dataclass(frozen=True)
 class BoxProof:
-    """Entailment by the box engine of tree ensembles (:mod:`xdt.explain.ensemble_box`):
+    """Entailment by the box engine of tree ensembles (:mod:`xdt.explain.engines.ensemble_box`):
     its exact branch and bound over the AXp's box found no point of another class.
 
     ``assumptions`` is ``"selectors"`` (each feature fixed to the instance's cell) or
@@ -323,7 +324,7 @@ def axp_certificate(model: Model, oracle: EntailmentOracle, *, values: Sequence,
         The SAT solver's name (SAT engine).
     rejected : dict, optional
         For inflated AXps: per feature, ``(cell, counterexample cells)`` for each cell that
-        could not be added (from :func:`xdt.explain.inflate.inflate`).
+        could not be added (from :func:`xdt.explain.queries.inflate.inflate`).
 
     Raises
     ------
@@ -438,10 +439,10 @@ def check_certificate(model: Model, explanation, *, row: object = None) -> None:
     (``cell_of``). A path proof is checked by iterating ``model.paths`` and intersecting each
     path's literal with the held cells: O(total path length). A SAT proof states
     unsatisfiability, which ``predict`` cannot confirm on a large cell space; for a tree it
-    is re-checked with the path-walker (:class:`~xdt.explain.path.PathOracle`), an engine
+    is re-checked with the path-walker (:class:`~xdt.explain.engines.path.PathOracle`), an engine
     independent of the SAT encoding, and for a DNF with
-    :func:`xdt.explain.verify.sat_counterexample` (glucose on
-    :class:`~xdt.explain.verify.DnfCnf`, a CNF independent of the SAT engine's).
+    :func:`xdt.explain.checks.verify.sat_counterexample` (glucose on
+    :class:`~xdt.explain.checks.verify.DnfCnf`, a CNF independent of the SAT engine's).
     """
     check_certificates(model, [explanation], rows=[row])
 
@@ -479,7 +480,7 @@ def _with_reference(model: Model, ref, points: list[dict], got) -> list:
     """The predictions of ``points`` where the library's own ``predict`` (``ref``) agrees
     with the IR's ``got``; where it does not, a :class:`_Disagreement` that every claim on
     the point rejects (a certificate is then not re-checked by the library)."""
-    from xdt.explain.verify import reference_rows
+    from xdt.explain.checks.verify import reference_rows
 
     names = model.features.names
     theirs = ref(reference_rows(model, [[p[n] for n in names] for p in points]))
@@ -505,7 +506,7 @@ class _Disagreement:
 
 def _plan(model: Model, explanation, row: object):
     """:func:`_plan_certificate`, with the checks of the explanation's optimality certificate
-    (:meth:`xdt.explain.optimality.OptimalityCertificate.plan`) when it has one."""
+    (:meth:`xdt.explain.checks.optimality.OptimalityCertificate.plan`) when it has one."""
     fail, points, claims, proof_check = _plan_certificate(model, explanation, row)
     optimal = getattr(explanation, "optimality", None)
     if optimal is None:
@@ -515,7 +516,7 @@ def _plan(model: Model, explanation, row: object):
                    "certificate")
     values, cells = encode_instance(model.features, model.cells, explanation.certificate.instance)
     path = (model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
-            if is_tree(model) else None)
+            if offers(model, PATHS) else None)
     more_points, more_claims, more_check = optimal.plan(model, explanation, fail, values,
                                                         cells, path)
 
@@ -554,11 +555,11 @@ def _plan_certificate(model: Model, explanation, row: object):
         if not _same(cert.instance[name], v):
             raise fail(f"the instance's {name} is {cert.instance[name]!r}, the explanation "
                        f"says {v!r}")
-    if explanation.path_restricted and not is_tree(model):
+    if explanation.path_restricted and not offers(model, PATHS):
         raise fail("a path-restricted explanation of a model without paths (path-restricted "
                    "explanations exist for decision trees only)")
     path = (model.paths[int(model.leaf_paths(np.asarray([cells], dtype=np.int64))[0])]
-            if is_tree(model) else None)
+            if offers(model, PATHS) else None)
 
     def instance_claim(pred) -> str | None:
         if not _same(pred, target):
@@ -677,7 +678,7 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
     target = explanation.prediction
     proof = explanation.certificate.proof
     if isinstance(proof, PathProof):
-        if not isinstance(model, DecisionTree):
+        if not offers(model, PATHS):
             raise fail("a path proof for a model without paths (only decision trees have "
                        "path proofs)")
         _check_path_proof(model, proof, target, held, names, fail)
@@ -685,19 +686,19 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
         if proof.answer != "UNSAT" or list(proof.features) != feats:
             raise fail(f"the SAT proof is about {list(proof.features)} ({proof.answer}), not "
                        "an UNSAT answer for the AXp's features")
-        if isinstance(model, TreeEnsemble):
+        if offers(model, TREES):
             point, checker = (None, None) if model.constraints else \
                 _ensemble_other_engine(model, held, cells, "box")
             if checker is None:
                 point, checker = _ensemble_box_check(model, held, cells)
-        elif isinstance(model, DecisionTree) and model.constraints:
-            from xdt.explain.verify import sat_counterexample  # an independent CNF
+        elif offers(model, PATHS) and model.constraints:
+            from xdt.explain.checks.verify import sat_counterexample  # an independent CNF
 
             point = sat_counterexample(model, held, model.classes[predict_one(model, cells)])
             checker = ("the checks' own CNF of the tree and its background constraints "
                        "(verify.TreeCnf)")
-        elif isinstance(model, DecisionTree):
-            from xdt.explain.path import PathOracle  # the independent engine
+        elif offers(model, PATHS):
+            from xdt.explain.engines.path import PathOracle  # the independent engine
 
             universe = full_mask(len(names))
             allowed = [full_mask(c.n_cells) for c in model.cells]
@@ -705,11 +706,11 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
                                path.class_index).counterexample_cells(held)
             checker = "the path-walker"
         else:
-            from xdt.explain.verify import sat_counterexample  # an independent CNF
+            from xdt.explain.checks.verify import sat_counterexample  # an independent CNF
 
             point = sat_counterexample(model, held, model.classes[predict_one(model, cells)])
             checker = ("the checks' own CNF of the decision list (verify.DecisionListCnf)"
-                       if is_decision_list(model) else
+                       if offers(model, RULES) else
                        "the checks' own CNF of the DNF (verify.DnfCnf)")
         if point is not None:
             other = point_values(model, values, cells, point)
@@ -719,11 +720,11 @@ def _check_proof(model: Model, explanation, held: dict[int, int], cells, path, v
         if list(proof.features) != feats:
             raise fail(f"the box proof is about {list(proof.features)}, not the AXp's "
                        "features")
-        if not isinstance(model, TreeEnsemble):
+        if not offers(model, TREES):
             raise fail("a box proof for a model that is not a tree ensemble")
         point, checker = _ensemble_other_engine(model, held, cells, "sat")
         if point is None:  # and every point of a small box; past the SAT limit, a sample
-            from xdt.explain import verify
+            from xdt.explain.checks import verify
 
             box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]
             if checker is None or verify.box_size(box) <= verify.MAX_POINTS:
@@ -740,13 +741,13 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
                            engine: str) -> tuple[tuple[int, ...] | None, str | None]:
     """A point of another class in the box ``held`` of an ensemble instance, by the given
     engine (``"sat"`` or ``"box"``), and its name; ``(None, None)`` when the engine meets its
-    limit (the box engine's :data:`~xdt.explain.ensemble_box.MAX_BOXES`, the SAT engine's
+    limit (the box engine's :data:`~xdt.explain.engines.ensemble_box.MAX_BOXES`, the SAT engine's
     :data:`SAT_CHECK_ROUNDS`): then the caller checks otherwise."""
     c = int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
     n = len(model.features)
     allowed = [1 << int(v) for v in cells]
     if engine == "sat":
-        from xdt.explain.sat_cache import shared_encoding
+        from xdt.explain.engines.sat_cache import shared_encoding
 
         oracle = shared_encoding(model).oracle(cells, allowed, full_mask(n), c)
         oracle.max_rounds = SAT_CHECK_ROUNDS
@@ -754,7 +755,7 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
             return oracle.counterexample_cells(held), "the SAT engine"
         except ComputationLimitError:  # a hard box for the lazy arithmetic
             return None, None
-    from xdt.explain import ensemble_box
+    from xdt.explain.engines import ensemble_box
 
     try:
         point = ensemble_box.BoxOracle(model, cells, allowed, full_mask(n), c,
@@ -772,7 +773,7 @@ enumerated when small, else sampled (:func:`_ensemble_box_check`)."""
 
 ENSEMBLE_SAMPLES = 4000
 """Points of the box sampled to re-check an ensemble AXp's SAT proof when the box is too
-large to enumerate (:data:`xdt.explain.verify.MAX_POINTS`)."""
+large to enumerate (:data:`xdt.explain.checks.verify.MAX_POINTS`)."""
 
 
 def _ensemble_box_check(model: TreeEnsemble, held: dict[int, int], cells: Sequence[int]
@@ -781,7 +782,7 @@ def _ensemble_box_check(model: TreeEnsemble, held: dict[int, int], cells: Sequen
     every point of the box when it is small enough (exact), else a sample of
     :data:`ENSEMBLE_SAMPLES` points (evidence, not proof); by the IR's ``predict_cells`` and
     the library's own ``predict`` when ``model.reference`` is set."""
-    from xdt.explain import verify  # the independent checks
+    from xdt.explain.checks import verify  # the independent checks
 
     c = int(model.predict_cells(np.asarray([cells], dtype=np.int64))[0])
     box = [held.get(f, full_mask(k.n_cells)) for f, k in enumerate(model.cells)]

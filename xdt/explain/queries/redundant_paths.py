@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from xdt.errors import EngineNotAvailableError
 from xdt.ir.cells import full_mask
-from xdt.ir.dnf import DNF
-from xdt.ir.tree import DecisionTree, Leaf, Node
+from xdt.ir.protocol import PATHS, TERMS, offers
+from xdt.ir.tree import Leaf, Node
 
 __all__ = ["PathRedundancy", "path_redundancy"]
 
@@ -281,10 +281,10 @@ def path_redundancy(tree) -> list[PathRedundancy]:
     hold another class are entered. Extracting a PI-explanation costs ``O(|T|)`` per feature,
     ``O(|T|^2)`` per redundant path, ``O(|T|^3)`` for the whole tree in the worst case.
     """
-    if not isinstance(tree, DecisionTree):
+    if not offers(tree, PATHS):
         from xdt.explain.models import tree_only
 
-        if isinstance(tree, DNF):
+        if offers(tree, TERMS):
             raise tree_only("path redundancy", "explain its predictions with xdt.Explainer "
                             "(each AXp lies inside a true term of the DNF or of its "
                             "complement)", tree)

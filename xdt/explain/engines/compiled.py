@@ -1,10 +1,10 @@
 """A decision tree compiled once into flat arrays for the kernels of
-:mod:`xdt.explain.kernels`, and the conversions between Python bit masks and multiword
+:mod:`xdt.explain.engines.kernels`, and the conversions between Python bit masks and multiword
 bitsets.
 
 :func:`compiled` returns the one :class:`CompiledTree` of a tree (built on first use, kept
-with the tree while it lives). The per-row engine (:class:`xdt.explain.path.PathOracle`)
-and the batch engine (:mod:`xdt.explain.vectorised`) both run on it.
+with the tree while it lives). The per-row engine (:class:`xdt.explain.engines.path.PathOracle`)
+and the batch engine (:mod:`xdt.explain.engines.vectorised`) both run on it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from xdt.explain import kernels
+from xdt.explain.engines import kernels
 from xdt.ir.cells import CategoricalCells, IntervalCells
 from xdt.ir.tree import DecisionTree
 
@@ -72,7 +72,7 @@ def masks_of(rows: np.ndarray) -> list[int]:
 
 
 class CompiledTree:
-    """The flat arrays of one decision tree (layout: :mod:`xdt.explain.kernels`).
+    """The flat arrays of one decision tree (layout: :mod:`xdt.explain.engines.kernels`).
 
     Parameters
     ----------
@@ -83,7 +83,7 @@ class CompiledTree:
     n_features, n_paths, n_words : int
         ``F``, ``P`` and ``W = ceil(F / 64)`` (at least 1).
     paths, lits, cat_words, feats, path_features, nodes, children : numpy.ndarray
-        The tables of :mod:`xdt.explain.kernels`.
+        The tables of :mod:`xdt.explain.engines.kernels`.
     path_class : numpy.ndarray of shape (P,), int64
     excl, excl_off, tested, tested_at : numpy.ndarray
         Per tested feature and cell, the paths whose literal excludes the cell (uint64

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdt.explain import kernels
-from xdt.explain.compiled import CompiledTree, compiled, from_words, masks_of, to_words
+from xdt.explain.engines import kernels
+from xdt.explain.engines.compiled import CompiledTree, compiled, from_words, masks_of, to_words
+from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.explain.models import constrained_refusal, is_constrained
-from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.tree import DecisionTree, Path
 
 
@@ -41,8 +41,8 @@ class PathOracle(EntailmentOracle):
     """Entailment for a :class:`~xdt.ir.tree.DecisionTree` by walking its paths.
 
     The disagreement sets, the CXps (their subset-minimal members) and deletion run in the
-    compiled kernels of :mod:`xdt.explain.kernels`, over the tree's flat arrays built once
-    per tree (:func:`xdt.explain.compiled.compiled`).
+    compiled kernels of :mod:`xdt.explain.engines.kernels`, over the tree's flat arrays built once
+    per tree (:func:`xdt.explain.engines.compiled.compiled`).
 
     Parameters
     ----------

@@ -3,11 +3,11 @@
 For one instance of a :class:`~xdt.ir.ensemble.TreeEnsemble` and a set ``S`` of fixed
 features, the points that agree with the instance on ``S`` form a *box* (one cell on each
 fixed feature, every cell elsewhere). :class:`BoxOracle` decides whether the box holds a
-point of another class with the compiled search of :mod:`xdt.explain.ensemble_kernels`:
+point of another class with the compiled search of :mod:`xdt.explain.engines.ensemble_kernels`:
 bounds on every tree's leaf values over the box, summed in the library's own floating point
 (so exact, ties included: see that module), and splits of the box where the bounds do not
-decide. It answers the same question as the SAT engine (:mod:`xdt.explain.ensemble_sat`), which
-the tests and :func:`xdt.crosscheck` compare it with, and it computes one AXp by deletion in
+decide. It answers the same question as the SAT engine (:mod:`xdt.explain.engines.ensemble_sat`),
+which the tests and :func:`xdt.crosscheck` compare it with, and it computes one AXp by deletion in
 a single compiled call.
 
 The search is exponential in the worst case (as is every exact method: deciding entailment
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdt.explain import ensemble_kernels as K
+from xdt.explain.engines import ensemble_kernels as K
+from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.explain.models import constrained_refusal, is_constrained
-from xdt.explain.oracle import EntailmentOracle, bits
 from xdt.ir.cells import IntervalCells
 from xdt.ir.ensemble import TreeEnsemble
 
@@ -77,8 +77,8 @@ class Prepared:
         self.n_cat = int(cat_sizes.sum())
 
     def arrays(self) -> tuple:
-        """The model's arguments of :func:`~xdt.explain.ensemble_kernels.search` and
-        :func:`~xdt.explain.ensemble_kernels.deletion`, in their order."""
+        """The model's arguments of :func:`~xdt.explain.engines.ensemble_kernels.search` and
+        :func:`~xdt.explain.engines.ensemble_kernels.deletion`, in their order."""
         return (self.feature, self.cut, self.offset, self.child, self.leaf, self.roots,
                 self.values, self.start, self.divisor, self.threshold, self.n_classes,
                 self.ordinal, self.n_cells, self.cat_offset)

@@ -1,6 +1,6 @@
 """Algorithms over the entailment contract: deletion, and hitting-set duality.
 
-Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
+Written once for every engine (:class:`~xdt.explain.engines.oracle.EntailmentOracle`):
 
 * **One AXp by deletion** (Marques-Silva & Ignatiev; Izza et al., "On Explaining Decision
   Trees", Section 4): start from all candidate features and drop each, in a given order,
@@ -14,7 +14,7 @@ Written once for every engine (:class:`~xdt.explain.oracle.EntailmentOracle`):
   (the path-walker), AXps are enumerated as their MHSes with PySAT's :class:`Hitman`;
   otherwise a hitting-set enumerator proposes candidates over the CXps (AXps) found so far
   and the oracle either confirms an AXp (CXp) or yields a new CXp (AXp).
-* **A cheapest AXp / CXp** for feature weights (:mod:`xdt.explain.preferences`) is a
+* **A cheapest AXp / CXp** for feature weights (:mod:`xdt.explain.queries.preferences`) is a
   minimum-weight hitting set of the CXps / AXps, found by implicit hitting sets: RC2 MaxSAT
   (PySAT) proposes a cheapest hitting set of the dual explanations found so far, and the
   oracle either accepts it — it is then optimal, since every explanation must hit every dual
@@ -46,7 +46,7 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from xdt.errors import ComputationLimitError
-from xdt.explain.oracle import EntailmentOracle, bits, to_mask
+from xdt.explain.engines.oracle import EntailmentOracle, bits, to_mask
 
 Stop = Callable[[], bool] | None
 """Optional callable polled by long loops; when it returns True they raise
@@ -163,8 +163,8 @@ def _full_order(universe: int, order: Sequence[int]) -> list[int]:
 
 
 Weights = dict[int, int] | None
-"""Feature position -> positive integer cost (:func:`xdt.explain.preferences.feature_weights`),
-or ``None`` for unit costs."""
+"""Feature position -> positive integer cost
+(:func:`xdt.explain.queries.preferences.feature_weights`), or ``None`` for unit costs."""
 
 
 class HittingSets:
@@ -274,13 +274,13 @@ the MaxSAT solver takes over."""
 def minimum_hitting_set(sets: Sequence[int]) -> int:
     """A smallest hitting set of a family of non-empty bit masks.
 
-    By the compiled branch and bound of :func:`xdt.explain.kernels.minimum_hitting_set`;
+    By the compiled branch and bound of :func:`xdt.explain.engines.kernels.minimum_hitting_set`;
     when it does not finish within :data:`MHS_BUDGET` steps, the first (smallest) hitting
     set of PySAT's Hitman (RC2 MaxSAT)."""
     sets = list(sets)
     if sets:
-        from xdt.explain import kernels
-        from xdt.explain.compiled import from_words, n_words, rows_of
+        from xdt.explain.engines import kernels
+        from xdt.explain.engines.compiled import from_words, n_words, rows_of
 
         width = n_words(max(s.bit_length() for s in sets))
         best = np.zeros(width, dtype=np.uint64)

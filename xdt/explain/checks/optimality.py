@@ -1,8 +1,8 @@
 """Certificates of optimality for cheapest (minimum-weight) explanations.
 
 A cheapest AXp under feature weights is a minimum-weight hitting set of the CXps; a
-cheapest CXp one of the AXps (:func:`xdt.explain.duality.cheapest_axp`,
-:func:`~xdt.explain.duality.cheapest_cxp`). The search ends with a family of dual sets
+cheapest CXp one of the AXps (:func:`xdt.explain.queries.duality.cheapest_axp`,
+:func:`~xdt.explain.queries.duality.cheapest_cxp`). The search ends with a family of dual sets
 that every explanation of the kind must meet, and a proof by the MaxSAT solver (RC2) that
 no hitting set of that family costs less than the explanation. An
 :class:`OptimalityCertificate` keeps that family, so a user can re-check the lower bound
@@ -15,7 +15,7 @@ without the engines:
 * **CXp**: each bound set ``A`` is a weak AXp given the immutable features: fixing ``A`` and
   the immutable features entails the prediction, so a CXp that misses ``A`` cannot change
   it. Checked by an engine independent of the one that found them (the checks' own CNF,
-  :func:`xdt.explain.verify.sat_counterexample`, for trees and DNFs; the other ensemble
+  :func:`xdt.explain.checks.verify.sat_counterexample`, for trees and DNFs; the other ensemble
   engine for tree ensembles).
 * The cheapest hitting set of the bound sets is recomputed without the MaxSAT solver, in
   exact arithmetic (:func:`exact_cheapest`: a branch and bound over fractions; past its
@@ -38,12 +38,12 @@ from fractions import Fraction
 import numpy as np
 
 from xdt.errors import XdtError
-from xdt.explain.certificates import Witness, _labels, _plain_point, _same, point_values
-from xdt.explain.models import Model, is_tree, predict_one
-from xdt.explain.oracle import bits
-from xdt.explain.preferences import plain_number
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.explain.checks.certificates import Witness, _labels, _plain_point, _same, point_values
+from xdt.explain.engines.oracle import bits
+from xdt.explain.models import Model, predict_one
+from xdt.explain.queries.preferences import plain_number
 from xdt.ir.instances import encode_instance
+from xdt.ir.protocol import PATHS, TREES, offers
 from xdt.ir.values import exact_number, to_python
 
 
@@ -101,8 +101,8 @@ class OptimalityCertificate:
                 f"cost of this {self.kind}")
 
     def plan(self, model: Model, explanation, fail, values, cells, path):
-        """The checks of this certificate for :func:`xdt.explain.certificates.check_certificate`
-        (see :func:`plan`)."""
+        """The checks of this certificate for
+        :func:`xdt.explain.checks.certificates.check_certificate` (see :func:`plan`)."""
         return plan(model, explanation, self, fail, values, cells, path)
 
     def to_dict(self) -> dict:
@@ -126,10 +126,10 @@ def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: 
                            immutable: int = 0, path_restricted: bool = False
                            ) -> OptimalityCertificate:
     """Build the certificate of a cheapest explanation from its search
-    (:class:`xdt.explain.duality.Cheapest`).
+    (:class:`xdt.explain.queries.duality.Cheapest`).
 
     ``oracle`` is the restricted oracle the search ran on
-    (:class:`~xdt.explain.preferences.RestrictedOracle` or the engine's); ``exact`` the
+    (:class:`~xdt.explain.queries.preferences.RestrictedOracle` or the engine's); ``exact`` the
     weights as fractions, by position; ``bounds`` the dual sets as bit masks; ``excluded``
     and ``immutable`` bit masks."""
     names = model.features.names
@@ -154,7 +154,7 @@ def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: 
 
 
 def plan(model: Model, explanation, cert: OptimalityCertificate, fail, values, cells, path):
-    """The checks of an optimality certificate (see :func:`xdt.explain.certificates._plan`):
+    """The checks of an optimality certificate (see :func:`xdt.explain.checks.certificates._plan`):
     ``(points, claims, proof_check)``; raises ``fail(reason)`` for what needs no
     prediction."""
     names = model.features.names
@@ -266,19 +266,19 @@ def _other_class_claim(target, w: Witness, b):
 def _other_class_in(model: Model, held: dict[int, int], cells: Sequence[int]):
     """A point of another class than the instance's inside ``held``, by an engine that did
     not find the bound sets, and its name."""
-    from xdt.explain.certificates import _ensemble_box_check, _ensemble_other_engine
+    from xdt.explain.checks.certificates import _ensemble_box_check, _ensemble_other_engine
 
-    if isinstance(model, TreeEnsemble):  # the box engine does not know constraints
+    if offers(model, TREES):  # the box engine does not know constraints
         point, checker = (None, None) if model.constraints else \
             _ensemble_other_engine(model, held, cells, "box")
         if checker is None:
             point, checker = _ensemble_box_check(model, held, cells)
         return point, checker
-    from xdt.explain.verify import sat_counterexample
+    from xdt.explain.checks.verify import sat_counterexample
 
     label = model.classes[predict_one(model, cells)]
     return (sat_counterexample(model, held, label),
-            "the checks' own CNF of the " + ("tree" if is_tree(model) else "DNF"))
+            "the checks' own CNF of the " + ("tree" if offers(model, PATHS) else "DNF"))
 
 
 EXACT_BUDGET = 200_000

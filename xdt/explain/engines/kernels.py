@@ -1,5 +1,5 @@
 """Compiled kernels of the path-walker, over the flat arrays of
-:class:`xdt.explain.compiled.CompiledTree`.
+:class:`xdt.explain.engines.compiled.CompiledTree`.
 
 Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020; JAIR
 2022), Sections 4-5: for an instance predicted ``c`` and a reachable path ``p`` of another
@@ -14,7 +14,7 @@ the cache; where numba finds no writable cache folder, once per process, with a 
 naming ``NUMBA_CACHE_DIR``) and takes only arrays and integers, with the same types on every
 call, so each has one compiled version.
 
-Table layout (built once per tree by :class:`~xdt.explain.compiled.CompiledTree`):
+Table layout (built once per tree by :class:`~xdt.explain.engines.compiled.CompiledTree`):
 
 ``paths``, int64 (P, 6)
     Per path: first literal, end of its literals (in ``lits``), class index, 1 if dead (no
@@ -359,7 +359,7 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
     features: the order of :meth:`xdt.Explainer.all_cxps`) to ``cx_words`` (uint64
     (capacity, W)) and returns how many words rows it wrote, or -1 - r when row ``r`` did not
     fit (the caller enlarges ``cx_words`` and calls again from row ``r``: see
-    :func:`xdt.explain.vectorised.explain_rows`).
+    :func:`xdt.explain.engines.vectorised.explain_rows`).
     """
     n, n_features = cells.shape
     n_paths = paths.shape[0]

@@ -1,17 +1,17 @@
 """DIMACS CNF of one explanation query, for any SAT solver.
 
 :func:`dimacs_text` and :func:`write_dimacs` write the formula that the SAT engine
-(:class:`~xdt.explain.sat.SatOracle`) holds for one (model, instance) pair: the model's cell
+(:class:`~xdt.explain.engines.sat.SatOracle`) holds for one (model, instance) pair: the model's cell
 space (one-hot and order clauses), "the model predicts another class than the instance's"
 and one selector variable per feature, ``s_F -> (x_F in A_F)``, where ``A_F`` is the
 instance's cell (or, path-restricted, the literal of the instance's path on ``F``). It is
-exactly :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`, with the same variable
-numbering, written without starting a solver. (The engine itself keeps the model's clauses
+exactly :attr:`SatOracle.clauses <xdt.explain.engines.sat.SatOracle.clauses>`, with the same
+variable numbering, written without starting a solver. (The engine itself keeps the model's clauses
 in one solver per class, shared by every instance, and poses the selectors' effect as
 assumptions on the cell variables; assuming selectors here asks the same.)
 
 The model is a decision tree, a DNF (nested k-DNFs included) or a decision list; see
-:mod:`xdt.explain.sat` for how each is encoded — for a DNF whose instance is predicted
+:mod:`xdt.explain.engines.sat` for how each is encoded — for a DNF whose instance is predicted
 ``classes[0]``, "another class" is "some term holds", with one ``c var N term p of class
 ... holds`` auxiliary variable per term; for a decision list, one ``c var N rule i of the
 decision list holds`` variable per rule.
@@ -39,7 +39,7 @@ those comments alone.
 Examples
 --------
 >>> import xdt
->>> from xdt.explain.dimacs import dimacs_text, parse_dimacs
+>>> from xdt.explain.export.dimacs import dimacs_text, parse_dimacs
 >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")],
 ...     ["circle", "cross"], ThresholdSplit("y", 0.73, ThresholdSplit("x", 0.64,
@@ -70,20 +70,19 @@ from pathlib import Path
 import numpy as np
 
 from xdt.errors import UnsupportedModelError
-from xdt.explain.ensemble_sat import EnsembleEncoding
+from xdt.explain.engines.ensemble_sat import EnsembleEncoding
+from xdt.explain.engines.registry import encoding_class
+from xdt.explain.engines.sat import ModelEncoding
 from xdt.explain.models import (
-    MODEL_TYPES,
     Model,
     check_instance,
     describe,
-    is_ensemble,
-    is_tree,
     predict_one,
     tree_only,
 )
-from xdt.explain.sat import ModelEncoding
 from xdt.ir.cells import IntervalCells, full_mask
 from xdt.ir.instances import encode_instance
+from xdt.ir.protocol import PATHS, TREES, offers
 from xdt.ir.values import to_python
 
 FORMAT = "xdt-dimacs/1"
@@ -93,8 +92,8 @@ FORMAT = "xdt-dimacs/1"
 
 ENSEMBLE_VARS = ("leaf", "order", "beats", "count", "more")
 """Kinds of variables of a tree ensemble's query (see
-:class:`~xdt.explain.ensemble_sat.EnsembleEncoding`): a tree reaches a leaf, a tree's value on a
-score is at least a level, a class is predicted before the instance's, at least ``j`` of
+:class:`~xdt.explain.engines.ensemble_sat.EnsembleEncoding`): a tree reaches a leaf, a tree's value
+on a score is at least a level, a class is predicted before the instance's, at least ``j`` of
 the first ``i`` trees vote a class, a class has more votes than the instance's (by ``j``)."""
 
 
@@ -115,7 +114,7 @@ class CnfQuery:
     ----------
     clauses : list of list of int
         The clauses, as DIMACS literals (the same list as
-        :attr:`SatOracle.clauses <xdt.explain.sat.SatOracle.clauses>`).
+        :attr:`SatOracle.clauses <xdt.explain.engines.sat.SatOracle.clauses>`).
     n_vars : int
         Number of variables (the largest variable number).
     selectors : dict[str, int]
@@ -243,7 +242,7 @@ class CnfQuery:
 # ---------------------------------------------------------------------- building
 def _summary(model: Model, source: str | None) -> str:
     where = f"{source}: " if source else ""
-    if not is_tree(model):
+    if not offers(model, PATHS):
         return where + describe(model)
     target = f", target {model.target!r}" if model.target else ""
     return (f"{where}decision tree, {len(model.features)} features, {model.n_nodes} nodes, "
@@ -348,21 +347,21 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
     InstanceError
         (and subclasses) for an instance the model cannot read.
     """
-    if not isinstance(model, MODEL_TYPES):
+    if not isinstance(model, Model):
         raise UnsupportedModelError(
             "xdt can write the CNF of decision trees, DNFs, nested k-DNFs, decision lists and "
             f"voting tree ensembles, not of {type(model).__name__}")
-    if is_ensemble(model) and model.combine != "vote":
+    if offers(model, TREES) and model.combine != "vote":
         raise UnsupportedModelError(
             f"a {model.combine} tree ensemble decides by float sums, which have no exact CNF "
-            "here; write its MaxSAT query instead (xdt.explain.dimacs.wcnf_text / "
+            "here; write its MaxSAT query instead (xdt.explain.export.dimacs.wcnf_text / "
             "write_wcnf)")
-    if path_restricted and not is_tree(model):
+    if path_restricted and not offers(model, PATHS):
         raise tree_only("a path-restricted query",
                         "write the query without --path-restricted / path_restricted", model)
     values, cells = encode_instance(model.features, model.cells, x)
     check_instance(model, values, cells)  # the constraint clauses would make it vacuous
-    if is_tree(model):
+    if offers(model, PATHS):
         path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
         prediction = path.class_index
     else:
@@ -375,7 +374,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
     else:
         allowed = tuple(1 << c for c in cells)
         universe = full_mask(len(cells))
-    encoding = EnsembleEncoding(model) if is_ensemble(model) else ModelEncoding(model)
+    encoding = encoding_class(model)(model)
     # SatOracle.clauses, in the same order and numbering; for a vote, the complete form.
     differs = (encoding.votes_differ(prediction) if isinstance(encoding, EnsembleEncoding)
                else encoding.differs(prediction))
@@ -603,8 +602,8 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     The weights are the leaves' values as exact rationals (every float is ``m * 2**e``,
     so one power of two ``scale`` makes them all integers), each tree's shifted by its
     smallest so that all are non-negative (the shifts go into ``offset``). The formula is
-    in exact real arithmetic, while xdt's engine (:mod:`xdt.explain.ensemble_sat`) decides in
-    the library's floating-point arithmetic (sums in tree order and precision): they agree
+    in exact real arithmetic, while xdt's engine (:mod:`xdt.explain.engines.ensemble_sat`) decides
+    in the library's floating-point arithmetic (sums in tree order and precision): they agree
     except where a lead is within rounding of zero, and there the engine's answer is the
     library's. For a binary margin the lead is ``score - threshold`` (against
     ``classes[1]``) or ``threshold - score``; otherwise ``S_against - S_prediction``.
@@ -616,7 +615,7 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     ValueError
         For an ``against`` that is not another class of the model.
     """
-    if not is_ensemble(model):
+    if not offers(model, TREES):
         raise UnsupportedModelError(
             "the MaxSAT form is written for tree ensembles; write the CNF of a "
             f"{type(model).__name__} with dimacs_text")

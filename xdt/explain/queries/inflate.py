@@ -15,7 +15,8 @@ Inflated Explanations", AAAI 2024, which calls them inflated, or generalised, ex
 Features are processed in the given order (by default the AXp's own feature order), each
 widened against the already-widened sets of the features before it and the original cells
 of those after it. Each test is one call of
-:meth:`~xdt.explain.oracle.EntailmentOracle.counterexample_cells`, so any engine can inflate.
+:meth:`~xdt.explain.engines.oracle.EntailmentOracle.counterexample_cells`, so any engine can
+inflate.
 
 The result is **maximal**: no single cell can be added to any feature's set (for an ordinal
 feature: neither neighbour of its interval) with entailment kept. This holds after one pass
@@ -23,7 +24,7 @@ because entailment is anti-monotone in the held sets: a cell rejected for a feat
 counterexample point inside the sets at that moment, and those sets only grow afterwards, so
 the same point still rules the cell out at the end. The counterexamples are returned, and end
 up as the ``widening`` part of the explanation's certificate
-(:mod:`xdt.explain.certificates`).
+(:mod:`xdt.explain.checks.certificates`).
 
 Cost: at most ``sum over the AXp's features of n_cells(f)`` entailment calls.
 
@@ -53,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdt.explain.oracle import EntailmentOracle
+from xdt.explain.engines.oracle import EntailmentOracle
 from xdt.ir.cells import Cells, IntervalCells, cells_of
 
 

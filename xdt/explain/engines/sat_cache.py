@@ -2,8 +2,8 @@
 
 The cache holds each model weakly: when a model is garbage-collected its encoding is dropped
 and its solvers released. Trees, DNFs and decision lists get a
-:class:`~xdt.explain.sat.ModelEncoding`; tree ensembles an
-:class:`~xdt.explain.ensemble_sat.EnsembleEncoding`.
+:class:`~xdt.explain.engines.sat.ModelEncoding`; tree ensembles an
+:class:`~xdt.explain.engines.ensemble_sat.EnsembleEncoding`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 import threading
 import weakref
 
-from xdt.explain.ensemble_sat import EnsembleEncoding
+from xdt.explain.engines.registry import encoding_class
+from xdt.explain.engines.sat import ModelEncoding, _release_all
 from xdt.explain.models import Model
-from xdt.explain.sat import ModelEncoding, _release_all
-from xdt.ir.ensemble import TreeEnsemble
 
 __all__ = ["release_solvers", "shared_encoding"]
 
@@ -41,10 +40,7 @@ def shared_encoding(model: Model) -> ModelEncoding:
     with _SHARED_LOCK:  # one encoding per model, even when two threads ask at once
         enc = _SHARED.get(key)
         if enc is None or enc._ref() is not model:
-            if isinstance(model, TreeEnsemble):
-                enc = EnsembleEncoding(model)
-            else:
-                enc = ModelEncoding(model)
+            enc = encoding_class(model)(model)
             enc._held = None  # the cache must not keep the model alive
             _SHARED[key] = enc
             weakref.finalize(model, _forget, key, enc)

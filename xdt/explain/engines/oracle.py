@@ -8,7 +8,7 @@ i.e. is every point that agrees with ``v`` on ``S`` also of class ``c``? When th
 no, the engine produces a *counterexample*: a point that agrees on ``S`` and has another
 class. A set ``S`` for which the answer is yes is a weak AXp; everything else — one AXp by
 deletion, one CXp, all AXps and CXps by hitting-set duality, a smallest AXp — is built on
-this question once, in :mod:`xdt.explain.duality`.
+this question once, in :mod:`xdt.explain.queries.duality`.
 
 Feature sets are ``int`` bit masks over feature positions (bit ``i`` = feature ``i``).
 "allowed cells" are the instance's cell for plain (path-unrestricted) explanations, or the
@@ -76,7 +76,7 @@ class EntailmentOracle(ABC):
         """One AXp by deletion from the weak AXp ``start`` (a bit mask), trying the features
         of ``order`` and then the other features of ``start`` by position, when the engine
         computes it in one step; ``None`` otherwise (then
-        :func:`xdt.explain.duality.deletion_axp` asks :meth:`entails` feature by
+        :func:`xdt.explain.queries.duality.deletion_axp` asks :meth:`entails` feature by
         feature)."""
         return None
 

@@ -45,7 +45,7 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   the constraints* is of class ``c``", and every model of the formula (a counterexample)
   satisfies them.
 * **Instances as assumptions.** The clauses above depend on the model and the class only: they
-  are built once per model (:func:`~xdt.explain.sat_cache.shared_encoding`), and one
+  are built once per model (:func:`~xdt.explain.engines.sat_cache.shared_encoding`), and one
   incremental solver per (model, class, solver name) is loaded with ``domain + differs(c)``. An
   instance adds no clause: holding feature ``f`` to its allowed cells ``A_f`` (the instance's
   cell or, path-restricted, the path's literal) is a list of assumption literals
@@ -56,13 +56,13 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   class ``c``; a model is a counterexample. Learnt clauses follow from the shared clauses
   alone, so they are valid for every instance.
 * **Selectors** exist only in the per-instance CNF written for other solvers
-  (:mod:`xdt.explain.dimacs`, :attr:`SatOracle.clauses`): one variable ``s_f`` per feature
+  (:mod:`xdt.explain.export.dimacs`, :attr:`SatOracle.clauses`): one variable ``s_f`` per feature
   with ``s_f -> (x_f in A_f)``; assuming the selectors of ``S`` there is the same query.
 
 Lifetimes: a :class:`SatOracle` (one instance) is closed by :meth:`SatOracle.close` (it is a
 context manager; a finaliser closes a forgotten one); the shared solvers belong to the
 model's encoding, serve all its explainers, and are released when the model is
-garbage-collected or by :func:`~xdt.explain.sat_cache.release_solvers`. Each shared solver
+garbage-collected or by :func:`~xdt.explain.engines.sat_cache.release_solvers`. Each shared solver
 answers one query at a time (a lock), so explainers of one model may run in several threads.
 
 References: Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 4
@@ -89,10 +89,10 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
 from xdt.errors import EngineNotAvailableError, UnsupportedModelError
-from xdt.explain.models import MODEL_TYPES, Model, implying_terms, is_decision_list
-from xdt.explain.oracle import EntailmentOracle, bits
+from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.models import Model, implying_terms
 from xdt.ir.cells import IntervalCells, full_mask
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir.protocol import RULES, TREES, offers
 
 DEFAULT_SOLVER = "cadical195"
 UNUSABLE = {
@@ -200,7 +200,7 @@ class ModelEncoding:
     """The CNF of a model's cell space and of "the prediction differs from class c", and the
     incremental solvers over it.
 
-    Built once per model: :func:`~xdt.explain.sat_cache.shared_encoding` keeps one per model
+    Built once per model: :func:`~xdt.explain.engines.sat_cache.shared_encoding` keeps one per model
     object for every
     :class:`~xdt.Explainer` and instance of it, and :meth:`solver` one incremental solver
     per (class, solver name) over ``domain + differs(c)``. An instance never adds a clause:
@@ -209,7 +209,7 @@ class ModelEncoding:
     Parameters
     ----------
     model : DecisionTree or DNF
-        Held by the encoding (:func:`~xdt.explain.sat_cache.shared_encoding` holds it weakly
+        Held by the encoding (:func:`~xdt.explain.engines.sat_cache.shared_encoding` holds it weakly
         instead, so that the cache does not keep a model alive).
 
     Attributes
@@ -236,14 +236,15 @@ class ModelEncoding:
     """
 
     def __init__(self, model: Model):
-        if not isinstance(model, MODEL_TYPES):
+        if not isinstance(model, Model):
             raise UnsupportedModelError(
                 "the SAT encoder knows decision trees, tree ensembles, DNFs, nested k-DNFs "
                 f"and decision lists; cannot encode {type(model).__name__}")
-        if isinstance(model, TreeEnsemble) and type(self).differs is ModelEncoding.differs:
+        if offers(model, TREES) and type(self).differs is ModelEncoding.differs:
             raise UnsupportedModelError(
-                "a tree ensemble is encoded by xdt.explain.ensemble_sat.EnsembleEncoding (use "
-                "xdt.explain.sat_cache.shared_encoding(model))")
+                "a tree ensemble is encoded by "
+                "xdt.explain.engines.ensemble_sat.EnsembleEncoding (use "
+                "xdt.explain.engines.sat_cache.shared_encoding(model))")
         self._ref = weakref.ref(model)
         self._held: Model | None = model
         self.cells = model.cells
@@ -423,7 +424,7 @@ class ModelEncoding:
         if c not in self._differs:
             with self._lock:
                 if c not in self._differs:
-                    if is_decision_list(self.model):
+                    if offers(self.model, RULES):
                         self._differs[c] = self._first_rule_differs(c)
                         return self._differs[c]
                     terms = implying_terms(self.model, c)
@@ -491,7 +492,7 @@ class ModelEncoding:
     def selectors(self) -> list[int]:
         """The selector variable ``("selector", f)`` of every feature (numbered on first
         use, after the variables already in the pool), for the per-instance CNF that
-        :mod:`xdt.explain.dimacs` writes; the solvers never see them."""
+        :mod:`xdt.explain.export.dimacs` writes; the solvers never see them."""
         with self._lock:
             return [self.pool.id(("selector", f)) for f in range(len(self.cells))]
 
@@ -580,9 +581,9 @@ class SatOracle(EntailmentOracle):
     Parameters
     ----------
     encoding : ModelEncoding
-        Usually :func:`~xdt.explain.sat_cache.shared_encoding` of the model.
+        Usually :func:`~xdt.explain.engines.sat_cache.shared_encoding` of the model.
     cells, allowed, universe, prediction
-        As for :class:`~xdt.explain.path.PathOracle`.
+        As for :class:`~xdt.explain.engines.path.PathOracle`.
     solver : str
         A PySAT solver name (default ``"cadical195"``).
 
@@ -592,7 +593,7 @@ class SatOracle(EntailmentOracle):
     later queries raise ``RuntimeError``, and it stops holding the model and its solver.
     The solver itself belongs to the model's encoding and keeps serving the other oracles
     of the model; it is released with the model (or by
-    :func:`~xdt.explain.sat_cache.release_solvers`).
+    :func:`~xdt.explain.engines.sat_cache.release_solvers`).
     """
 
     def __init__(self, encoding: ModelEncoding, cells: Sequence[int], allowed: Sequence[int],
@@ -626,7 +627,7 @@ class SatOracle(EntailmentOracle):
 
     @property
     def clauses(self) -> list[list[int]]:
-        """The per-instance CNF equivalent to this oracle, as :mod:`xdt.explain.dimacs`
+        """The per-instance CNF equivalent to this oracle, as :mod:`xdt.explain.export.dimacs`
         writes it: the solver's clauses (``domain + differs(prediction)``) plus, per
         feature, ``s_f -> x_f in A_f`` on a selector ``s_f``. Assuming the selectors of a
         set ``S`` there is the same query as this oracle's assumptions for ``S``."""

@@ -11,8 +11,8 @@ literal on ``p`` excludes ``v``'s cell. Then
   the rest still hits every ``D_p``.
 
 :func:`explain_batch` runs all three, row after row, in one compiled kernel
-(:func:`xdt.explain.kernels.explain_rows`) over the tree's flat arrays
-(:class:`xdt.explain.compiled.CompiledTree`), with the per-row engine's default order
+(:func:`xdt.explain.engines.kernels.explain_rows`) over the tree's flat arrays
+(:class:`xdt.explain.engines.compiled.CompiledTree`), with the per-row engine's default order
 ``"path"`` (features off the row's path in increasing position, then the path's features
 from the root down) — so the AXp is the one :meth:`xdt.Explainer.axp` returns, and the CXps
 are those of :meth:`xdt.Explainer.all_cxps`, in the same order. Feature sets are multiword
@@ -34,10 +34,11 @@ import numpy as np
 import pandas as pd
 
 from xdt.errors import EngineNotAvailableError
-from xdt.explain import kernels
-from xdt.explain.compiled import CompiledTree, compiled, masks_of
-from xdt.explain.models import constrained_refusal, is_constrained, is_tree, kind_name
-from xdt.explain.oracle import bits
+from xdt.explain.engines import kernels
+from xdt.explain.engines.compiled import CompiledTree, compiled, masks_of
+from xdt.explain.engines.oracle import bits
+from xdt.explain.models import constrained_refusal, is_constrained, kind_name
+from xdt.ir.protocol import PATHS, offers
 from xdt.ir.tree import DecisionTree
 
 WHAT = ("axp", "cxps")
@@ -236,7 +237,7 @@ def deletion_axps(sets: np.ndarray, orders: np.ndarray, n_features: int) -> np.n
     numpy.ndarray of shape (n,), ``sets.dtype``
         Bit mask of each row's AXp: starting from all features, feature ``orders[r, s]``
         is dropped at step ``s`` when the rest still hits every set of row ``r``
-        (:func:`xdt.explain.duality.deletion_axp`, with the same order, gives the same
+        (:func:`xdt.explain.queries.duality.deletion_axp`, with the same order, gives the same
         AXp).
     """
     word = sets.dtype.type
@@ -340,7 +341,7 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
     minimal ones, O(n m (W + F)) for the AXps by deletion; memory O(chunk (F + m W)).
     Bad arguments, models and rows raise at the call, also with ``as_frame=False``.
     """
-    if not is_tree(tree):
+    if not offers(tree, PATHS):
         raise EngineNotAvailableError(
             f"explain_batch is the batch path-walker for decision trees (it reads their "
             f"root-to-leaf paths), and this model is a {kind_name(tree)}; explain it row by "
@@ -430,7 +431,7 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
 def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The leaf, one AXp (order ``"path"``) and all CXps of every row, by
-    :func:`xdt.explain.kernels.explain_rows`.
+    :func:`xdt.explain.engines.kernels.explain_rows`.
 
     Parameters
     ----------
@@ -476,7 +477,7 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
 def _distinct_rows(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``cells`` (shape (n, F)), in order of first appearance, and, per
     row, its position among them (shape (n,)): one pass of a hash table
-    (:func:`xdt.explain.kernels.distinct_rows`)."""
+    (:func:`xdt.explain.engines.kernels.distinct_rows`)."""
     if cells.shape[1] == 0:
         return cells[:1], np.zeros(len(cells), dtype=np.int64)
     first, inverse = kernels.distinct_rows(np.ascontiguousarray(cells, dtype=np.int64)

@@ -66,9 +66,10 @@ from xdt.errors import (
     ParameterError,
     UnknownFeatureError,
 )
-from xdt.explain.oracle import bits
+from xdt.explain.engines.oracle import bits
 from xdt.ir.cells import Cells, IntervalCells, cells_of
 from xdt.ir.instances import as_frame, check_unique_columns
+from xdt.ir.protocol import PATHS, offers
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import exact_number, integer_scale
 
@@ -602,7 +603,7 @@ def precision_function(model, distribution: Distribution, cells: Sequence[int],
     """
     if isinstance(distribution, EmpiricalDistribution):
         return EmpiricalPrecision(distribution, cells, prediction, model.features.names)
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         from xdt.explain.models import kind_name
 
         raise EngineNotAvailableError(
@@ -793,7 +794,7 @@ def brute_force_precision(model, distribution: Distribution, values: Sequence,
         got = np.asarray(model.predict(pd.DataFrame(columns, columns=list(names))),
                          dtype=object)
         return Fraction(int(sum(weight[got == label], 0)), den)
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         raise ComputationLimitError(
             f"recomputing the precision by enumeration needs {size} points, more than "
             f"max_points={max_points}", limit="max_points")

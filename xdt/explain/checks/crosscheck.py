@@ -42,14 +42,15 @@ import numpy as np
 import pandas as pd
 
 from xdt.errors import DataError, EngineNotAvailableError, UnsupportedModelError, XdtError
+from xdt.explain.engines.sat import DEFAULT_SOLVER
 from xdt.explain.explainer import Explainer
 from xdt.explain.models import is_constrained, kind_name
-from xdt.explain.sat import DEFAULT_SOLVER
 from xdt.ir.cells import full_mask
 from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import as_frame, encode_instance
+from xdt.ir.protocol import PATHS, RULES, TERMS, TREES, offers
 from xdt.ir.tree import DecisionTree
 from xdt.ir.values import to_python
 
@@ -667,17 +668,17 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
     MissingFeatureError
         When a feature column is missing from ``X``.
     """
-    if isinstance(model, DNF | DecisionList):
+    if (offers(model, TERMS) or offers(model, RULES)):
         return crosscheck_rules(model, X, enumerate=enumerate, solver=solver,
                                 progress=progress, time_limit=time_limit,
                                 path_restricted=path_restricted)
     if is_constrained(model):
         raise _constrained(model)
-    if isinstance(model, TreeEnsemble):
+    if offers(model, TREES):
         return crosscheck_ensemble(model, X, enumerate=enumerate, solver=solver,
                                    progress=progress, time_limit=time_limit,
                                    path_restricted=path_restricted)
-    if not isinstance(model, DecisionTree):
+    if not offers(model, PATHS):
         raise UnsupportedModelError(
             f"crosscheck compares the engines on decision trees, not on "
             f"{type(model).__name__}")
@@ -744,7 +745,7 @@ def _constrained(model) -> EngineNotAvailableError:
         f"constraints ({len(model.constraints)}), which only the SAT engine takes into "
         "account; check its explanations instead with verify=True (certificates re-checked "
         "with model.predict and the constraints) or, on a small model, against "
-        "xdt.explain.verify.brute_force (which enumerates the points the constraints allow)")
+        "xdt.explain.checks.verify.brute_force (which enumerates the points the constraints allow)")
 
 
 def _describe(model: DecisionTree) -> str:
@@ -866,17 +867,17 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     row by row.
 
     When the cell space has at most ``max_points`` points (default
-    :data:`xdt.explain.verify.MAX_POINTS`) and at most
-    :data:`~xdt.explain.verify.MAX_CANDIDATES` features, the checker is the brute force
-    (:func:`xdt.explain.verify.brute_force`: every point predicted by ``predict_cells``,
+    :data:`xdt.explain.checks.verify.MAX_POINTS`) and at most
+    :data:`~xdt.explain.checks.verify.MAX_CANDIDATES` features, the checker is the brute force
+    (:func:`xdt.explain.checks.verify.brute_force`: every point predicted by ``predict_cells``,
     every subset of features tested from the definitions): the AXp and CXp must be among
     its AXps and CXps and, with ``enumerate``, all AXps and all CXps must equal its sets.
     Otherwise the checker samples: ``samples`` points agreeing with the instance on the
-    AXp (:func:`xdt.explain.verify.reference_counterexample`, through the library's own
+    AXp (:func:`xdt.explain.checks.verify.reference_counterexample`, through the library's own
     ``predict`` when ``model.reference`` is set) must all keep the prediction, and the
     CXp's counterexample must be predicted another class by ``model.predict`` and the
     library. The SAT engine shares nothing with either checker but the model's cells. On
-    every row the box engine (:mod:`xdt.explain.ensemble_box`, exact branch and bound) must
+    every row the box engine (:mod:`xdt.explain.engines.ensemble_box`, exact branch and bound) must
     also find the SAT engine's AXp and CXp: both are exact and delete features in the same
     order, so any difference is a fault of one of them.
 
@@ -889,7 +890,7 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
     DataError
         When there are no rows, or a row the model cannot read.
     """
-    from xdt.explain import verify
+    from xdt.explain.checks import verify
 
     if is_constrained(model):
         raise _constrained(model)
@@ -976,7 +977,7 @@ def _checker_rows(model, X, path_restricted: bool, max_points: int | None
     :func:`crosscheck_rules`) starts from: the point limit of the brute force, whether the
     cell space is within it (and the features few enough), the rows' labels and records.
     Refuses ``path_restricted`` (the model has no single path) and an empty table."""
-    from xdt.explain import verify
+    from xdt.explain.checks import verify
     from xdt.explain.models import tree_only
 
     if path_restricted:
@@ -1017,17 +1018,17 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
     an independent checker, row by row.
 
     These models have no path engine; the second opinion is the checks' own CNF
-    (:class:`~xdt.explain.verify.DnfCnf`, :class:`~xdt.explain.verify.DecisionListCnf`:
-    one-hot cells for every feature, a variable equivalent to each term, another SAT
-    solver), which shares nothing with the SAT engine's encoding but the model's cells. On
-    every row the SAT engine's AXp must be an AXp there
-    (:func:`~xdt.explain.verify.check_axp_sat`: it entails the prediction and no feature
-    can be dropped) and its CXp a CXp (:func:`~xdt.explain.verify.is_cxp_sat`). When the
+    (:class:`~xdt.explain.checks.verify.DnfCnf`,
+    :class:`~xdt.explain.checks.verify.DecisionListCnf`: one-hot cells for every feature, a variable
+    equivalent to each term, another SAT solver), which shares nothing with the SAT engine's
+    encoding but the model's cells. On every row the SAT engine's AXp must be an AXp there
+    (:func:`~xdt.explain.checks.verify.check_axp_sat`: it entails the prediction and no feature
+    can be dropped) and its CXp a CXp (:func:`~xdt.explain.checks.verify.is_cxp_sat`). When the
     cell space has at most ``max_points`` points (default
-    :data:`xdt.explain.verify.MAX_POINTS`) and at most
-    :data:`~xdt.explain.verify.MAX_CANDIDATES` features, with ``enumerate`` all AXps and
+    :data:`xdt.explain.checks.verify.MAX_POINTS`) and at most
+    :data:`~xdt.explain.checks.verify.MAX_CANDIDATES` features, with ``enumerate`` all AXps and
     all CXps must also equal those of the brute force
-    (:func:`xdt.explain.verify.brute_force`, every point predicted by ``predict_cells``).
+    (:func:`xdt.explain.checks.verify.brute_force`, every point predicted by ``predict_cells``).
     Background constraints are taken into account by all three.
 
     Parameters are those of :func:`crosscheck`; the report is an
@@ -1040,7 +1041,7 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
     DataError
         When there are no rows, or a row the model cannot read.
     """
-    from xdt.explain import verify
+    from xdt.explain.checks import verify
     from xdt.explain.models import describe
 
     limit, exhaustive, labels, records = _checker_rows(model, X, path_restricted, max_points)

@@ -1,4 +1,4 @@
-"""Compiled kernels of the box engine for tree ensembles (:mod:`xdt.explain.ensemble_box`).
+"""Compiled kernels of the box engine for tree ensembles (:mod:`xdt.explain.engines.ensemble_box`).
 
 A *box* is a set of points given per feature: an interval of cells ``lo[f]..hi[f]`` for an
 ordinal feature, a set of allowed cells (a row of ``cat``) for a categorical or binary one.
@@ -30,7 +30,7 @@ Si, Li, Boning & Hsieh, "Robustness Verification of Tree-based Models" (NeurIPS 
 Devos, Meert & Davis, "Versatile Verification of Tree Ensembles" (ICML 2021); here its bound
 is computed in the library's floating point so that its answers are exact.
 
-Arrays (prepared once per model by :func:`xdt.explain.ensemble_box.prepare`): every tree's
+Arrays (prepared once per model by :func:`xdt.explain.engines.ensemble_box.prepare`): every tree's
 nodes numbered together; ``feature[n]`` (-1 at a leaf), ``cut[n]`` (a threshold node: the
 last of the ensemble's cells that goes left; -1 for a categorical node), ``offset[n]`` into
 ``child`` (two children for a threshold node, one per cell for a categorical one),

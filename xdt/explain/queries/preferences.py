@@ -16,11 +16,11 @@ Audits ask for explanations under conditions the plain AXp/CXp menu does not kno
   hitting set of the CXps, a cheapest CXp a minimum-weight hitting set of the AXps
   (hitting-set duality, Ignatiev, Narodytska, Asher & Marques-Silva, "From Contrastive to
   Abductive Explanations and Back Again", AIxIA 2020), computed by
-  :mod:`xdt.explain.duality` with PySAT's RC2 MaxSAT solver.
+  :mod:`xdt.explain.queries.duality` with PySAT's RC2 MaxSAT solver.
 
 :class:`RestrictedOracle` puts excluded and immutable features in front of any engine's
-:class:`~xdt.explain.oracle.EntailmentOracle`, so every algorithm of
-:mod:`xdt.explain.duality` runs unchanged on both engines. :func:`feature_weights` reads a
+:class:`~xdt.explain.engines.oracle.EntailmentOracle`, so every algorithm of
+:mod:`xdt.explain.queries.duality` runs unchanged on both engines. :func:`feature_weights` reads a
 user's weights into the exact integers the MaxSAT solver needs.
 
 These are xdt's extensions of the papers' definitions, in the spirit of PyXAI's excluded
@@ -35,7 +35,7 @@ from fractions import Fraction
 from numbers import Real
 
 from xdt.errors import ParameterError, UnknownFeatureError
-from xdt.explain.oracle import EntailmentOracle, bits
+from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.ir.features import FeatureSpace
 from xdt.ir.values import exact_number, integer_scale
 
