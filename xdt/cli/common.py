@@ -22,7 +22,6 @@ from xdt.errors import (
     NoExplanationError,
     XdtError,
 )
-from xdt.ir.protocol import PATHS, RULES, TREES, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -420,6 +419,7 @@ def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
     from xdt.explain.explanation import Explanation
     from xdt.explain.queries.duality import Deadline
     from xdt.ir.instances import encode_instance
+    from xdt.ir.protocol import PATHS, RULES, TREES, offers
     from xdt.ir.values import to_python
 
     model = explainer.model

@@ -7,7 +7,6 @@ import click
 import xdt
 from xdt.cli.app import main
 from xdt.cli.common import cli_errors, outcome, parse_instance
-from xdt.ir.protocol import PATHS, offers
 
 
 # ---------------------------------------------------------------------- xdt encode
@@ -44,6 +43,7 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     """
     from xdt.explain.export.dimacs import encode_query
     from xdt.explain.models import kind_name
+    from xdt.ir.protocol import PATHS, offers
     from xdt.run.outputs import check_output_file, write_output_file
 
     if output != "-":

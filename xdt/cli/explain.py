@@ -29,7 +29,6 @@ from xdt.cli.common import (
     validate_rows,
 )
 from xdt.errors import DataError, NoExplanationError, XdtError
-from xdt.ir.protocol import PATHS, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -350,6 +349,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     """
     from xdt.explain import Explainer
     from xdt.explain.models import kind_name
+    from xdt.ir.protocol import PATHS, offers
 
     probabilistic = delta is not None or coverage
     if distribution_kind is not None and delta is None:
@@ -460,6 +460,7 @@ def _measures(model: Model, data: str, delta: float | None, kind: str,
     (read once) and the frame of its rows."""
     from xdt.explain.models import kind_name
     from xdt.explain.queries.probability import EmpiricalDistribution
+    from xdt.ir.protocol import PATHS, offers
 
     if delta is not None and kind == "product" and not offers(model, PATHS):
         raise click.UsageError(
@@ -521,6 +522,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
+    from xdt.ir.protocol import PATHS, offers
     from xdt.run import chunked, records
 
     if data is None:

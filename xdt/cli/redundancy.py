@@ -21,7 +21,6 @@ from xdt.cli.common import (
     read_labelled_csv,
     validate_rows,
 )
-from xdt.ir.protocol import PATHS, RULES, TERMS, offers
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
@@ -94,6 +93,7 @@ def redundancy(model_path: str, data: str | None, target: str | None, rows: str 
     """
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
+    from xdt.ir.protocol import PATHS, RULES, TERMS, offers
     from xdt.metrics import redundancy_report
 
     if target is not None and data is None:
@@ -167,6 +167,7 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
     they carry labels."""
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
+    from xdt.ir.protocol import RULES, offers
     from xdt.metrics import rule_redundancy_report
     from xdt.metrics.redundancy import labelled_accuracy
     from xdt.metrics.rule_redundancy import as_decision_list

@@ -20,7 +20,6 @@ from xdt.cli.common import (
     stderr_is_terminal,
     validate_rows,
 )
-from xdt.ir.protocol import PATHS, offers
 
 # xdt.report.html.DEFAULT_MAX_ROWS and DEFAULT_MAX_CXPS, not imported: that module loads
 # pandas and the engines, which `xdt --help` must not
@@ -87,6 +86,7 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
     """
     from xdt.explain.models import kind_name
     from xdt.ir.instances import as_frame
+    from xdt.ir.protocol import PATHS, offers
     from xdt.report.html import build_report, explain_rows
     from xdt.run.outputs import check_output_file, write_output_file
 
