@@ -240,8 +240,9 @@ def node_path(nodes: Sequence[DrawnNode], cells: Sequence[int]) -> list[int]:
             if (m >> cell) & 1:
                 k = c
                 break
-        else:  # pragma: no cover - a split's edges partition the cells
-            raise ValueError(f"no edge of node {k} takes cell {cell}")
+        else:  # pragma: no cover - cannot happen: a split's edges partition the cells (an
+            # internal invariant, not bad input; this module imports no xdt.errors)
+            raise AssertionError(f"no edge of node {k} takes cell {cell}")
         out.append(k)
     return out
 
