@@ -18,8 +18,8 @@ a feature of the AXp, and the path's edge out of them) and ``cxp`` (every node t
 feature of some CXp), as :func:`tree_svg` sets them and the report's script does on a click.
 
 The module reads a tree only through its public attributes (``root``, ``features``,
-``classes``, ``edges``, ``input_dtype``); it imports no engine and not :mod:`xdt.ir.tree`,
-which imports it (``DecisionTree._repr_html_``).
+``classes``, ``edges``, ``input_dtype``); it imports no engine and not :mod:`xdt.ir.tree`.
+A tree's Jupyter view (:mod:`xdt.report.jupyter`) draws with it.
 
 Examples
 --------
