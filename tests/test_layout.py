@@ -6,6 +6,10 @@ under ``if TYPE_CHECKING:`` are left out: they never run)."""
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -33,9 +37,11 @@ ALLOWED = {
             "errors", "xdt", "_version"},
 }
 
-#: Imports inside a function that a wing may make beyond ALLOWED: an IR model shows itself in
-#: Jupyter as a picture (``DecisionTree._repr_html_``), drawn by the report's renderer.
-LAZY_ALLOWED = {"ir": {"report"}, "explain": {"report"}}
+#: Imports inside a function that a wing may make beyond ALLOWED: none. The IR imports no wing,
+#: not even lazily: a tree's Jupyter view (``DecisionTree._repr_html_``, drawn by the report's
+#: renderer) is attached from the report wing (xdt/report/jupyter.py) by the package's
+#: ``__init__`` once xdt.ir.tree is loaded.
+LAZY_ALLOWED: dict[str, set[str]] = {}
 
 WINGS = set(ALLOWED)
 
@@ -278,3 +284,24 @@ def test_the_kind_check_probe_finds_each_form():
               "isinstance(m, (ir.TreeEnsemble, int))\nis_tree(m)\nisinstance(m, int)\n"
               "offers(m, PATHS)\n")
     assert _kind_checks(source) == [1, 2, 3, 4]
+def test_the_ir_gets_its_jupyter_view_from_the_report_wing():
+    """A tree shows itself in Jupyter although the IR imports no wing: in a fresh interpreter,
+    ``import xdt`` loads neither the IR nor the view; loading xdt.ir.tree (alone) gives
+    DecisionTree the report wing's view as its ``_repr_html_``, and no more of the report."""
+    code = ("import json, sys, xdt\n"
+            "wings = lambda: sorted(m for m in sys.modules if m.startswith(('xdt.ir', "
+            "'xdt.report')))\n"
+            "before = wings()\n"
+            "from xdt.ir.tree import DecisionTree\n"
+            "view = DecisionTree._repr_html_\n"
+            "print(json.dumps([before, view.__module__, view.__name__, "
+            "[m for m in wings() if m.startswith('xdt.report')]]))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(PACKAGE.parent), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    before, module, name, report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert before == []
+    assert (module, name) == ("xdt.report.jupyter", "tree_html")
+    assert report == ["xdt.report", "xdt.report.jupyter", "xdt.report.svg"]

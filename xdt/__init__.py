@@ -7,17 +7,25 @@
 The names below are imported on first use (PEP 562), so that ``import xdt`` -- and the
 ``xdt`` command's ``--help`` -- does not load numpy, pandas, PySAT or scikit-learn;
 ``from xdt import Explainer`` and ``xdt.Explainer`` work as usual.
+
+The package also attaches the Jupyter views of the IR's models from the faces that draw
+them, once a model's module has been loaded (:class:`_AttachViews`): the IR imports no wing.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from xdt import errors
 from xdt._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
     from xdt.explain import Explainer, Explanation
     from xdt.explain.checks.crosscheck import crosscheck
     from xdt.interop.dl85 import from_dl85
@@ -73,3 +81,55 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+
+
+#: Module of the IR -> (the face's module whose ``attach(cls)`` gives the class ``cls`` its
+#: Jupyter view, the name of ``cls``): attached as soon as the IR's module has been loaded.
+_VIEWS = {"xdt.ir.tree": ("xdt.report.jupyter", "DecisionTree")}
+
+
+class _AttachViews:
+    """An import hook (first on :data:`sys.meta_path`) that attaches the Jupyter views of
+    :data:`_VIEWS`: it finds a module of :data:`_VIEWS` as the import would (with the
+    finders after it) and runs it with :class:`_ThenAttach`; every other import passes
+    through untouched. ``import xdt`` thus loads no view, and a tree shows itself in
+    Jupyter however it was imported."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        if name not in _VIEWS:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = None if finder is self or find is None else find(name, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _ThenAttach(spec.loader, *_VIEWS[name])
+                return spec
+        return None
+
+
+class _ThenAttach:
+    """A module's loader, which then has ``attach`` of the face ``view`` give the module's
+    class ``cls`` its Jupyter view. Everything else (``name``, ``get_source``,
+    ``get_filename``...) is the loader's own."""
+
+    def __init__(self, loader: Any, view: str, cls: str):
+        self._loader, self._view, self._cls = loader, view, cls
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        importlib.import_module(self._view).attach(getattr(module, self._cls))
+
+    def __getattr__(self, name: str) -> Any:
+        loader = self.__dict__.get("_loader")  # not yet set while a copy is being made
+        if loader is None:
+            raise AttributeError(name)
+        return getattr(loader, name)
+
+
+if not any(type(f).__name__ == "_AttachViews" for f in sys.meta_path):  # once per process
+    sys.meta_path.insert(0, _AttachViews())

@@ -21,7 +21,8 @@ what to do about it.
     │           └── OrderingFeatureError       an ordering x <= y on a non-ordinal feature
     ├── UnknownFeatureError (LookupError)  a feature name the model does not have
     │   ├── UnknownNodeFeatureError          (also an InvalidModelError)
-    │   └── ConstraintFeatureError           (also an InvalidModelError)
+    │   ├── ConstraintFeatureError           (also an InvalidModelError)
+    │   └── NoSelectorError (KeyError)       a CNF query has no selector for the name
     ├── InstanceError (ValueError)         an instance or data matrix is not acceptable
     │   ├── MissingFeatureError
     │   ├── UnknownCategoryError
@@ -33,17 +34,22 @@ what to do about it.
     │   ├── NotFittedError (ValueError)
     │   └── UnsupportedEstimatorError (TypeError)
     ├── EngineError                        an explanation engine cannot serve a request
-    │   └── EngineNotAvailableError (ValueError)
+    │   ├── EngineNotAvailableError (ValueError)
+    │   └── EngineClosedError (RuntimeError)   used after close, or its model is gone
     ├── CertificateError                   an explanation's certificate fails its re-check
     ├── NoExplanationError (LookupError)   no explanation of the kind asked meets the terms
     ├── DataError (ValueError)             a data file or table is not usable
     │   ├── FieldCountError                  a CSV line has more fields than the header
     │   ├── InvalidRowError                  a row of a batch run cannot be explained
     │   └── EmptyConditionError              no row of the data agrees with an instance
+    ├── MissingFileError (FileNotFoundError)  no model or data file at the path given
     ├── OutputError (OSError)              an output file or folder cannot be written
     │   └── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
-    ├── ParameterError (ValueError)        a learner's or explainer's parameter is out of range
-    └── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
+    ├── ParameterError (ValueError)        a parameter is out of its range or not of its form
+    │   └── ParameterTypeError (TypeError)   a parameter of the wrong type
+    ├── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
+    │   └── BruteForceLimitError (ValueError)  a brute-force check's space is over its limit
+    └── InternalError (RuntimeError)       xdt broke a rule of its own: a bug, not bad input
 """
 
 from __future__ import annotations
@@ -114,6 +120,13 @@ class OrderingFeatureError(InvalidConstraintError):
     (orderings compare numbers)."""
 
 
+class NoSelectorError(UnknownFeatureError, KeyError):
+    """A CNF query (:class:`xdt.explain.export.dimacs.CnfQuery`) has no selector variable for a
+    feature name: the name is not one of the query's candidate features (for a
+    path-restricted query, the features of the instance's path). Also a ``KeyError``, as a
+    lookup of the query's ``selectors`` by that name."""
+
+
 class InstanceError(XdtError, ValueError):
     """An instance (or a matrix of instances) cannot be read against the model's features."""
 
@@ -164,6 +177,12 @@ class EngineError(XdtError):
 
 class EngineNotAvailableError(EngineError, ValueError):
     """The engine does not exist, or cannot explain this kind of model."""
+
+
+class EngineClosedError(EngineError, RuntimeError):
+    """An engine's resource was used after it ended: a SAT oracle after ``close()`` (or its
+    Explainer's), or a SAT encoding whose model has been garbage-collected (the encoding
+    keeps only a weak reference to it). Make a new oracle, or keep the model alive."""
 
 
 class CertificateError(XdtError):
@@ -280,6 +299,16 @@ class EmptyConditionError(DataError):
         super().__init__(message)
 
 
+class MissingFileError(XdtError, FileNotFoundError):
+    """No file exists at a path given to read: a model file (:func:`xdt.ir.load_model`, the
+    XGBoost and LightGBM importers) or a data file (the commands' ``--data``, the files of
+    :func:`xdt.run.explain_dask`). Also a ``FileNotFoundError``. ``path`` is that path."""
+
+    def __init__(self, message: str, path: object = None):
+        self.path = path
+        super().__init__(message)
+
+
 class OutputError(XdtError, OSError):
     """An output file or folder cannot be written: its folder does not exist, a file stands
     where a folder is needed, permission is denied, ... The message names the path and what
@@ -303,9 +332,16 @@ class OutputExistsError(OutputError, FileExistsError):
 
 
 class ParameterError(XdtError, ValueError):
-    """A learner's parameter is out of its range (e.g. ``max_depth=-1``); raised by ``fit``,
-    as scikit-learn validates parameters, and by an Explainer's methods for a limit out of
-    range (``max_count=0``, ``time_limit=-1``)."""
+    """A parameter is out of its range or not of its form: a learner's (e.g.
+    ``max_depth=-1``; raised by ``fit``, as scikit-learn validates parameters), an
+    Explainer method's (a limit out of range, ``max_count=0``, ``time_limit=-1``; a
+    ``what`` naming no known output), or any other function's (an ``against`` class that is
+    not another class, cell sets that do not entail the prediction where they must)."""
+
+
+class ParameterTypeError(ParameterError, TypeError):
+    """A parameter is not of a type the function takes (e.g. ``data`` that is neither a Dask
+    DataFrame nor a path). Also a ``TypeError``."""
 
 
 class ComputationLimitError(XdtError, RuntimeError):
@@ -323,3 +359,19 @@ class ComputationLimitError(XdtError, RuntimeError):
     def __init__(self, message: str, limit: str | None = None):
         self.limit = limit
         super().__init__(message)
+
+
+class BruteForceLimitError(ComputationLimitError, ValueError):
+    """A brute-force check (:mod:`xdt.explain.checks.verify`) would enumerate more than its limit:
+    the points of a box or of the cell space (``limit="max_points"``,
+    :data:`~xdt.explain.checks.verify.MAX_POINTS` by default), or the subsets of too many
+    candidate features (``limit="MAX_CANDIDATES"``). Check with the polynomial or SAT-based
+    checks instead, or use a smaller model. Also a ``ValueError``, as these checks have
+    always raised."""
+
+
+class InternalError(XdtError, RuntimeError):
+    """xdt broke a rule of its own, or a solver it calls returned an answer that does not
+    check out: a bug, not bad input (e.g. a tree that disagrees with the estimator it was
+    read from, or a hitting set from HiGHS that misses a set). Please report it with the
+    message."""

@@ -19,6 +19,7 @@ from xdt.errors import (
     ComputationLimitError,
     DataError,
     InstanceError,
+    MissingFileError,
     NoExplanationError,
     XdtError,
 )
@@ -71,8 +72,8 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
 
     Raises
     ------
-    FileNotFoundError
-        No file at ``path``.
+    MissingFileError
+        (a ``FileNotFoundError``) No file at ``path``.
     FieldCountError
         A line has more fields than the header (:mod:`xdt.interop.csvfile`; the message
         names the line, 1-based with the header as line 1).
@@ -89,7 +90,7 @@ def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
         raise DataError("no data file named (an empty path); give the CSV file's path")
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"no data file at {str(path)!r}")
+        raise MissingFileError(f"no data file at {str(path)!r}", path=str(path))
     if path.is_dir():
         raise DataError(f"{path} is a folder, not a data file; give a CSV file's path")
     try:
@@ -227,11 +228,11 @@ def parse_rows(spec: str, n: int) -> range:
         A malformed slice, or a single position out of range.
     """
     text = spec.strip()
+    if text.count(":") > 1:
+        raise _not_a_slice(spec)
     try:
         if ":" in text:
             a, _, b = text.partition(":")
-            if ":" in b:
-                raise ValueError
             start = int(a) if a.strip() else None
             stop = int(b) if b.strip() else None
             selected = range(n)[slice(start, stop)]
@@ -240,14 +241,17 @@ def parse_rows(spec: str, n: int) -> range:
                                          param_hint="'--rows'")
             return selected
         i = int(text)
-    except ValueError:
-        raise click.BadParameter(f"{spec!r} is not a row slice; write A:B, A:, :B or A "
-                                 "(0-based row positions, B excluded)",
-                                 param_hint="'--rows'") from None
+    except ValueError:  # int() of text that is not a number
+        raise _not_a_slice(spec) from None
     if not -n <= i < n:
         raise click.BadParameter(f"row {i} is out of range; the data has {n} rows",
                                  param_hint="'--rows'")
     return range(n)[i:i + 1] if i >= 0 else range(n)[i:(i + 1) or None]
+
+
+def _not_a_slice(spec: str) -> click.BadParameter:
+    return click.BadParameter(f"{spec!r} is not a row slice; write A:B, A:, :B or A (0-based "
+                              "row positions, B excluded)", param_hint="'--rows'")
 
 
 def parse_instance(text: str, option: str = "--instance",

@@ -707,7 +707,7 @@ class Explainer:
 
         Raises
         ------
-        ValueError
+        ParameterError
             When ``features`` is not an AXp of ``x``'s prediction.
         """
         if path_restricted is None:
@@ -716,7 +716,7 @@ class Explainer:
         mask = self._mask(features)
         if mask & ~q.oracle.universe or not self.is_axp(x, features,
                                                         path_restricted=path_restricted):
-            raise ValueError(
+            raise ParameterError(
                 f"{[self.model.features.names[f] for f in bits(mask)]} is not an AXp of this "
                 "instance's prediction; inflate an AXp (e.g. from axp or all_axps)")
         seq = None if order is None else [self.model.features.index(n) for n in order]
@@ -1383,6 +1383,8 @@ class Explainer:
             the SAT engine).
         InstanceError
             On bad rows (from ``model.encode``).
+        ParameterError
+            Bad ``what`` (e.g. ``"bogus"``), ``chunk_rows`` or ``max_memory``.
         """
         from xdt.explain.engines.vectorised import explain_batch
 

@@ -46,8 +46,9 @@ from xdt.errors import FieldCountError
 __all__ = ["check_first_line", "find_long_line"]
 
 
-def _open_text(path: str | os.PathLike) -> IO[str]:
-    """The file as text, decompressed by its extension, as pandas infers it."""
+def _open_text(path: str | os.PathLike) -> IO[str] | None:
+    """The file as text, decompressed by its extension, as pandas infers it; None for a zip
+    file that does not hold one file (pandas' reader refuses it, with its own message)."""
     name = os.fspath(path)
     low = name.lower()
     if low.endswith(".gz"):
@@ -61,7 +62,7 @@ def _open_text(path: str | os.PathLike) -> IO[str]:
         members = [m for m in archive.namelist() if not m.endswith("/")]
         if len(members) != 1:
             archive.close()
-            raise OSError(f"{name}: a zip file of CSV data must hold one file")
+            return None
         return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8", errors="replace",
                                 newline="")
     return open(name, encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
@@ -93,7 +94,10 @@ def _error(path: str | os.PathLike, line: int, fields: list[str], header: int
 
 def _scan(path: str | os.PathLike, lines: int | None) -> None:
     try:
-        with _open_text(path) as handle:
+        opened = _open_text(path)
+        if opened is None:
+            return
+        with opened as handle:
             records = _records(handle)
             header = next(records, None)
             if header is None:

@@ -41,7 +41,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, MissingFeatureError, MissingValueError, ParameterError
+from xdt.errors import (
+    DataError,
+    InternalError,
+    MissingFeatureError,
+    MissingValueError,
+    ParameterError,
+)
 from xdt.interop.learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
 from xdt.interop.sklearn import from_sklearn
 from xdt.interop.tabular import TabularEncoder, _plain
@@ -363,8 +369,9 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
         The target is not a column, has missing or continuous values, a name in
         ``categorical`` is not a feature column, a name in ``keep`` or ``drop`` is not a
         column or is the target, no feature column is left, or there are too few rows.
-    RuntimeError
-        When the tree does not predict exactly like the fitted estimator (a bug in xdt).
+    InternalError
+        (a ``RuntimeError``) When the tree does not predict exactly like the fitted
+        estimator (a bug in xdt).
 
     Notes
     -----
@@ -417,7 +424,7 @@ def fit_tree(frame: pd.DataFrame, target: str, learner: str = "cart",
         theirs = predict_index(rows)
         if not np.array_equal(ours, theirs):
             bad = int(np.flatnonzero(ours != theirs)[0])
-            raise RuntimeError(
+            raise InternalError(
                 f"the xdt tree disagrees with the fitted {learner} estimator on row "
                 f"{rows.index[bad]!r}; this is a bug in xdt, please report it")
         return float(np.mean(classes[theirs] == rows[target].to_numpy()))
@@ -469,7 +476,7 @@ def _fit_xdt(learner: str, encoder: TabularEncoder, train: pd.DataFrame, y: np.n
     seconds = time.perf_counter() - start
     tree = estimator.tree_
     if list(tree.features) != encoder.features_:
-        raise RuntimeError(f"the {learner} tree's features {list(tree.features)} differ from "
+        raise InternalError(f"the {learner} tree's features {list(tree.features)} differ from "
                            f"the table's {encoder.features_}; this is a bug in xdt, please "
                            "report it")
     model = DecisionTree(tree.features, tree.classes, tree.root, target=str(target))

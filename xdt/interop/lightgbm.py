@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import DataError, UnsupportedModelError, XdtError
+from xdt.errors import DataError, MissingFileError, UnsupportedModelError, XdtError
 from xdt.interop.sklearn_tree import class_label
 from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
@@ -78,7 +78,7 @@ def _dump(model_or_path) -> tuple[dict, object | None, str]:
     if isinstance(model_or_path, str | os.PathLike):
         path = Path(model_or_path)
         if not path.is_file():
-            raise FileNotFoundError(f"no LightGBM model file at {str(path)!r}")
+            raise MissingFileError(f"no LightGBM model file at {str(path)!r}", path=str(path))
         text = path.read_text(encoding="utf-8", errors="replace")
         if text.lstrip().startswith("{"):
             try:
@@ -166,8 +166,8 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
         the module docstring).
     DataError
         ``feature_names`` or ``classes`` of the wrong length, or repeated.
-    FileNotFoundError
-        No file at the path.
+    MissingFileError
+        (a ``FileNotFoundError``) No file at the path.
     """
     lgb = _lightgbm()
     dump, booster, kind = _dump(model_or_path)

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import DataError, UnsupportedModelError
+from xdt.errors import DataError, MissingFileError, UnsupportedModelError
 from xdt.interop.sklearn_tree import float32_threshold
 from xdt.ir.ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir.features import Feature, FeatureSpace
@@ -76,7 +76,7 @@ def _booster(model_or_path):
     if isinstance(model_or_path, str | os.PathLike):
         path = Path(model_or_path)
         if not path.is_file():
-            raise FileNotFoundError(f"no XGBoost model file at {str(path)!r}")
+            raise MissingFileError(f"no XGBoost model file at {str(path)!r}", path=str(path))
         booster = xgb.Booster()
         try:
             booster.load_model(str(path))
@@ -169,8 +169,8 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
         model, a gblinear or dart booster, or unreadable.
     DataError
         ``feature_names`` or ``classes`` of the wrong length, or repeated.
-    FileNotFoundError
-        No file at the path.
+    MissingFileError
+        (a ``FileNotFoundError``) No file at the path.
     """
     xgb = _xgboost()
     booster, kind = _booster(model_or_path)

@@ -171,14 +171,16 @@ class DecisionList(ConditionModel):
 
     @staticmethod
     def _class_index(index: Mapping, label: object, where: str) -> int:
-        try:
-            if isinstance(label, bool):  # True == 1 in Python, not in JSON (as tree leaves)
-                raise KeyError(label)
-            return index[label]
-        except (KeyError, TypeError):
+        k = None
+        if not isinstance(label, bool):  # True == 1 in Python, not in JSON (as tree leaves)
+            try:
+                k = index[label]
+            except (KeyError, TypeError):  # TypeError: an unhashable label
+                pass
+        if k is None:
             raise InvalidModelError(
-                f"class {label!r} is not one of the model's classes {list(index)}",
-                where) from None
+                f"class {label!r} is not one of the model's classes {list(index)}", where)
+        return k
 
     def _name(self) -> str:
         return "decision list"

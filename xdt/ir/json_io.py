@@ -51,7 +51,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path as FilePath
 
-from xdt.errors import InvalidModelError, ModelFormatError, UnsupportedModelError
+from xdt.errors import (
+    InvalidModelError,
+    MissingFileError,
+    ModelFormatError,
+    UnsupportedModelError,
+)
 from xdt.ir.constraints import constraint_from_dict
 from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF, Condition, NestedKDNF
@@ -113,8 +118,8 @@ def load_model(source) -> Model:
         :class:`~xdt.ir.dnf.DNF`, :class:`~xdt.ir.dnf.NestedKDNF` and
         :class:`~xdt.ir.ensemble.TreeEnsemble`); an error inside tree ``t`` of an ensemble
         has ``where`` ``"trees[t] > root > ..."``.
-    FileNotFoundError
-        ``source`` names no file.
+    MissingFileError
+        (a ``FileNotFoundError``) ``source`` names no file.
 
     A file whose JSON repeats a key within one object is a ``ModelFormatError`` that names
     the key, the line and the object's place in the document (JSON readers would keep only
@@ -133,7 +138,7 @@ def load_model(source) -> Model:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise FileNotFoundError(f"no model file at {str(path)!r}") from None
+            raise MissingFileError(f"no model file at {str(path)!r}", path=str(path)) from None
         except UnicodeDecodeError:
             raise ModelFormatError(f"{path}: not a UTF-8 text file; an xdt model is JSON") \
                 from None

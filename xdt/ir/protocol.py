@@ -12,11 +12,19 @@ Every model of the IR (:class:`~xdt.ir.tree.DecisionTree`, :class:`~xdt.ir.dnf.D
 * its readable kind and sizes (:attr:`Model.kind_name`, :meth:`Model.describe`).
 
 Engines and queries ask for a capability with :func:`offers`, never for a type; the engines'
-registry (:mod:`xdt.explain.models`) says which engine needs which capability, and refuses
-with one message when a model lacks it. A new kind of model (a regressor, whose queries ask
-whether the output stays in an interval; a feature domain with a ``missing`` cell) is a new
-subclass stating its capabilities here, its importer, and its engine adapters registered in
-:mod:`xdt.explain.models`.
+registry (:mod:`xdt.explain.engines.registry`) says which engine needs which capability, and
+:func:`xdt.explain.models.refusal` refuses with one message when a model lacks it.
+
+The kinds that come next fit without a new branch in any query:
+
+* a **regressor** (trees or ensembles with real-valued leaves) is a subclass whose queries ask
+  whether the output stays in an interval: it offers :data:`PATHS` or :data:`TREES` as its
+  classifier twin does, so the path notions and the box engine's bounds apply unchanged, and
+  the engines' entailment question becomes "the output stays in ``[lo, hi]``" in place of
+  "the class stays";
+* a feature with a **missing** cell is a property of the feature space, not of the model: its
+  cells gain one, the reader maps a missing value to it, and every engine, which works on
+  cells only, explains it as any other cell.
 """
 
 from __future__ import annotations

@@ -44,9 +44,6 @@ from xdt.ir.protocol import PATHS, Model, TermMasks, target_text
 from xdt.ir.terms import Literal, Term
 from xdt.ir.values import INPUT_DTYPES, display_threshold, to_python
 
-REPR_MAX_NODES = 1000
-"""Trees with more nodes are not drawn in Jupyter (:meth:`DecisionTree._repr_html_`)."""
-
 
 @dataclass(frozen=True)
 class Leaf:
@@ -222,6 +219,12 @@ class DecisionTree(Model):
         The background constraints, bound to :attr:`cells`.
     n_nodes, n_leaves, depth : int
         Sizes; depth counts edges on the longest path (a lone leaf has depth 0).
+
+    Notes
+    -----
+    In Jupyter a tree shows itself drawn as SVG: that view (``_repr_html_``) is attached
+    from outside the IR, by :mod:`xdt.report.jupyter` as soon as this module is loaded; the
+    IR imports no wing.
     """
 
     kind = "tree"
@@ -648,24 +651,3 @@ class DecisionTree(Model):
     def __repr__(self) -> str:
         return (f"DecisionTree(features={len(self.features)}, classes={list(self.classes)}, "
                 f"nodes={self.n_nodes}, depth={self.depth})")
-
-    def _repr_html_(self) -> str:
-        """The tree as HTML, for Jupyter: a line of sizes and the tree drawn as SVG
-        (:func:`xdt.report.svg.tree_svg`; a tree of more than :data:`REPR_MAX_NODES` nodes is
-        not drawn). Every text is escaped."""
-        from html import escape
-
-        from xdt.report import svg
-
-        target = f", target {self.target!r}" if self.target else ""
-        head = (f"<b>decision tree</b>: {len(self.features)} features, {self.n_nodes} nodes, "
-                f"{self.n_leaves} leaves, depth {self.depth}, classes "
-                f"{escape(', '.join(map(str, self.classes)))}{escape(target)}")
-        if self.n_nodes > REPR_MAX_NODES:
-            where = ("<code>xdt report</code> draws it" if self.n_nodes <= svg.MAX_DRAWN_NODES
-                     else "too many for a readable picture; <code>xdt report</code> lists "
-                          "each row's path")
-            picture = f"<div>(not drawn: more than {REPR_MAX_NODES} nodes; {where})</div>"
-        else:
-            picture = svg.tree_svg(self, id_prefix=svg.next_prefix(), style=False)
-        return f'<div class="xdt-decision-tree"><div>{head}</div>{picture}</div>'

@@ -356,7 +356,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         Raises
         ------
         NotFittedError
-        ValueError
+        ParameterError
             ``input_features`` has the wrong length or differs from ``feature_names_in_``.
         """
         self._check_fitted()
@@ -366,10 +366,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         else:
             names = [str(v) for v in input_features]
             if len(names) != self.n_features_in_:
-                raise ValueError(f"input_features should have length equal to number of "
-                                 f"features ({self.n_features_in_}), got {len(names)}")
+                raise ParameterError(f"input_features should have length equal to number of "
+                                     f"features ({self.n_features_in_}), got {len(names)}")
             if hasattr(self, "feature_names_in_") and names != own:
-                raise ValueError("input_features is not equal to feature_names_in_")
+                raise ParameterError("input_features is not equal to feature_names_in_; pass "
+                                     "None, or the names the binarizer was fitted with")
         out = []
         for col in self.columns_:
             text = col.name

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xdt.errors import InstanceShapeError, ParameterError
 from xdt.explain.queries.redundant_paths import PathRedundancy, path_redundancy
 from xdt.ir.tree import DecisionTree
 
@@ -229,8 +230,10 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
     ------
     InstanceError
         (and subclasses) when ``X_test`` cannot be read against the model's features.
-    ValueError
-        When ``y_test`` is given without ``X_test``, or with another number of rows.
+    ParameterError
+        When ``y_test`` is given without ``X_test``.
+    InstanceShapeError
+        When ``y_test`` has another number of labels than ``X_test`` has rows.
     """
     per_path = path_redundancy(model)
     redundant = [r for r in per_path if r.redundant]
@@ -246,7 +249,8 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
         report.pct_min, report.pct_max = min(shares), max(shares)
         report.pct_avg = float(np.mean(shares))
     if y_test is not None and X_test is None:
-        raise ValueError("y_test needs X_test: the rows whose labels these are")
+        raise ParameterError("y_test needs X_test: the rows whose labels these are; pass "
+                             "both, or neither")
     if X_test is not None:
         leaves = model.leaf_paths(model.encode(X_test))
         is_redundant = np.zeros(len(model.paths), dtype=bool)
@@ -257,7 +261,8 @@ def redundancy_report(model: DecisionTree, X_test=None, y_test=None, *,
         if y_test is not None:
             y = list(y_test)
             if len(y) != len(leaves):
-                raise ValueError(f"y_test has {len(y)} labels for {len(leaves)} rows")
+                raise InstanceShapeError(f"y_test has {len(y)} labels for {len(leaves)} rows of "
+                                         "X_test; give one label per row")
             report.accuracy = labelled_accuracy(
                 [model.paths[leaf].label for leaf in leaves.tolist()], y)[0]
     return report

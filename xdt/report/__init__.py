@@ -1,4 +1,6 @@
-"""The HTML audit report of a model's explanations, and the tree drawn as SVG."""
+"""The HTML audit report of a model's explanations, the tree as SVG, its Jupyter view.
+
+The view is attached to the IR's DecisionTree from here (:mod:`xdt.report.jupyter`)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ if TYPE_CHECKING:
 
 __all__ = ["build_report", "write_report"]
 
-# imported on first use, so that xdt.report.svg (which DecisionTree._repr_html_ imports)
-# loads no engine
+# imported on first use, so that xdt.report.svg and xdt.report.jupyter (the tree's Jupyter
+# view, loaded with xdt.ir.tree) load no engine
 
 
 def __getattr__(name: str) -> Any:

@@ -18,8 +18,8 @@ a feature of the AXp, and the path's edge out of them) and ``cxp`` (every node t
 feature of some CXp), as :func:`tree_svg` sets them and the report's script does on a click.
 
 The module reads a tree only through its public attributes (``root``, ``features``,
-``classes``, ``edges``, ``input_dtype``); it imports no engine and not :mod:`xdt.ir.tree`,
-which imports it (``DecisionTree._repr_html_``).
+``classes``, ``edges``, ``input_dtype``); it imports no engine and not :mod:`xdt.ir.tree`.
+A tree's Jupyter view (:mod:`xdt.report.jupyter`) draws with it.
 
 Examples
 --------
@@ -240,8 +240,9 @@ def node_path(nodes: Sequence[DrawnNode], cells: Sequence[int]) -> list[int]:
             if (m >> cell) & 1:
                 k = c
                 break
-        else:  # pragma: no cover - a split's edges partition the cells
-            raise ValueError(f"no edge of node {k} takes cell {cell}")
+        else:  # pragma: no cover - cannot happen: a split's edges partition the cells (an
+            # internal invariant, not bad input; this module imports no xdt.errors)
+            raise AssertionError(f"no edge of node {k} takes cell {cell}")
         out.append(k)
     return out
 

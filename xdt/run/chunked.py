@@ -12,6 +12,7 @@ import pandas as pd
 
 from xdt.errors import (
     InvalidRowError,
+    ParameterError,
 )
 from xdt.explain.engines.vectorised import WHAT
 from xdt.explain.explainer import Explainer
@@ -98,13 +99,15 @@ def explain_table(model: Model, X: Any, *, what: Sequence[str] | str = WHAT,
         and reason, and the rows written before it (all rows before it) and where.
     DataError
         The table lacks a feature's column.
+    ParameterError
+        A bad ``what``, ``fmt``, ``chunk_rows``, ``on_invalid`` or ``invalid_output``.
     OutputExistsError, OutputError
         The output exists (without ``overwrite``), or cannot be written (the message says
         why: missing folder, a file in the way, permission denied).
     """
     what = _check(what, fmt)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+        raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
     side_path = _side_path(output, on_invalid, invalid_output)
     if output is not None:
         _remove(check_output(output, directory=fmt == "parquet", overwrite=overwrite,

@@ -23,7 +23,9 @@ from xdt.errors import (
     DataError,
     EngineNotAvailableError,
     InvalidRowError,
+    MissingFileError,
     OutputError,
+    ParameterTypeError,
     XdtError,
 )
 from xdt.explain.engines.vectorised import WHAT
@@ -75,8 +77,8 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
 
     Raises
     ------
-    FileNotFoundError
-        No file matches ``data``.
+    MissingFileError
+        (a ``FileNotFoundError``) No file matches ``data``.
     FieldCountError
         A line of a CSV file has more fields than its header (the message names the file
         and the line: :mod:`xdt.interop.csvfile`).
@@ -89,7 +91,8 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     text = os.fspath(data)
     files = sorted(glob.glob(text))
     if not files:
-        raise FileNotFoundError(f"no data file at {text!r}")
+        raise MissingFileError(f"no data file at {text!r}; give the path (or glob pattern) of "
+                               "CSV or Parquet files", path=text)
     parquet = ".parquet" in text or Path(text).is_dir()
     for name in [] if parquet else files:
         csvfile.check_first_line(name)  # pandas would read its extra field as a row label
@@ -295,6 +298,12 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
         which partitions were written (files, rows), which stopped and which were not run.
     OutputExistsError
         ``output`` holds the ``part-*`` files of an earlier run, and not ``overwrite``.
+    ParameterError
+        A bad ``what``, ``fmt``, ``on_invalid`` or ``invalid_output``;
+        :class:`~xdt.errors.ParameterTypeError` (also a ``TypeError``) for ``data`` that is
+        neither a Dask DataFrame nor a path.
+    MissingFileError
+        (a ``FileNotFoundError``) No file matches ``data`` (a path).
     """
     what = _check(what, fmt)
     dd, distributed = require_dask()
@@ -312,7 +321,8 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
     if isinstance(data, str | os.PathLike):
         data = read_dask(model, data)
     elif not isinstance(data, dd.DataFrame):
-        raise TypeError(f"data must be a Dask DataFrame or a path, got {type(data).__name__}")
+        raise ParameterTypeError(f"data must be a Dask DataFrame or a path, got "
+                                 f"{type(data).__name__}")
     if npartitions is not None:
         data = data.repartition(npartitions=npartitions)
     _remove(replaced + (sorted(out.glob("part-*.tmp")) if out.is_dir() else []))

@@ -22,6 +22,7 @@ from xdt.errors import (
     InstanceError,
     OutputError,
     OutputExistsError,
+    ParameterError,
 )
 from xdt.explain.engines.vectorised import WHAT, batch_columns
 from xdt.explain.explainer import Explainer
@@ -115,9 +116,9 @@ class BatchSummary:
 def _check(what: Sequence[str] | str, fmt: str) -> tuple[str, ...]:
     what = (what,) if isinstance(what, str) else tuple(what)
     if not what or any(w not in WHAT for w in what):
-        raise ValueError(f"what must name some of {WHAT}, got {what!r}")
+        raise ParameterError(f"what must name some of {WHAT}, got {what!r}")
     if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {FORMATS}, got {fmt!r}")
+        raise ParameterError(f"fmt must be one of {FORMATS}, got {fmt!r}")
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401
@@ -315,10 +316,11 @@ def _make_folder(folder: Path) -> None:
 def _side_path(output: str | os.PathLike | None, on_invalid: str,
                invalid_output: str | os.PathLike | None) -> Path | None:
     if on_invalid not in ON_INVALID:
-        raise ValueError(f"on_invalid must be one of {ON_INVALID}, got {on_invalid!r}")
+        raise ParameterError(f"on_invalid must be one of {ON_INVALID}, got {on_invalid!r}")
     if on_invalid != "skip":
         if invalid_output is not None:
-            raise ValueError('invalid_output goes with on_invalid="skip"')
+            raise ParameterError('invalid_output goes with on_invalid="skip"; pass both, or '
+                                 'leave invalid_output out')
         return None
     if invalid_output is not None:
         return Path(invalid_output)

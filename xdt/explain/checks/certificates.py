@@ -761,7 +761,7 @@ def _ensemble_other_engine(model: TreeEnsemble, held: dict[int, int], cells: Seq
         point = ensemble_box.BoxOracle(model, cells, allowed, full_mask(n), c,
                                        max_boxes=ensemble_box.MAX_BOXES
                                        ).counterexample_cells(held)
-    except RuntimeError:  # past its limit, with no fallback
+    except ComputationLimitError:  # past its limit, with no fallback
         return None, None
     return point, "the box engine"
 

@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from xdt.errors import XdtError
+from xdt.errors import InternalError, XdtError
 from xdt.explain.checks.certificates import Witness, _labels, _plain_point, _same, point_values
 from xdt.explain.engines.oracle import bits
 from xdt.explain.models import Model, predict_one
@@ -138,8 +138,9 @@ def optimality_certificate(model: Model, *, kind: str, values: Sequence, cells: 
         points = []
         for b in bounds:
             point = oracle.counterexample(oracle.universe & ~b)
-            if point is None:  # the search's CXps admit another class by definition
-                raise AssertionError(f"bound set {bits(b)} admits no other class")
+            if point is None:  # cannot happen: the search's CXps admit another class
+                raise InternalError(f"bound set {bits(b)} of the cheapest AXp's search admits "
+                                    "no other class; this is a bug in xdt, please report it")
             points.append(point)
         witnesses = [Witness(point_values(model, values, cells, p), label)
                      for p, label in zip(points, _labels(model, points), strict=True)]
@@ -344,8 +345,9 @@ def _milp_cheapest(sets: list[list[int]], weight: list[Fraction]) -> Fraction:
     res = milp(c, constraints=LinearConstraint(a, lb=1.0), integrality=np.ones(len(weight)),
                bounds=Bounds(0, 1), options={"mip_rel_gap": 0.0})
     if res.x is None:
-        raise RuntimeError(f"HiGHS found no hitting set: {res.message}")
+        raise InternalError(f"HiGHS found no hitting set of the bound sets, which always have "
+                            f"one: {res.message}")
     chosen = [f for f, v in enumerate(res.x) if v > 0.5]
     if not all(any(f in s for f in chosen) for s in sets):
-        raise RuntimeError("HiGHS returned a set that does not hit every bound set")
+        raise InternalError("HiGHS returned a set that does not hit every bound set")
     return sum((weight[f] for f in chosen), Fraction(0))

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pysat.solvers import Solver, SolverNames
 
-from xdt.errors import EngineNotAvailableError
+from xdt.errors import BruteForceLimitError, EngineNotAvailableError, ParameterError
 from xdt.ir.cells import CategoricalCells, IntervalCells, full_mask
 from xdt.ir.decision_list import DecisionList
 from xdt.ir.dnf import DNF
@@ -268,7 +268,8 @@ def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: in
     :data:`MAX_POINTS`; else, for a tree or a DNF, one SAT call on the checks' own CNF with
     the constraints (:func:`sat_counterexample`).
     For a tree ensemble, every point of the box, predicted by ``model.predict_cells``
-    (exact; the box must hold at most :data:`MAX_POINTS` points, else ``ValueError``: use
+    (exact; the box must hold at most :data:`MAX_POINTS` points, else
+    :class:`~xdt.errors.BruteForceLimitError`: use
     :func:`sample_box_counterexample`). For a tree, the depth-first search of
     :func:`reachable_classes`. For a DNF predicting
     ``classes[1]``: a point of the box where no term holds, by splitting the box around one
@@ -334,9 +335,9 @@ def _constrained_box_point(model: Model, box: Sequence[int], class_index: int,
     the box the constraints allow, of another class (the closest to ``prefer``)."""
     if box_size(box) > MAX_POINTS:
         if offers(model, TREES):
-            raise ValueError(
+            raise BruteForceLimitError(
                 f"the box has {box_size(box)} points, more than the limit of {MAX_POINTS} for "
-                "enumerating a tree ensemble's points")
+                "enumerating a tree ensemble's points", limit="max_points")
         return sat_counterexample(model, dict(enumerate(box)), model.classes[class_index])
     points = box_points(box)
     points = points[model.constraints.allows(points)]
@@ -354,9 +355,10 @@ def _ensemble_box_point(model: TreeEnsemble, box: Sequence[int], class_index: in
     of the box (``predict_cells``); the one closest to ``prefer`` (fewest cells changed)."""
     n = box_size(box)
     if n > MAX_POINTS:
-        raise ValueError(
+        raise BruteForceLimitError(
             f"the box has {n} points, more than the limit of {MAX_POINTS} for enumerating a "
-            "tree ensemble's points; use sample_box_counterexample (evidence, not proof)")
+            "tree ensemble's points; use sample_box_counterexample (evidence, not proof)",
+            limit="max_points")
     points = box_points(box)
     other = points[model.predict_cells(points) != class_index]
     if not len(other):
@@ -465,7 +467,9 @@ def reachable_classes(model: Model, allowed: Sequence[int]) -> set:
         points = box_points(allowed) if all(allowed) else np.zeros((0, len(allowed)),
                                                                    dtype=np.int64)
         if len(points) > MAX_POINTS:
-            raise ValueError(f"the box has {len(points)} points, more than {MAX_POINTS}")
+            raise BruteForceLimitError(f"the box has {len(points)} points, more than the limit "
+                                       f"of {MAX_POINTS} for enumerating a tree ensemble's "
+                                       "points", limit="max_points")
         return {model.classes[int(c)] for c in np.unique(model.predict_cells(points))}
     if offers(model, PATHS):
         return {label for label, _ in _reachable_leaves(model, allowed)}
@@ -489,7 +493,9 @@ def _constrained_classes(model: Model, allowed: Sequence[int]) -> set:
         return set()
     if box_size(allowed) > MAX_POINTS:
         if offers(model, TREES):
-            raise ValueError(f"the box has {box_size(allowed)} points, more than {MAX_POINTS}")
+            raise BruteForceLimitError(f"the box has {box_size(allowed)} points, more than the "
+                                       f"limit of {MAX_POINTS} for enumerating a tree "
+                                       "ensemble's points", limit="max_points")
         return sat_reachable_classes(model, list(allowed))
     points = box_points(allowed)
     points = points[model.constraints.allows(points)]
@@ -674,16 +680,16 @@ def cell_space(model: Model, max_points: int = MAX_POINTS) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        When ``N`` exceeds ``max_points``.
+    BruteForceLimitError
+        (a ``ValueError``) When ``N`` exceeds ``max_points``.
     """
     sizes = [c.n_cells for c in model.cells]
     n = int(np.prod(sizes, dtype=object)) if sizes else 1
     if n > max_points:
-        raise ValueError(
+        raise BruteForceLimitError(
             f"the cell space of this model has {n} points ({' x '.join(map(str, sizes))}), more "
             f"than the brute-force limit of {max_points}; use a smaller model, or check "
-            "explanations with check_axp (polynomial) instead")
+            "explanations with check_axp (polynomial) instead", limit="max_points")
     grids = np.meshgrid(*[np.arange(k, dtype=np.int64) for k in sizes], indexing="ij")
     return np.stack([g.reshape(-1) for g in grids], axis=1).reshape(n, len(sizes))
 
@@ -710,9 +716,9 @@ def brute_force(model: Model, x, *, path_restricted: bool = False,
 
     Raises
     ------
-    ValueError
-        When the cell space has more than ``max_points`` points, or there are more than
-        ``MAX_CANDIDATES`` candidate features.
+    BruteForceLimitError
+        (a ``ValueError``) When the cell space has more than ``max_points`` points, or there
+        are more than ``MAX_CANDIDATES`` candidate features.
 
     Notes
     -----
@@ -731,9 +737,10 @@ def brute_force(model: Model, x, *, path_restricted: bool = False,
     """
     s = _setting(model, x, path_restricted)
     if len(s.candidates) > MAX_CANDIDATES:
-        raise ValueError(
+        raise BruteForceLimitError(
             f"{len(s.candidates)} candidate features: too many subsets to enumerate (limit "
-            f"{MAX_CANDIDATES})")
+            f"{MAX_CANDIDATES}); check explanations with check_axp (polynomial) instead",
+            limit="MAX_CANDIDATES")
     points = cell_space(model, max_points)
     if getattr(model, "constraints", None):  # the points the background constraints allow
         points = points[model.constraints.allows(points)]
@@ -1162,7 +1169,8 @@ def _held_positions(model: Model, held: Held) -> dict[int, int]:
                 for f, m in held.items()}
     masks = list(held)
     if len(masks) != len(model.features):
-        raise ValueError(f"held: {len(masks)} masks for {len(model.features)} features")
+        raise ParameterError(f"held: {len(masks)} masks for {len(model.features)} features; "
+                             "give one cell mask per feature, or a mapping")
     return dict(enumerate(int(m) for m in masks))
 
 
@@ -1173,8 +1181,9 @@ Lingeling aborts on a variable it eliminated)."""
 
 def _open_solver(cnf: _OneHotCnf, solver: str) -> Solver:
     if solver in _NOT_INCREMENTAL:
-        raise ValueError(f"SAT solver {solver!r} cannot solve under assumptions repeatedly; "
-                         f"use another one, e.g. {DEFAULT_SAT_SOLVER!r}")
+        raise EngineNotAvailableError(f"SAT solver {solver!r} cannot solve under assumptions "
+                                      f"repeatedly; use another one, e.g. "
+                                      f"{DEFAULT_SAT_SOLVER!r}")
     return Solver(name=solver, bootstrap_with=cnf.clauses)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xdt.errors import ComputationLimitError, ParameterError
 from xdt.explain.engines import ensemble_kernels as K
 from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.explain.models import constrained_refusal, is_constrained
@@ -101,8 +102,9 @@ class Prepared:
             if self.ordinal[f]:
                 lo[f], hi[f] = cells[0], cells[-1]
                 if len(cells) != cells[-1] - cells[0] + 1:
-                    raise ValueError(f"cell set {cells} of ordinal feature {f} is not an "
-                                     "interval")
+                    raise ParameterError(f"cell set {cells} of ordinal feature {f} is not an "
+                                         "interval; hold an ordinal feature to a run of "
+                                         "consecutive cells")
             else:
                 o = int(self.cat_offset[f])
                 cat[o:o + int(self.n_cells[f])] = False
@@ -137,7 +139,8 @@ class BoxOracle(EntailmentOracle):
         The instance's class index.
     fallback : callable, optional
         ``fallback()`` -> an oracle (the SAT engine's) for the queries that meet
-        ``max_boxes``; without one such a query raises ``RuntimeError``.
+        ``max_boxes``; without one such a query raises
+        :class:`~xdt.errors.ComputationLimitError` (a ``RuntimeError``).
     max_boxes : int
         Boxes one query may search (default :data:`MAX_BOXES`).
     stack : int
@@ -165,7 +168,9 @@ class BoxOracle(EntailmentOracle):
     def _sat(self) -> EntailmentOracle:
         if self._other is None:
             if self._fallback is None:
-                raise RuntimeError(f"the box search met its limit of {self.max_boxes} boxes")
+                raise ComputationLimitError(
+                    f"the box search met its limit of {self.max_boxes} boxes; raise max_boxes, "
+                    "or give a fallback engine (the SAT engine)", limit="max_boxes")
             self._other = self._fallback()
         self.handed += 1
         return self._other

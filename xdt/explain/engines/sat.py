@@ -88,7 +88,12 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
-from xdt.errors import EngineNotAvailableError, UnsupportedModelError
+from xdt.errors import (
+    EngineClosedError,
+    EngineNotAvailableError,
+    ParameterError,
+    UnsupportedModelError,
+)
 from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.explain.models import Model, implying_terms
 from xdt.ir.cells import IntervalCells, full_mask
@@ -126,12 +131,14 @@ def check_solver(name: str) -> str:
 
 
 def _interval(mask: int) -> tuple[int, int]:
-    """``(a, b)`` when ``mask`` is the run of cells ``a..b``; ValueError otherwise."""
+    """``(a, b)`` when ``mask`` is the run of cells ``a..b``; :class:`ParameterError`
+    otherwise."""
     if mask > 0:
         a, b = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
         if mask >> a == (1 << (b - a + 1)) - 1:
             return a, b
-    raise ValueError(f"cell set {bits(mask)} of an ordinal feature is not an interval")
+    raise ParameterError(f"cell set {bits(mask)} of an ordinal feature is not an interval; "
+                         "hold an ordinal feature to a run of consecutive cells")
 
 
 class SharedSolver:
@@ -315,7 +322,8 @@ class ModelEncoding:
     def model(self) -> Model:
         model = self._ref()
         if model is None:
-            raise RuntimeError("the model of this SAT encoding has been garbage-collected")
+            raise EngineClosedError("the model of this SAT encoding has been garbage-collected; "
+                                    "keep a reference to the model while using its encoding")
         return model
 
     def _exactly_one(self, lits: list[int]) -> list[list[int]]:
@@ -384,7 +392,7 @@ class ModelEncoding:
 
         Raises
         ------
-        ValueError
+        ParameterError
             For an ordinal cell set that is not an interval (or is empty), or a mask
             naming cells the feature does not have.
         """
@@ -394,8 +402,8 @@ class ModelEncoding:
             return lits
         n = self.cells[f].n_cells
         if mask < 0 or mask > full_mask(n):
-            raise ValueError(f"cell mask {mask:#b} is not a set of the {n} cells of "
-                             f"feature {f}")
+            raise ParameterError(f"cell mask {mask:#b} is not a set of the {n} cells of "
+                                 f"feature {f}")
         if mask == full_mask(n):
             lits = []
         elif self._ordinal[f]:
@@ -590,7 +598,8 @@ class SatOracle(EntailmentOracle):
     Notes
     -----
     :meth:`close` (or leaving a ``with`` block, or garbage collection) closes the oracle:
-    later queries raise ``RuntimeError``, and it stops holding the model and its solver.
+    later queries raise :class:`~xdt.errors.EngineClosedError` (a ``RuntimeError``), and it
+    stops holding the model and its solver.
     The solver itself belongs to the model's encoding and keeps serving the other oracles
     of the model; it is released with the model (or by
     :func:`~xdt.explain.engines.sat_cache.release_solvers`).
@@ -652,7 +661,8 @@ class SatOracle(EntailmentOracle):
     def _open(self) -> SharedSolver:
         shared = self._shared
         if shared is None:
-            raise RuntimeError("this SAT oracle has been closed")
+            raise EngineClosedError("this SAT oracle has been closed; make a new one (or a new "
+                                    "Explainer) to ask more")
         self.calls += 1
         return shared
 
@@ -691,8 +701,8 @@ class SatOracle(EntailmentOracle):
         return self.encoding.decode(model) if sat else None  # type: ignore[arg-type]
 
     def close(self) -> None:
-        """Close the oracle (idempotent): later queries raise ``RuntimeError``. The shared
-        solver stays with the model's encoding for its other oracles."""
+        """Close the oracle (idempotent): later queries raise :class:`EngineClosedError`. The
+        shared solver stays with the model's encoding for its other oracles."""
         self._shared = None
         self._model = None
         self._finalizer()

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from xdt.errors import EngineNotAvailableError
+from xdt.errors import EngineNotAvailableError, ParameterError
 from xdt.explain.engines import kernels
 from xdt.explain.engines.compiled import CompiledTree, compiled, masks_of
 from xdt.explain.engines.oracle import bits
@@ -57,13 +57,14 @@ def word_dtype(n_features: int) -> np.dtype:
 
     Raises
     ------
-    ValueError
+    ParameterError
         For more than :data:`MAX_WORD_FEATURES` features.
     """
     for dtype in (np.uint16, np.uint32, np.uint64):
         if n_features < np.iinfo(dtype).bits:
             return np.dtype(dtype)
-    raise ValueError(f"{n_features} features do not fit one 64-bit word with a free bit")
+    raise ParameterError(f"{n_features} features do not fit one 64-bit word with a free bit "
+                         f"(at most {MAX_WORD_FEATURES})")
 
 
 def _pad(d: np.ndarray) -> np.integer:
@@ -270,11 +271,11 @@ def _check_args(what: Sequence[str] | str, chunk_rows: object, max_memory: objec
     what = tuple(what)
     bad = [w for w in what if w not in WHAT]
     if bad or not what:
-        raise ValueError(f"what must name some of {WHAT}, got {what!r}")
+        raise ParameterError(f"what must name some of {WHAT}, got {what!r}")
     for name, v in (("chunk_rows", chunk_rows), ("max_memory", max_memory)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | np.integer)
                               or v < 1):
-            raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+            raise ParameterError(f"{name} must be a positive integer or None, got {v!r}")
     return what
 
 
@@ -330,7 +331,7 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
         (:class:`~xdt.errors.InstanceShapeError`, :class:`~xdt.errors.MissingFeatureError`,
         :class:`~xdt.errors.MissingValueError`, :class:`~xdt.errors.UnknownCategoryError`)
         on bad rows, from :meth:`DecisionTree.encode`.
-    ValueError
+    ParameterError
         Bad ``what``, ``chunk_rows`` or ``max_memory``.
 
     Notes

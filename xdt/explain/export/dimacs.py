@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import UnsupportedModelError
+from xdt.errors import DataError, NoSelectorError, ParameterError, UnsupportedModelError
 from xdt.explain.engines.ensemble_sat import EnsembleEncoding
 from xdt.explain.engines.registry import encoding_class
 from xdt.explain.engines.sat import ModelEncoding
@@ -160,16 +160,16 @@ class CnfQuery:
 
         Raises
         ------
-        KeyError
-            For a name that is not a candidate feature.
+        NoSelectorError
+            (a ``KeyError``) For a name that is not a candidate feature.
         """
         if isinstance(features, str):
             features = [features]
         out = []
         for name in features:
             if name not in self.selectors:
-                raise KeyError(f"{name!r} has no selector here; the candidate features are: "
-                               f"{', '.join(self.selectors)}")
+                raise NoSelectorError(f"{name!r} has no selector here; the candidate features "
+                                      f"are: {', '.join(self.selectors)}")
             out.append(self.selectors[name])
         return out
 
@@ -191,7 +191,7 @@ class CnfQuery:
 
         Raises
         ------
-        ValueError
+        ParameterError
             When the assignment sets no cell variable, or two, for a one-hot feature.
         """
         true = {v for v in assignment if v > 0}
@@ -210,12 +210,13 @@ class CnfQuery:
                 point[name] = self._ordinal_value(name, sorted(thresholds[name]))
             elif name in chosen:
                 if len(chosen[name]) != 1:
-                    raise ValueError(f"the assignment gives feature {name!r} the values "
-                                     f"{chosen[name]}; exactly one is expected")
+                    raise ParameterError(f"the assignment gives feature {name!r} the values "
+                                         f"{chosen[name]}; exactly one is expected")
                 point[name] = chosen[name][0]
             elif any(m["type"] == "cell" and m["feature"] == name
                      for m in self.variables.values()):
-                raise ValueError(f"the assignment sets no value of feature {name!r}")
+                raise ParameterError(f"the assignment sets no value of feature {name!r}; give "
+                                     "a model of the query's clauses")
             else:
                 point[name] = self.instance[name]
         return point
@@ -469,7 +470,7 @@ def parse_dimacs(text: str) -> CnfQuery:
 
     Raises
     ------
-    ValueError
+    DataError
         When the text lacks the ``p cnf`` line or the xdt comment lines.
     """
     comments: list[str] = []
@@ -511,10 +512,10 @@ def parse_dimacs(text: str) -> CnfQuery:
             else:
                 pending.append(lit)
     if n_vars is None:
-        raise ValueError("no 'p cnf' line: this is not a DIMACS CNF text")
+        raise DataError("no 'p cnf' line: this is not a DIMACS CNF text")
     missing = [k for k in ("instance", "prediction", "features", "selectors") if k not in fields]
     if missing:
-        raise ValueError(f"no 'c {missing[0]}' line: this file was not written by xdt encode")
+        raise DataError(f"no 'c {missing[0]}' line: this file was not written by xdt encode")
     return CnfQuery(clauses=clauses, n_vars=n_vars,
                     selectors=dict(fields["selectors"]),  # type: ignore[arg-type]
                     variables=variables, features=list(fields["features"]),  # type: ignore
@@ -612,7 +613,7 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     ------
     UnsupportedModelError
         When ``model`` is not a tree ensemble.
-    ValueError
+    ParameterError
         For an ``against`` that is not another class of the model.
     """
     if not offers(model, TREES):
@@ -624,7 +625,7 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     others = [k for k in range(len(model.classes)) if k != prediction]
     if against is None:
         if len(others) != 1:
-            raise ValueError(
+            raise ParameterError(
                 f"against: give the class to test against the prediction "
                 f"{to_python(model.classes[prediction])!r}, one of "
                 f"{[to_python(model.classes[k]) for k in others]}")
@@ -632,9 +633,9 @@ def wcnf_query(model, x, *, against=None, source: str | None = None) -> WcnfQuer
     else:
         k = next((j for j in others if model.classes[j] == against), None)
         if k is None:
-            raise ValueError(f"against: {against!r} is not another class than the prediction "
-                             f"{to_python(model.classes[prediction])!r}; use one of "
-                             f"{[to_python(model.classes[j]) for j in others]}")
+            raise ParameterError(f"against: {against!r} is not another class than the "
+                                 f"prediction {to_python(model.classes[prediction])!r}; use "
+                                 f"one of {[to_python(model.classes[j]) for j in others]}")
     encoding = EnsembleEncoding(model)
     allowed = [1 << c for c in cells]
     selectors = [encoding.pool.id(("selector", f)) for f in range(len(cells))]

@@ -45,7 +45,7 @@ from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from xdt.errors import ComputationLimitError
+from xdt.errors import ComputationLimitError, ParameterError
 from xdt.explain.engines.oracle import EntailmentOracle, bits, to_mask
 
 Stop = Callable[[], bool] | None
@@ -75,14 +75,14 @@ class Deadline:
 
     Raises
     ------
-    ValueError
+    ParameterError
         When ``seconds`` is not a positive finite number.
     """
 
     def __init__(self, seconds: float, clock: Callable[[], float] | None = None):
         if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
                 or not math.isfinite(seconds) or seconds <= 0):
-            raise ValueError(
+            raise ParameterError(
                 f"a deadline needs a positive, finite number of seconds, got {seconds!r}")
         self.seconds = float(seconds)
         self._clock = clock

@@ -54,6 +54,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xdt.errors import ParameterError
 from xdt.explain.engines.oracle import EntailmentOracle
 from xdt.ir.cells import Cells, IntervalCells, cells_of
 
@@ -98,7 +99,7 @@ def inflate(oracle: EntailmentOracle, cells: Sequence[Cells], held: dict[int, in
 
     Raises
     ------
-    ValueError
+    ParameterError
         When ``held`` does not entail the prediction.
 
     Notes
@@ -109,7 +110,8 @@ def inflate(oracle: EntailmentOracle, cells: Sequence[Cells], held: dict[int, in
     """
     sets = dict(held)
     if oracle.counterexample_cells(sets) is not None:
-        raise ValueError("the cell sets to widen do not entail the prediction")
+        raise ParameterError("the cell sets to widen do not entail the prediction; widen an "
+                             "AXp (or any cell sets that entail it)")
     sequence = [f for f in dict.fromkeys(order or ()) if f in sets]
     sequence += [f for f in sets if f not in sequence]
     rejected: dict[int, list[tuple[int, tuple[int, ...]]]] = {f: [] for f in sequence}
