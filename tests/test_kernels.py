@@ -11,6 +11,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from reference.batch import BatchPlan, deletion_axps, distinct_sets, minimal_sets_batch
 from test_properties import instance_strategy, trees
 from tiers import examples
 
@@ -20,13 +21,7 @@ from xdt.explain import duality
 from xdt.explain import explainer as explainer_module
 from xdt.explain.compiled import CompiledTree, NumberReader, masks_of
 from xdt.explain.oracle import bits
-from xdt.explain.vectorised import (
-    BatchPlan,
-    deletion_axps,
-    distinct_sets,
-    explain_batch,
-    minimal_sets_batch,
-)
+from xdt.explain.vectorised import explain_batch
 from xdt.explain.vectorised import explain_rows as kernel_rows
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 from xdt.ir.instances import encode_instance

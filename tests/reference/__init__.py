@@ -9,6 +9,9 @@ than speed; a test runs both on the same input and asserts the same answer.
   :mod:`reference.learners` -- CART and SER-DT grown node by node by the vectorised numpy
   splitter, against the growth kernel of :mod:`xdt.learn.growth` (``tests/test_growth_kernel.py``,
   ``tests/test_learn.py``).
+* :mod:`reference.batch` -- the batch path-walker as (rows x paths) numpy matrices of one-word
+  masks, against the kernels of :mod:`xdt.explain.vectorised` (``tests/test_kernels.py``,
+  ``tests/test_batch.py``).
 
 The tests import it as ``reference`` (pytest puts ``tests/`` on ``sys.path``).
 """
