@@ -12,6 +12,9 @@ than speed; a test runs both on the same input and asserts the same answer.
 * :mod:`reference.batch` -- the batch path-walker as (rows x paths) numpy matrices of one-word
   masks, against the kernels of :mod:`xdt.explain.vectorised` (``tests/test_kernels.py``,
   ``tests/test_batch.py``).
+* :mod:`reference.cluster` -- a supervised-clustering round's training rows taken from the
+  table, then adapted and transformed, against the views' one reading per fit
+  (``tests/test_cluster_fast.py``).
 
 The tests import it as ``reference`` (pytest puts ``tests/`` on ``sys.path``).
 """
