@@ -8,6 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
+from reference.batch import (
+    MAX_WORD_FEATURES,
+    deletion_axps,
+    distinct_sets,
+    minimal_sets_batch,
+    word_dtype,
+)
 from test_properties import big_instance_strategy, big_trees, instance_strategy, trees
 from tiers import examples
 
@@ -19,14 +26,7 @@ from xdt.errors import (
     MissingValueError,
     UnknownCategoryError,
 )
-from xdt.explain.engines.vectorised import (
-    MAX_WORD_FEATURES,
-    deletion_axps,
-    distinct_sets,
-    explain_batch,
-    minimal_sets_batch,
-    word_dtype,
-)
+from xdt.explain.engines.vectorised import explain_batch
 from xdt.ir import DNF, Branch, CategoricalSplit, Condition, DecisionTree, Feature, Leaf
 
 COLUMNS = ["prediction", "axp", "axp_size", "cxps", "n_cxps"]

@@ -22,6 +22,7 @@ import pytest
 from conftest import DATASETS, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference.cluster import training_frame
 from tiers import examples
 
 import xdt.cluster.supervised as cluster
@@ -36,7 +37,7 @@ from xdt.cluster.preprocess import (
     _plain,
     _sort_key,
 )
-from xdt.cluster.supervised import SupervisedClusters, _rows_of, _same, _View, tree_nodes
+from xdt.cluster.supervised import SupervisedClusters, _rows_of, _same, tree_nodes
 from xdt.errors import UnknownCategoryError
 from xdt.interop.columns import _named_like_an_id, id_column_reason
 from xdt.ir import CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
@@ -388,7 +389,7 @@ def reference_nodes(tree: DecisionTree, cells: np.ndarray, target: np.ndarray) -
 
 class ReferenceClusters(SupervisedClusters):
     """The fit as it was: each round takes its rows of the original table, then the view's
-    ``refit_round`` and ``transform`` (:meth:`xdt.cluster.supervised._View.training_frame`, the base
+    ``refit_round`` and ``transform`` (:func:`reference.cluster.training_frame`, the plain
     path); node rows by :func:`reference_nodes`."""
 
     def _prepare(self, frame, is_target):
@@ -399,7 +400,7 @@ class ReferenceClusters(SupervisedClusters):
     def _train(self, table, is_target, rows, round_):
         view = copy.copy(self._shared_view)
         yb = is_target[rows].astype(np.int64)
-        Xt = _View.training_frame(view, table, rows, yb)
+        Xt = training_frame(view, table, rows, yb)
         est = self._learner()
         est.fit(Xt, yb)
         self.trees_.append(est.tree_)

@@ -1,5 +1,5 @@
 """The compiled growth kernel (xdt.learn.growth / xdt.learn.kernels) against the numpy
-splitter it replaced, kept as the reference (``_reference = True``): the same trees, leaf
+splitter it replaced, kept as the reference (tests/reference/learners.py): the same trees, leaf
 statistics and three-way fallbacks on random tables of every column kind, with and without
 sample weights, for both criteria, depths and ``min_samples_leaf``; and on real data."""
 
@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from conftest import DATASETS, require_shared
 from hypothesis import given, settings
+from reference.learners import ReferenceCART, ReferenceSERDT
 from tiers import examples, sweep
 
 from xdt.ir import DecisionTree, Leaf, ThresholdSplit
@@ -19,15 +20,6 @@ from xdt.learn import CARTClassifier, SERDTClassifier
 from xdt.learn import kernels as K
 from xdt.learn.data import read_training_data
 from xdt.learn.growth import LOW_CARD, prepare
-
-
-class ReferenceCART(CARTClassifier):
-    _reference = True
-
-
-class ReferenceSERDT(SERDTClassifier):
-    _reference = True
-
 
 PAIRS = {"cart": (CARTClassifier, ReferenceCART), "serdt": (SERDTClassifier, ReferenceSERDT)}
 

@@ -11,6 +11,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from reference.batch import BatchPlan, deletion_axps, distinct_sets, minimal_sets_batch
 from test_properties import instance_strategy, trees
 from tiers import examples
 
@@ -19,13 +20,7 @@ from xdt.explain import explainer as explainer_module
 from xdt.explain.engines import compiled as compiled_module
 from xdt.explain.engines.compiled import CompiledTree, NumberReader, masks_of
 from xdt.explain.engines.oracle import bits
-from xdt.explain.engines.vectorised import (
-    BatchPlan,
-    deletion_axps,
-    distinct_sets,
-    explain_batch,
-    minimal_sets_batch,
-)
+from xdt.explain.engines.vectorised import explain_batch
 from xdt.explain.engines.vectorised import explain_rows as kernel_rows
 from xdt.explain.queries import duality
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit

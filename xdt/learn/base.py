@@ -1,8 +1,9 @@
 """What xdt's tree learners share: scikit-learn's estimator conventions around a grown tree.
 
-A subclass supplies the split rule (:meth:`TreeClassifierBase._rule`) and, if it wants, a
-weight preprocessing step; :meth:`TreeClassifierBase.fit` reads the data, grows the tree
-with :func:`xdt.learn.grow.grow`, merges sibling leaves and keeps the tree as the IR.
+A subclass supplies the options of the growth kernel that give its split rule
+(:meth:`TreeClassifierBase._kernel_options`) and, if it wants, a weight preprocessing step;
+:meth:`TreeClassifierBase.fit` reads the data, grows the tree with
+:func:`xdt.learn.growth.grow_compiled`, merges sibling leaves and keeps the tree as the IR.
 """
 
 from __future__ import annotations
@@ -32,9 +33,7 @@ from xdt.learn.data import (
     read_sample_weight,
     read_training_data,
 )
-from xdt.learn.grow import Compiled, SplitRule, grow, merge_leaves, to_ir
-from xdt.learn.growth import grow_compiled, merge_table, table_to_ir
-from xdt.learn.splitter import Splitter
+from xdt.learn.growth import Compiled, grow_compiled, merge_table, table_to_ir
 
 
 class LearnerNotFittedError(NotFittedError, SklearnNotFittedError):
@@ -64,11 +63,6 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
     n_merged_ : int
         Pairs of same-class sibling leaves merged after growth.
     """
-
-    _needs_wpm = False
-
-    def _rule(self) -> SplitRule:
-        raise NotImplementedError
 
     def _wpm_weights(self, weight: np.ndarray) -> np.ndarray | None:
         """The weights ``w`` of ``wpm = P * w`` when the learner uses its own (SER-DT's
@@ -132,9 +126,14 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
         top = float(weight.max())      # the mean of weights over 1e306 would overflow
         scale = float((weight / top).mean()) * top
         weight = weight / scale
-        rule = self._rule()
+        ir_classes = [label_for_ir(c) for c in classes]
+        if len(set(ir_classes)) != len(ir_classes):
+            raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
+                            "use distinct strings or integers")
+        # a named pandas Series names the predicted attribute in the IR's rules
+        target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
         with _no_gc():  # the tree's many small acyclic objects would trigger full collections
-            compiled = self._grow(data, codes, weight, classes, y, rule)
+            compiled = self._grow(data, codes, weight, len(classes), ir_classes, target)
         self.tree_: DecisionTree = compiled.tree
         self.classes_ = classes
         self.n_features_in_ = len(data.features)
@@ -148,44 +147,40 @@ class TreeClassifierBase(ClassifierMixin, BaseEstimator):
             self.leaf_class_weights_ = inner * scale
         self.leaf_weights_ = self.leaf_class_weights_.sum(axis=1)
         self.leaf_samples_ = compiled.leaf_rows
-        self._after_fit(rule)
         return self
 
-    #: Grow with the numpy :class:`~xdt.learn.splitter.Splitter` and the rule object instead
-    #: of the compiled kernel (the reference the tests compare the kernel with).
-    _reference = False
+    def _grow(self, data, codes: np.ndarray, weight: np.ndarray, n_classes: int,
+              ir_classes: list, target: str | None) -> Compiled:
+        """The grown tree, merged (sets ``n_merged_``) and as the IR, by the compiled kernel
+        (:func:`xdt.learn.growth.grow_compiled`) with the learner's :meth:`_kernel_options`.
 
-    def _grow(self, data, codes: np.ndarray, weight: np.ndarray, classes: np.ndarray, y,
-              rule: SplitRule) -> Compiled:
-        """The grown tree, merged (``n_merged_``) and as the IR: by the compiled kernel
-        (:func:`xdt.learn.growth.grow_compiled`) with the learner's :meth:`_kernel_rule`, or
-        by the numpy splitter and ``rule``."""
-        msl = int(self.min_samples_leaf)
-        ir_classes = [label_for_ir(c) for c in classes]
-        if len(set(ir_classes)) != len(ir_classes):
-            raise DataError(f"class labels {classes.tolist()} are not distinct as text; "
-                            "use distinct strings or integers")
-        # a named pandas Series names the predicted attribute in the IR's rules
-        target = str(y.name) if isinstance(y, pd.Series) and y.name is not None else None
-        if self._reference:
-            splitter = Splitter(data, codes, weight, len(classes), self.criterion, msl,
-                                with_wpm=self._needs_wpm,
-                                wpm_weight=self._wpm_weights(weight))
-            grown = grow(splitter, rule, self.max_depth)
-            self.n_merged_ = merge_leaves(grown) if self.merge_leaves else 0
-            return to_ir(grown, data.features, ir_classes, target=target)
-        table = grow_compiled(data, codes, weight, len(classes), self.criterion, msl,
-                              self.max_depth, wpm_weight=self._wpm_weights(weight),
-                              **self._kernel_rule(rule))
+        The one step between the data read and the fitted attributes: the reference learners
+        of the tests (``tests/reference/learners.py``) override it to grow the same tree with
+        the numpy splitter, and the tests compare the two.
+
+        Parameters
+        ----------
+        data : TrainingData
+        codes : numpy.ndarray of shape (n,), int64
+            Class number of each row.
+        weight : numpy.ndarray of shape (n,), float64
+            Positive sample weights, scaled to mean 1.
+        n_classes : int
+        ir_classes : list
+            The class labels as the IR keeps them.
+        target : str or None
+            The name of the predicted attribute.
+        """
+        table = grow_compiled(data, codes, weight, n_classes, self.criterion,
+                              int(self.min_samples_leaf), self.max_depth,
+                              wpm_weight=self._wpm_weights(weight), **self._kernel_options())
         self.n_merged_ = merge_table(table) if self.merge_leaves else 0
         return table_to_ir(table, data.features, ir_classes, target=target)
 
-    def _kernel_rule(self, rule: SplitRule) -> dict:
-        """The options of :func:`~xdt.learn.growth.grow_compiled` that give ``rule``."""
+    def _kernel_options(self) -> dict:
+        """The options of :func:`~xdt.learn.growth.grow_compiled` that give the learner's
+        split rule (none: CART's)."""
         return {}
-
-    def _after_fit(self, rule: SplitRule) -> None:
-        """Hook for learner-specific fitted attributes."""
 
     # ------------------------------------------------------------------ prediction
     def _check_fitted(self) -> None:

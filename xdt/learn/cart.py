@@ -5,24 +5,7 @@ Trees with Short Explainable Rules", NeurIPS 2022, Section 6.
 
 from __future__ import annotations
 
-import numpy as np
-
 from xdt.learn.base import TreeClassifierBase
-from xdt.learn.grow import Plan
-from xdt.learn.splitter import TIE, Block, Node, Splitter
-
-
-class _BestImpurity:
-    """CART's rule: the test of least split impurity, if it is strictly below the node's."""
-
-    def choose(self, splitter: Splitter, node: Node) -> Plan | None:
-        parent = splitter.impurity(node)
-
-        def score(block: Block, _node: Node) -> np.ndarray:
-            return np.where(block.impurity < parent - TIE, block.impurity, np.inf)
-
-        split = splitter.best(node, score)
-        return None if split is None else Plan(split)
 
 
 class CARTClassifier(TreeClassifierBase):
@@ -77,6 +60,3 @@ class CARTClassifier(TreeClassifierBase):
         self.criterion = criterion
         self.categorical_features = categorical_features
         self.merge_leaves = merge_leaves
-
-    def _rule(self) -> _BestImpurity:
-        return _BestImpurity()

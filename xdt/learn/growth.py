@@ -3,11 +3,11 @@ growth kernel (:func:`xdt.learn.kernels.grow`) driven to the end, and the result
 arrays (:class:`GrownTable`) that are merged and turned into the IR without a Python object
 per node beside the IR's own.
 
-The kernel picks the same tests as the numpy :class:`~xdt.learn.splitter.Splitter` with
-the rules of :mod:`xdt.learn.cart` and :mod:`xdt.learn.serdt`; SER-DT's three-way split
-(Souza et al., NeurIPS 2022, Algorithm 1, lines 6-8), which real data almost never needs,
-is computed here by :func:`xdt.learn.serdt.three_way_split` on the node's rows, and the
-kernel resumes with it.
+The kernel picks CART's test (least split impurity, strictly below the node's) or SER-DT's
+(Souza et al., NeurIPS 2022, Algorithm 1 with Section 6's rules) at each node; SER-DT's
+three-way split (Algorithm 1, lines 6-8), which real data almost never needs, is computed
+here by :func:`xdt.learn.serdt.three_way_split` on the node's rows, and the kernel resumes
+with it.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import numpy as np
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.learn import kernels as K
 from xdt.learn.data import TrainingData
-from xdt.learn.grow import Compiled
 from xdt.learn.splitter import Node as Rows
-from xdt.learn.splitter import Split, Splitter, midpoint
+from xdt.learn.splitter import Plan, Split, TrainingRows, midpoint
 
 #: Ordinal columns with at most this many distinct values are *binned*: scored from one
 #: count pass per node instead of a sorted order (no partition work either).
@@ -109,26 +108,6 @@ def prepare(data: TrainingData) -> Columns:
     return Columns(XK, tr, orders, codes, feat, bin_values, offset)
 
 
-class _RowsView(Splitter):
-    """The numpy splitter's reading methods over the training data, without its sorted
-    orders: what :func:`~xdt.learn.serdt.three_way_split` needs for one node."""
-
-    def __init__(self, data: TrainingData, y: np.ndarray, weight: np.ndarray,
-                 wpm_weight: np.ndarray, n_classes: int, min_samples_leaf: int):
-        self.data = data
-        self.n = len(y)
-        self.k = n_classes
-        self.min_samples_leaf = min_samples_leaf
-        self.y = y
-        self.weight = weight
-        self.wpm_weight = wpm_weight
-        self.values = data.ordinal.T
-        self.codes = data.codes
-        self.domain_sizes = np.asarray(
-            [len(data.features[f].domain) for f in data.categorical_features],
-            dtype=np.int64)
-
-
 def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_classes: int,
                   criterion: str, min_samples_leaf: int, max_depth: int | None,
                   serdt: bool = False, factor_expl: float = 1.0,
@@ -156,9 +135,10 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     slack : float
         Relative slack of the balanced-test comparison.
     fallback : callable, optional
-        ``fallback(splitter, node) -> Plan | None``: the three-way split of a SER-DT node
-        with impurity-lowering tests but no balanced one (called with a
-        :class:`~xdt.learn.splitter.Splitter`-like view and the node's rows).
+        ``fallback(rows, node) -> Plan | None``: the three-way split of a SER-DT node
+        with impurity-lowering tests but no balanced one (called with the
+        :class:`~xdt.learn.splitter.TrainingRows` of the fit and the node's
+        :class:`~xdt.learn.splitter.Node`).
     """
     cols = prepare(data)
     n = len(y)
@@ -204,7 +184,7 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
             continue
         # a SER-DT node without a balanced test: Algorithm 1's three-way split
         if view is None:
-            view = _RowsView(data, y, weight, ww, n_classes, int(min_samples_leaf))
+            view = TrainingRows(data, y, weight, n_classes, int(min_samples_leaf), ww)
         node_id = int(counters[K.C_WAITING])
         plan = fallback(view, _node_rows(view, nodes, node_cw, samples, node_id))
         _force(nodes, nodes_f, node_id, plan, data)
@@ -212,9 +192,10 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     return _as_table(nodes[:n_nodes], nodes_f[:n_nodes], node_cw[:n_nodes], cols)
 
 
-def _node_rows(view: _RowsView, nodes: np.ndarray, node_cw: np.ndarray,
+def _node_rows(view: TrainingRows, nodes: np.ndarray, node_cw: np.ndarray,
                samples: np.ndarray, i: int) -> Rows:
-    """The numpy splitter's :class:`Node` of kernel node ``i``."""
+    """The :class:`~xdt.learn.splitter.Node` of kernel node ``i``: its rows, sorted by each
+    ordinal column, its class sums and the features tested above it."""
     s, e = int(nodes[i, K.N_START]), int(nodes[i, K.N_END])
     rows = samples[s:e].astype(np.intp)   # increasing row numbers: partitions are stable
     values = view.values[:, rows]
@@ -231,7 +212,8 @@ def _node_rows(view: _RowsView, nodes: np.ndarray, node_cw: np.ndarray,
                 frozenset(path), float(view.wpm_weight[rows].sum()))
 
 
-def _force(nodes: np.ndarray, nodes_f: np.ndarray, i: int, plan, data: TrainingData) -> None:
+def _force(nodes: np.ndarray, nodes_f: np.ndarray, i: int, plan: Plan | None,
+           data: TrainingData) -> None:
     """Write a three-way split's plan (or a leaf, for ``None``) into kernel node ``i``."""
     if plan is None:
         nodes[i, K.N_FORCED] = K.FORCED_LEAF
@@ -248,6 +230,16 @@ def _write_split(split: Split, nodes, nodes_f, i, feature_col, category_col, t_c
     nodes[i, feature_col] = split.feature
     nodes[i, category_col] = -1 if split.category is None else split.category
     nodes_f[i, t_col] = 0.0 if split.threshold is None else split.threshold
+
+
+@dataclass
+class Compiled:
+    """A grown tree as the IR, with what the estimators keep per leaf (in
+    ``tree.paths`` order): class weights of shape (n_leaves, k) and row counts."""
+
+    tree: DecisionTree
+    leaf_class_weight: np.ndarray
+    leaf_rows: np.ndarray
 
 
 @dataclass
@@ -284,17 +276,26 @@ def _as_table(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray,
 
 
 def merge_table(table: GrownTable) -> int:
-    """:func:`xdt.learn.grow.merge_leaves` on a :class:`GrownTable` (in place): sibling
-    leaves of one majority class become their parent, bottom-up; returns the merges."""
+    """Sibling-leaf merging on a :class:`GrownTable` (in place), the post-processing of Souza
+    et al. (NeurIPS 2022, Section 6): whenever two sibling leaves predict the same class,
+    they are deleted and their parent becomes a leaf -- repeated bottom-up, so a whole
+    subtree predicting one class collapses. Returns the number of merges.
+
+    The parent's majority class is then the children's common class (a class that is a
+    majority in both halves is one in their union)."""
     label = table.class_weight.argmax(axis=1).astype(np.int32)
     return int(K.merge_leaves(table.feature, table.left, table.right, label))
 
 
 def table_to_ir(table: GrownTable, features: list, classes: list,
                 target: str | None = None) -> Compiled:
-    """:func:`xdt.learn.grow.to_ir` on a :class:`GrownTable`: the same IR tree, leaf class
-    weights and row counts (in ``tree.paths`` order), without a Python object per node
-    beside the IR's own."""
+    """The IR :class:`~xdt.ir.tree.DecisionTree` of a :class:`GrownTable`, with the leaf
+    class weights and row counts (in ``tree.paths`` order), without a Python object per
+    node beside the IR's own.
+
+    Ordinal tests become :class:`ThresholdSplit`; a categorical test ``x = v`` becomes a
+    :class:`CategoricalSplit` with branches ``{v}`` then the rest of the domain (for a binary
+    feature, value 0's branch comes first, as in a 0/1 column split at 0.5)."""
     feature = table.feature.tolist()
     category = table.category.tolist()
     threshold = table.threshold.tolist()

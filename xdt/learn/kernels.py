@@ -2,8 +2,8 @@
 depth-first growth loop of CART and SER-DT, over flat arrays prepared once per fit by
 :mod:`xdt.learn.growth`.
 
-The kernels choose the same tests as the vectorised numpy splitter
-(:class:`xdt.learn.splitter.Splitter`, kept as the reference the tests compare with): every
+The kernels choose the same tests as the vectorised numpy splitter kept as the reference
+the tests compare with (``tests/reference/splitter.py``, not shipped): every
 threshold of every ordinal feature between two consecutive distinct values of the node,
 every ``x = v`` test of every categorical feature (one test for a two-value feature), the
 same impurities, the same rules (CART: least impurity strictly below the node's; SER-DT,

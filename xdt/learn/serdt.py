@@ -13,50 +13,14 @@ import numpy as np
 from xdt.errors import ParameterError
 from xdt.learn.base import TreeClassifierBase
 from xdt.learn.criteria import wpm
-from xdt.learn.grow import Plan
-from xdt.learn.splitter import TIE, Block, Node, Split, Splitter, midpoint
+from xdt.learn.splitter import TIE, Node, Plan, Split, TrainingRows, midpoint
 
 #: Relative slack of the balanced-test comparison ``max(wpm_L, wpm_R) <= wpm(S) / 2``
 #: (``wpm`` multiplies an exact pair count by a float sum of weights).
 BALANCE_SLACK = 1e-12
 
 
-class _SerdtRule:
-    """Algorithm 1's choice at one node, with Section 6's selection and stopping rules."""
-
-    def __init__(self, factor_expl: float):
-        self.factor_expl = factor_expl
-        self.n_fallback = 0
-
-    def choose(self, splitter: Splitter, node: Node) -> Plan | None:
-        parent = splitter.impurity(node)
-        half = 0.5 * float(wpm(node.class_count, node.wpm_total)) * (1.0 + BALANCE_SLACK)
-        on_path = np.zeros(len(splitter.data.features), dtype=bool)
-        on_path[list(node.path_features)] = True
-        lowers = False
-
-        def score(block: Block, _node: Node) -> np.ndarray:
-            nonlocal lowers
-            decreasing = block.impurity < parent - TIE
-            lowers = lowers or bool((decreasing & block.valid).any())
-            assert block.wpm_left is not None and block.wpm_right is not None
-            balanced = np.maximum(block.wpm_left, block.wpm_right) <= half
-            factor = np.where(on_path[block.features], self.factor_expl, 1.0)[:, None]
-            with np.errstate(invalid="ignore"):   # 0 * inf on padding entries
-                return np.where(decreasing & balanced, factor * block.impurity, np.inf)
-
-        split = splitter.best(node, score)
-        if split is not None:
-            return Plan(split)
-        if not lowers:  # Section 6: no test lowers the Gini impurity -> leaf
-            return None
-        plan = three_way_split(splitter, node)
-        if plan is not None:
-            self.n_fallback += 1
-        return plan
-
-
-def three_way_split(splitter: Splitter, node: Node) -> Plan | None:
+def three_way_split(splitter: TrainingRows, node: Node) -> Plan | None:
     """Algorithm 1, lines 6-8: when no balanced test exists.
 
     Pick the attribute ``a*`` minimising ``max_i wpm(S(a, = i))`` (the heaviest group of
@@ -69,6 +33,9 @@ def three_way_split(splitter: Splitter, node: Node) -> Plan | None:
     A categorical feature takes part as its one-hot indicators (the paper one-hot encodes
     categorical attributes): the indicator of ``v`` has the groups ``x = v`` and ``x != v``,
     and its three-way split is the single test ``x = v``.
+
+    ``splitter`` gives the node's class counts and ``wpm`` weights per value of each
+    feature (a :class:`~xdt.learn.splitter.TrainingRows`); ``node`` holds the node's rows.
 
     Returns ``None`` when no feature has two values in the node, or the test would leave
     fewer than ``min_samples_leaf`` rows on a side.
@@ -213,8 +180,6 @@ class SERDTClassifier(TreeClassifierBase):
     ThresholdSplit(feature='x0', threshold=1.5, left=Leaf(label=0), right=Leaf(label=1))
     """
 
-    _needs_wpm = True
-
     def __init__(self, factor_expl: float = 0.97, max_depth: int | None = 6,
                  min_samples_leaf: int = 1, criterion: str = "gini",
                  categorical_features=None, merge_leaves: bool = True):
@@ -231,23 +196,21 @@ class SERDTClassifier(TreeClassifierBase):
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0.0 <= f <= 1.0:
             raise ParameterError(f"factor_expl must be a number in [0, 1], got {f!r}")
 
-    def _rule(self) -> _SerdtRule:
-        return _SerdtRule(float(self.factor_expl))
-
     def _wpm_weights(self, weight: np.ndarray) -> np.ndarray | None:
         return preprocess_weights(weight)
 
-    def _kernel_rule(self, rule) -> dict:
-        def fallback(splitter: Splitter, node: Node) -> Plan | None:
-            plan = three_way_split(splitter, node)
-            rule.n_fallback += plan is not None
+    def _kernel_options(self) -> dict:
+        """SER-DT's rule in the kernel; the three-way splits it hands back are counted in
+        ``n_fallback_splits_``."""
+        self.n_fallback_splits_ = 0
+
+        def fallback(rows: TrainingRows, node: Node) -> Plan | None:
+            plan = three_way_split(rows, node)
+            self.n_fallback_splits_ += plan is not None
             return plan
 
         return {"serdt": True, "factor_expl": float(self.factor_expl),
                 "slack": BALANCE_SLACK, "fallback": fallback}
-
-    def _after_fit(self, rule) -> None:
-        self.n_fallback_splits_ = rule.n_fallback
 
 
 __all__ = ["SERDTClassifier", "three_way_split", "preprocess_weights"]

@@ -1,9 +1,13 @@
-"""Greedy top-down growth, sibling-leaf merging, and conversion to the IR.
+"""Greedy top-down growth over the numpy splitter, sibling-leaf merging on the grown nodes,
+and conversion to the IR: the reference of the compiled growth (:mod:`xdt.learn.growth`,
+whose :func:`~xdt.learn.growth.merge_table` and :func:`~xdt.learn.growth.table_to_ir` do the
+same on the kernel's node tables).
 
-:func:`grow` is shared by the learners; what differs between them is the *rule* that picks a
-node's test (:class:`SplitRule`). A rule returns a :class:`Plan`: the node's test and,
-optionally, a test forced on its right child (SER-DT's three-way split is two binary tests on
-one feature, Souza et al., NeurIPS 2022, Algorithm 1, line 8).
+:func:`grow` is shared by the reference learners; what differs between them is the *rule*
+that picks a node's test (:class:`SplitRule`). A rule returns a
+:class:`~xdt.learn.splitter.Plan`: the node's test and, optionally, a test forced on its
+right child (SER-DT's three-way split is two binary tests on one feature, Souza et al.,
+NeurIPS 2022, Algorithm 1, line 8).
 """
 
 from __future__ import annotations
@@ -14,17 +18,11 @@ from typing import Protocol
 import numpy as np
 
 from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.learn.growth import Compiled
 from xdt.learn.splitter import Node as Rows
-from xdt.learn.splitter import Split, Splitter
+from xdt.learn.splitter import Plan, Split
 
-
-@dataclass(frozen=True)
-class Plan:
-    """A rule's decision at a node: ``split`` there, and ``then_right`` (if not ``None``) on
-    its right child before the rule is asked again."""
-
-    split: Split
-    then_right: Split | None = None
+from .splitter import Splitter
 
 
 class SplitRule(Protocol):
@@ -127,16 +125,6 @@ def merge_leaves(node: Grown) -> int:
             cur.children = []
             merged += 1
     return merged
-
-
-@dataclass
-class Compiled:
-    """A grown tree as the IR, with what the estimators keep per leaf (in
-    ``tree.paths`` order): class weights of shape (n_leaves, k) and row counts."""
-
-    tree: DecisionTree
-    leaf_class_weight: np.ndarray
-    leaf_rows: np.ndarray
 
 
 def to_ir(root: Grown, features: list, classes: list, target: str | None = None
