@@ -59,7 +59,13 @@ from xdt.explain.engines.path import PathOracle
 from xdt.explain.engines.registry import choose_engine
 from xdt.explain.engines.sat import DEFAULT_SOLVER, SatOracle, check_solver
 from xdt.explain.engines.sat_cache import shared_encoding
-from xdt.explain.explanation import Deferred, Explanation, explanations_html, once
+from xdt.explain.explanation import (
+    Deferred,
+    EnumerationInterrupted,
+    Explanation,
+    ExplanationList,
+    once,
+)
 from xdt.explain.models import (
     Model,
     check_instance,
@@ -149,51 +155,6 @@ class _NoBar:
 
 
 _NO_BAR = _NoBar()
-
-
-class ExplanationList(list):
-    """A list of :class:`Explanation` from an enumeration, with how it ended.
-
-    Attributes
-    ----------
-    complete : bool
-        True when the enumeration ran to its end: the list holds every explanation.
-    stopped_by : {None, "max_count", "time_limit", "interrupted"}
-        What stopped an incomplete enumeration ("interrupted": see
-        :class:`EnumerationInterrupted`). With "max_count" another explanation is known to
-        exist; with the others there may be more.
-    """
-
-    def __init__(self, items=(), complete: bool = True, stopped_by: str | None = None):
-        super().__init__(items)
-        self.complete = complete
-        self.stopped_by = stopped_by
-
-    def __repr__(self) -> str:
-        tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
-        return f"ExplanationList({list.__repr__(self)}{tail})"
-
-    def _repr_html_(self) -> str:
-        """The list as HTML, for Jupyter (:func:`~xdt.explain.explanation.explanations_html`)."""
-        return explanations_html(self, self.complete, self.stopped_by)
-
-
-class EnumerationInterrupted(KeyboardInterrupt):
-    """An enumeration was interrupted (Ctrl-C, or another ``KeyboardInterrupt``).
-
-    It is a ``KeyboardInterrupt``, so code that does not look at it stops as usual.
-
-    Attributes
-    ----------
-    found : ExplanationList
-        The explanations found before the interruption (``complete=False``,
-        ``stopped_by="interrupted"``); those whose certificate check had not run have
-        ``verified=False``.
-    """
-
-    def __init__(self, found: ExplanationList):
-        self.found = found
-        super().__init__(f"enumeration interrupted after {len(found)} explanation(s)")
 
 
 class _Query(NamedTuple):
