@@ -34,9 +34,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
-import numpy as np
 from tqdm import tqdm
 
 from xdt.errors import NoExplanationError, ParameterError
@@ -53,11 +52,16 @@ from xdt.explain.engines.compiled import (
     literals_memo,
     number_reader,
 )
-from xdt.explain.engines.ensemble_box import BoxOracle, prepare
+from xdt.explain.engines.instance_oracle import (
+    InstanceQuery,
+    check_path_restricted,
+    instance_query,
+    open_oracle,
+    release,
+)
 from xdt.explain.engines.oracle import EntailmentOracle, bits
-from xdt.explain.engines.path import PathOracle
 from xdt.explain.engines.registry import choose_engine
-from xdt.explain.engines.sat import DEFAULT_SOLVER, SatOracle, check_solver
+from xdt.explain.engines.sat import DEFAULT_SOLVER, check_solver
 from xdt.explain.engines.sat_cache import shared_encoding
 from xdt.explain.explanation import (
     Deferred,
@@ -87,26 +91,13 @@ from xdt.explain.queries.term_order import ending_with, term_weak_axp
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
-from xdt.ir.tree import Path
 from xdt.ir.values import to_python
 
-"""Engine names that pick the engine from the model: "path" for trees, "box" for tree
-ensembles, "sat" otherwise."""
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
 literals; the solvers are shared per model)."""
 
 
-def _open_oracle(oracle: EntailmentOracle) -> EntailmentOracle:
-    """``oracle``, or for a SAT oracle that :meth:`Explainer.close` has closed, a new one for
-    the same instance."""
-    return oracle.reopened() if isinstance(oracle, SatOracle) else oracle
-
-
-def _release(oracle: EntailmentOracle) -> None:
-    close = getattr(oracle, "close", None)
-    if close is not None:
-        close()
 ORDERS = ("features", "reverse", "path", "term")
 ENUMERATION_ORDERS = ("size", "weight")
 """Orders of :meth:`Explainer.all_axps` and :meth:`Explainer.all_cxps`: smallest first, or
@@ -155,17 +146,6 @@ class _NoBar:
 
 
 _NO_BAR = _NoBar()
-
-
-class _Query(NamedTuple):
-    values: tuple
-    cells: tuple[int, ...]
-    prediction: int
-    path: Path | None  # the instance's path in a tree; None for a DNF
-    allowed: tuple[int, ...]
-    oracle: EntailmentOracle
-    path_restricted: bool
-    memo: dict  # e.g. the "term" order
 
 
 class Explainer:
@@ -279,7 +259,7 @@ class Explainer:
         self.solver = check_solver(solver)
         self.certificates = bool(certificates)
         self._encoding = shared_encoding(model) if engine == "sat" else None
-        self._cache: OrderedDict[tuple, _Query] = OrderedDict()
+        self._cache: OrderedDict[tuple, InstanceQuery] = OrderedDict()
         self._literals: dict[tuple[int, int], str] = literals_memo(model)
         self._compiled: CompiledTree | None = None
         self._reader: NumberReader | None = None
@@ -293,7 +273,7 @@ class Explainer:
         explainer stays usable: later queries open new oracles."""
         while self._cache:
             _, q = self._cache.popitem()
-            _release(q.oracle)
+            release(q.oracle)
 
     def __enter__(self) -> Explainer:
         return self
@@ -313,17 +293,8 @@ class Explainer:
                       certificates=state["certificates"])
 
     # ------------------------------------------------------------------ instances
-    def _query(self, x, path_restricted: bool) -> _Query:
-        if path_restricted and not offers(self.model, PATHS):
-            raise tree_only("path_restricted=True (explanations drawn from the literals of "
-                            "the instance's path)",
-                            "call without it: " + (
-                                "for a decision list, axp's default order ('term') keeps the "
-                                "AXp inside the firing rule's features and those that keep "
-                                "the earlier rules false" if offers(self.model, RULES) else
-                                "for a DNF, axp's default order ('term') already keeps the AXp "
-                                "inside a shortest true term, or for a negative decision "
-                                "makes it a smallest AXp"), self.model)
+    def _query(self, x, path_restricted: bool) -> InstanceQuery:
+        check_path_restricted(self.model, path_restricted)
         values, cells = self._read(x)
         if self.model.constraints:
             check_instance(self.model, values, cells)
@@ -332,52 +303,15 @@ class Explainer:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit._replace(values=values)
-        if self.engine == "path" and not path_restricted:  # the common case, in one call
-            oracle, leaf = PathOracle.of_cells(self.model, cells, self._tables())
-            path = self.model.paths[leaf]
-            return self._keep(key, _Query(values, cells, path.class_index, path,
-                                          oracle.allowed, oracle, False, {}))
-        path = None
-        oracle: EntailmentOracle | None = None
-        if offers(self.model, PATHS):
-            path = self.model.paths[self._tables().leaf(np.asarray(cells, dtype=np.int64))]
-            prediction = path.class_index
-        elif self.engine == "box":  # the ensemble's arrays, compiled: no per-tree Python loop
-            prediction = prepare(self.model).classify(cells)
-        else:
-            prediction = predict_one(self.model, cells)
-        if path_restricted:
-            assert path is not None
-            allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
-                            for f, c in enumerate(self.model.cells))
-            universe = sum(1 << f for f in path.masks)
-        else:
-            allowed = tuple(1 << c for c in cells)
-            universe = full_mask(len(cells))
-        if self.engine == "box":
-            oracle = BoxOracle(self.model, cells, allowed, universe, prediction,
-                               fallback=partial(self._sat_oracle, cells, allowed, universe,
-                                                prediction))
-        elif self._encoding is not None:
-            oracle = self._encoding.oracle(cells, allowed, universe, prediction,
-                                           solver=self.solver)
-        else:
-            oracle = PathOracle(self.model, cells, allowed, universe, prediction,
-                                restricted=bool(path_restricted))
-        return self._keep(key, _Query(values, cells, prediction, path, allowed, oracle,
-                                      bool(path_restricted), {}))
+        return self._keep(key, instance_query(self.model, self.engine, values, cells,
+                                              path_restricted, self._tables, self._encoding,
+                                              self.solver))
 
-    def _sat_oracle(self, cells, allowed, universe: int, prediction: int) -> EntailmentOracle:
-        """The SAT engine's oracle for an instance: the box engine hands it the queries past
-        its limit."""
-        return shared_encoding(self.model).oracle(cells, allowed, universe, prediction,
-                                                  solver=self.solver)
-
-    def _keep(self, key: tuple, q: _Query) -> _Query:
+    def _keep(self, key: tuple, q: InstanceQuery) -> InstanceQuery:
         """Cache the query of an instance (the last :data:`CACHE_SIZE`)."""
         self._cache[key] = q
         if len(self._cache) > CACHE_SIZE:
-            _release(self._cache.popitem(last=False)[1].oracle)
+            release(self._cache.popitem(last=False)[1].oracle)
         return q
 
     def _tables(self) -> CompiledTree:
@@ -409,7 +343,7 @@ class Explainer:
             m |= 1 << self.model.features.index(name)
         return m
 
-    def _order(self, q: _Query, order) -> list[int]:
+    def _order(self, q: InstanceQuery, order) -> list[int]:
         n = len(self.model.features)
         if order is None:  # the model's own: its path for a tree, a true term for a DNF
             order = "path" if q.path is not None else "term"
@@ -442,7 +376,7 @@ class Explainer:
                 f"names, got {order!r}")
         return [self.model.features.index(name) for name in order]
 
-    def _weak_start(self, q: _Query, order, oracle: EntailmentOracle) -> int | None:
+    def _weak_start(self, q: InstanceQuery, order, oracle: EntailmentOracle) -> int | None:
         """For the SAT engine and the model's own order, the weak AXp that order ends with
         (the instance's path, a true term, the features that keep a decision list's firing
         rule first): deletion from it drops exactly the features that deletion from all of
@@ -468,8 +402,8 @@ class Explainer:
             return None
         return start if oracle.entails(start) else None
 
-    def _explanation(self, q: _Query, mask: int, kind: str, inflation: Inflation | None = None,
-                     certify: bool = False, cost: object = None,
+    def _explanation(self, q: InstanceQuery, mask: int, kind: str,
+                     inflation: Inflation | None = None, certify: bool = False, cost: object = None,
                      optimality: object = None) -> Explanation:
         """The Explanation of the feature set ``mask``, with its certificate (if ``certify``
         or the explainer always certifies)."""
@@ -509,19 +443,19 @@ class Explainer:
         made.__dict__["model_cells"] = self.model.cells  # for Explanation.coverage
         return made
 
-    def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
+    def _axp_certificate(self, q: InstanceQuery, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
         return axp_certificate(
-            self.model, _open_oracle(q.oracle), values=q.values, cells=q.cells,
+            self.model, open_oracle(q.oracle), values=q.values, cells=q.cells,
             prediction=q.prediction, allowed=q.allowed, mask=mask, held=held, engine=self.engine,
             solver=self.solver if self.engine == "sat" else None,
             path_restricted=q.path_restricted,
             rejected=inflation.rejected if inflation is not None else None)
 
-    def _witness(self, q: _Query, mask: int, certify: bool) -> dict:
+    def _witness(self, q: InstanceQuery, mask: int, certify: bool) -> dict:
         """A CXp's counterexample (a point changing only the CXp's features, predicted
         another class), its class, and its certificate if ``certify``."""
-        oracle = _open_oracle(q.oracle)
+        oracle = open_oracle(q.oracle)
         point = oracle.counterexample(oracle.universe & ~mask)
         if point is None:
             return {"counterexample": None, "counterexample_class": None, "certificate": None}
@@ -541,7 +475,8 @@ class Explainer:
             text = self._literals[key] = self.model.cells[f].describe(cells)
         return text
 
-    def _inflation(self, q: _Query, mask: int, order: Sequence[int] | None = None) -> Inflation:
+    def _inflation(self, q: InstanceQuery, mask: int,
+                   order: Sequence[int] | None = None) -> Inflation:
         held = {f: q.allowed[f] for f in bits(mask)}
         return inflate_cells(q.oracle, self.model.cells, held, order)
 
@@ -706,7 +641,7 @@ class Explainer:
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
-    def _enumerate(self, q: _Query, search: Callable[[duality.Stop], Iterator[int]],
+    def _enumerate(self, q: InstanceQuery, search: Callable[[duality.Stop], Iterator[int]],
                    kind: str, max_count: int | None,
                    time_limit: float | duality.Deadline | None, progress: bool,
                    verify: bool, on_found: Callable[[int, Explanation], None] | None,
@@ -1004,7 +939,7 @@ class Explainer:
                              verify)
 
     # ------------------------------------------------------------------ the user's terms
-    def _restricted(self, q: _Query, exclude: Iterable[str] | None = None,
+    def _restricted(self, q: InstanceQuery, exclude: Iterable[str] | None = None,
                     immutable: Iterable[str] | None = None) -> EntailmentOracle:
         """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
         (:class:`~xdt.explain.queries.preferences.RestrictedOracle`); the oracle itself when both
@@ -1021,7 +956,7 @@ class Explainer:
             return q.oracle
         return RestrictedOracle(q.oracle, free, fixed, q.allowed)
 
-    def _axp_oracle(self, q: _Query, exclude: Iterable[str] | None) -> EntailmentOracle:
+    def _axp_oracle(self, q: InstanceQuery, exclude: Iterable[str] | None) -> EntailmentOracle:
         """The oracle of AXps avoiding ``exclude``; raises :class:`NoExplanationError` when
         there is none."""
         oracle = self._restricted(q, exclude=exclude)
@@ -1054,7 +989,7 @@ class Explainer:
                 f"{', '.join(map(repr, ENUMERATION_ORDERS))}")
         return feature_weights(self.model.features, weights), order == "weight"
 
-    def _cheapest(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
+    def _cheapest(self, q: InstanceQuery, oracle: EntailmentOracle, kind: str, mask: int,
                   found: duality.Cheapest | None, weights: tuple | None,
                   inflation: Inflation | None, verify: bool) -> Explanation:
         """The Explanation of a cheapest ``mask``, with its cost and (lazily) its optimality
@@ -1067,13 +1002,13 @@ class Explainer:
                                           weights))
         return self._explanation(q, mask, kind, inflation, verify, cost, optimality)
 
-    def _optimality(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
+    def _optimality(self, q: InstanceQuery, oracle: EntailmentOracle, kind: str, mask: int,
                     found: duality.Cheapest | None, weights: tuple | None) -> object:
         from xdt.explain.checks.optimality import optimality_certificate
 
-        oracle = (RestrictedOracle(_open_oracle(oracle.inner), oracle.free, oracle.fixed,
+        oracle = (RestrictedOracle(open_oracle(oracle.inner), oracle.free, oracle.fixed,
                                    oracle.allowed)
-                  if isinstance(oracle, RestrictedOracle) else _open_oracle(oracle))
+                  if isinstance(oracle, RestrictedOracle) else open_oracle(oracle))
         if found is None:  # unit weights: prove the size
             search = duality.cheapest_axp if kind == "AXp" else duality.cheapest_cxp
             found = search(oracle)
