@@ -77,7 +77,7 @@ from xdt.explain.models import (
     predict_one,
     tree_only,
 )
-from xdt.explain.queries import duality
+from xdt.explain.queries import deletion, duality
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.explain.queries.preferences import (
@@ -87,7 +87,6 @@ from xdt.explain.queries.preferences import (
     feature_weights,
     plain_number,
 )
-from xdt.explain.queries.term_order import ending_with, term_weak_axp
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
@@ -98,7 +97,6 @@ CACHE_SIZE = 64
 literals; the solvers are shared per model)."""
 
 
-ORDERS = ("features", "reverse", "path", "term")
 ENUMERATION_ORDERS = ("size", "weight")
 """Orders of :meth:`Explainer.all_axps` and :meth:`Explainer.all_cxps`: smallest first, or
 cheapest first under the ``weights`` given."""
@@ -343,65 +341,6 @@ class Explainer:
             m |= 1 << self.model.features.index(name)
         return m
 
-    def _order(self, q: InstanceQuery, order) -> list[int]:
-        n = len(self.model.features)
-        if order is None:  # the model's own: its path for a tree, a true term for a DNF
-            order = "path" if q.path is not None else "term"
-        if isinstance(order, str):
-            if order == "features":
-                return list(range(n))
-            if order == "reverse":
-                return list(reversed(range(n)))
-            if order == "path":
-                if q.path is None:
-                    raise tree_only("order='path'", "use order='term' (the default for DNFs "
-                                    "and decision lists)",
-                                    self.model)
-                if self.engine == "path":  # the compiled tree keeps it per path
-                    return self._tables().path_order(q.path.index)
-                on_path = list(q.path.features)
-                return [f for f in range(n) if f not in q.path.masks] + on_path
-            if order == "term":
-                if "term" not in q.memo:
-                    last = term_weak_axp(self.model, q.cells, q.prediction, q.allowed)
-                    q.memo["term_last"] = last
-                    q.memo["term"] = ending_with(n, last)
-                return list(q.memo["term"])
-            raise ParameterError(
-                f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
-                "sequence of feature names")
-        if not isinstance(order, Iterable):
-            raise ParameterError(
-                f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
-                f"names, got {order!r}")
-        return [self.model.features.index(name) for name in order]
-
-    def _weak_start(self, q: InstanceQuery, order, oracle: EntailmentOracle) -> int | None:
-        """For the SAT engine and the model's own order, the weak AXp that order ends with
-        (the instance's path, a true term, the features that keep a decision list's firing
-        rule first): deletion from it drops exactly the features that deletion from all of
-        them would (each feature before it is removable while it stays), with one SAT call
-        per feature of it instead of one per feature. ``None`` (start from every candidate)
-        otherwise, or when the oracle does not confirm that it entails."""
-        if self.engine != "sat" or (order is not None and order not in ("path", "term")):
-            return None
-        if order is None:
-            order = "path" if q.path is not None else "term"
-        if order == "path":
-            if q.path is None:
-                return None
-            last = list(q.path.features)
-        else:
-            last = q.memo.get("term_last")
-        if not last:
-            return None
-        start = 0
-        for f in last:
-            start |= 1 << f
-        if start & ~oracle.universe or start == oracle.universe:
-            return None
-        return start if oracle.entails(start) else None
-
     def _explanation(self, q: InstanceQuery, mask: int, kind: str,
                      inflation: Inflation | None = None, certify: bool = False, cost: object = None,
                      optimality: object = None) -> Explanation:
@@ -491,10 +430,6 @@ class Explainer:
     def _label_of(self, cells: Sequence[int]) -> object:
         return self.model.classes[predict_one(self.model, cells)]
 
-    @staticmethod
-    def _sorted(masks: Iterable[int]) -> list[int]:
-        return sorted(masks, key=lambda m: (m.bit_count(), bits(m)))
-
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
         """The model's prediction (class label) for instance ``x`` (a dict or pandas Series
@@ -579,8 +514,7 @@ class Explainer:
         """
         q = self._query(x, path_restricted)
         oracle = self._axp_oracle(q, exclude)
-        seq = self._order(q, order)
-        mask = duality.deletion_axp(oracle, seq, start=self._weak_start(q, order, oracle))
+        mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables)
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
@@ -637,7 +571,7 @@ class Explainer:
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
         oracle = self._restricted(q, immutable=immutable)
-        mask = duality.deletion_cxp(oracle, self._order(q, order))
+        mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
@@ -688,7 +622,7 @@ class Explainer:
 
         def listed(stopped: str | None) -> ExplanationList:
             order = (sorted(found, key=lambda m: (cost_of(m, exact), m.bit_count(), bits(m)))
-                     if by_weight and exact is not None else self._sorted(found))
+                     if by_weight and exact is not None else deletion.by_size(found))
             return ExplanationList([found[m] for m in order],
                                    complete=stopped is None, stopped_by=stopped)
 
@@ -1026,26 +960,16 @@ class Explainer:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
 
         Raises :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
-        q = self._query(x, path_restricted)
-        return q.oracle.entails(self._mask(features))
+        return deletion.is_weak_axp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def is_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether ``features`` is an AXp: a weak AXp none of whose features can be dropped."""
-        q = self._query(x, path_restricted)
-        m = self._mask(features)
-        return q.oracle.entails(m) and not any(
-            q.oracle.entails(m & ~(1 << i)) for i in bits(m))
+        return deletion.is_axp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def is_cxp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether ``features`` is a CXp: freeing them can change the prediction, and freeing
         any proper subset cannot."""
-        q = self._query(x, path_restricted)
-        m = self._mask(features)
-        u = q.oracle.universe
-        if m & ~u:
-            return False
-        return not q.oracle.entails(u & ~m) and all(
-            q.oracle.entails(u & ~(m & ~(1 << i))) for i in bits(m))
+        return deletion.is_cxp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def counterexample(self, x, fixed: Iterable[str], *,
                        path_restricted: bool = False) -> dict | None:
@@ -1066,25 +990,19 @@ class Explainer:
             raise tree_only("path_is_redundant (explanation redundancy of a path)",
                             "to test whether some features of a term can be dropped, use "
                             "is_axp(x, features) on the term's features", self.model)
-        q = self._query(x, True)
-        u = q.oracle.universe
-        return any(q.oracle.entails(u & ~(1 << i)) for i in bits(u))
+        return deletion.path_is_redundant(self._query(x, True).oracle)
 
     def relevant_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
         """Features in some AXp — exactly those in some CXp (duality), so no AXp is listed.
 
         For trees: polynomial (the union of the minimal disagreement sets)."""
-        q = self._query(x, path_restricted)
-        union = 0
-        for m in duality.enumerate_cxps(q.oracle):
-            union |= m
+        union = deletion.relevant(self._query(x, path_restricted).oracle)
         return tuple(self.model.features.names[f] for f in bits(union))
 
     def necessary_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
         """Features in every AXp — exactly those that are a CXp on their own."""
-        q = self._query(x, path_restricted)
-        singles = [m for m in duality.enumerate_cxps(q.oracle) if m.bit_count() == 1]
-        return tuple(self.model.features.names[bits(m)[0]] for m in self._sorted(singles))
+        singles = deletion.necessary(self._query(x, path_restricted).oracle)
+        return tuple(self.model.features.names[bits(m)[0]] for m in singles)
 
     # ------------------------------------------------------------------ probabilistic
     def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
@@ -1210,7 +1128,7 @@ class Explainer:
         dist = probability.as_distribution(distribution, self.model)
         q = self._query(x, False)
         measure = probability.precision_function(self.model, dist, q.cells, q.prediction)
-        seq = self._order(q, order)
+        seq = deletion.deletion_order(self.model, q, order, self.engine, self._tables)
         names = self.model.features.names
         free = feature_mask(self.model.features, exclude, "exclude")
         if start is None or (isinstance(start, str) and start == "axp"):
