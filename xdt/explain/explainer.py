@@ -82,15 +82,17 @@ from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.explain.queries.preferences import (
     RestrictedOracle,
+    axp_oracle,
     cost_of,
     feature_mask,
     feature_weights,
+    names_mask,
     plain_number,
+    restricted,
 )
 from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
-from xdt.ir.values import to_python
 
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
@@ -334,12 +336,7 @@ class Explainer:
         return encode_instance(self.model.features, self.model.cells, x)
 
     def _mask(self, features: Iterable[str]) -> int:
-        if isinstance(features, str):
-            features = [features]
-        m = 0
-        for name in features:
-            m |= 1 << self.model.features.index(name)
-        return m
+        return names_mask(self.model.features, features)
 
     def _explanation(self, q: InstanceQuery, mask: int, kind: str,
                      inflation: Inflation | None = None, certify: bool = False, cost: object = None,
@@ -513,7 +510,7 @@ class Explainer:
             For a name in ``exclude`` that the model lacks.
         """
         q = self._query(x, path_restricted)
-        oracle = self._axp_oracle(q, exclude)
+        oracle = axp_oracle(self.model, q, exclude)
         mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables)
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
@@ -570,7 +567,7 @@ class Explainer:
         features at the instance's values (:mod:`xdt.explain.queries.preferences`). Raises
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
-        oracle = self._restricted(q, immutable=immutable)
+        oracle = restricted(self.model.features, q, immutable=immutable)
         mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
@@ -734,7 +731,7 @@ class Explainer:
         """
         q = self._query(x, path_restricted)
         w, by_weight = self._enumeration_weights(weights, order)
-        oracle = self._restricted(q, immutable=immutable)
+        oracle = restricted(self.model.features, q, immutable=immutable)
         return self._enumerate(q, partial(duality.enumerate_cxps, oracle,
                                           weights=w[0] if by_weight and w else None),
                                "CXp", max_count, time_limit, progress, verify, on_found, w,
@@ -761,7 +758,7 @@ class Explainer:
         :meth:`axp`)."""
         q = self._query(x, path_restricted)
         w, by_weight = self._enumeration_weights(weights, order)
-        oracle = self._restricted(q, exclude=exclude)
+        oracle = restricted(self.model.features, q, exclude=exclude)
         return self._enumerate(q, partial(duality.enumerate_axps, oracle,
                                           weights=w[0] if by_weight and w else None),
                                "AXp", max_count, time_limit, progress, verify, on_found, w,
@@ -813,7 +810,7 @@ class Explainer:
         _check_limits(None, time_limit)
         deadline = _deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = self._axp_oracle(q, exclude)
+        oracle = axp_oracle(self.model, q, exclude)
         w = feature_weights(self.model.features, weights)
         found = None
         if w is None:
@@ -864,7 +861,7 @@ class Explainer:
         _check_limits(None, time_limit)
         deadline = _deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = self._restricted(q, immutable=immutable)
+        oracle = restricted(self.model.features, q, immutable=immutable)
         w = feature_weights(self.model.features, weights)
         found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
         if found is None:
@@ -873,45 +870,6 @@ class Explainer:
                              verify)
 
     # ------------------------------------------------------------------ the user's terms
-    def _restricted(self, q: InstanceQuery, exclude: Iterable[str] | None = None,
-                    immutable: Iterable[str] | None = None) -> EntailmentOracle:
-        """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
-        (:class:`~xdt.explain.queries.preferences.RestrictedOracle`); the oracle itself when both
-        are empty."""
-        free = feature_mask(self.model.features, exclude, "exclude")
-        fixed = feature_mask(self.model.features, immutable, "immutable")
-        if fixed and q.path_restricted:
-            raise ParameterError(
-                "immutable features with path_restricted=True: path-restricted explanations "
-                "leave the features off the instance's path free to move, so an immutable "
-                "one could change; leave out path_restricted (immutable CXps keep every "
-                "immutable feature at the instance's value)")
-        if not free and not fixed:
-            return q.oracle
-        return RestrictedOracle(q.oracle, free, fixed, q.allowed)
-
-    def _axp_oracle(self, q: InstanceQuery, exclude: Iterable[str] | None) -> EntailmentOracle:
-        """The oracle of AXps avoiding ``exclude``; raises :class:`NoExplanationError` when
-        there is none."""
-        oracle = self._restricted(q, exclude=exclude)
-        if isinstance(oracle, RestrictedOracle):
-            point = oracle.counterexample(oracle.universe)
-            if point is not None:
-                names = self.model.features.names
-                cx = point_values(self.model, q.values, q.cells, point)
-                label = self._label_of(point)
-                held = [names[f] for f in bits(oracle.free)]
-                moved = ", ".join(f"{n} = {to_python(cx[n])!r}" for f, n in enumerate(names)
-                                  if point[f] != q.cells[f])
-                others = ("every other feature of the path held to its literal"
-                          if q.path_restricted else "every other feature fixed")
-                raise NoExplanationError(
-                    f"no AXp of the prediction {self.model.classes[q.prediction]!r} avoids "
-                    f"{', '.join(held)}: with {others}, the model predicts "
-                    f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
-                    "excluded features alone can change the prediction)", cx, label)
-        return oracle
-
     def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
         """The weights read (:func:`~xdt.explain.queries.preferences.feature_weights`) and whether
         the enumeration goes by weight."""
@@ -1132,7 +1090,7 @@ class Explainer:
         names = self.model.features.names
         free = feature_mask(self.model.features, exclude, "exclude")
         if start is None or (isinstance(start, str) and start == "axp"):
-            oracle = self._restricted(q, exclude=exclude)
+            oracle = restricted(self.model.features, q, exclude=exclude)
             first = (duality.deletion_axp(oracle, seq) if oracle.entails(oracle.universe)
                      else full_mask(len(names)) & ~free)  # no AXp avoids them: all the rest
         elif isinstance(start, str) and start == "all":
