@@ -28,15 +28,12 @@ earlier rules did not fire; its AXps do neither.
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import TypeVar
-
-from tqdm import tqdm
 
 from xdt.errors import NoExplanationError, ParameterError
 from xdt.explain.checks.certificates import (
@@ -78,6 +75,12 @@ from xdt.explain.models import (
     tree_only,
 )
 from xdt.explain.queries import deletion, duality
+from xdt.explain.queries.enumeration import (
+    as_deadline,
+    check_limits,
+    enumerate_explanations,
+    enumeration_weights,
+)
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.explain.queries.preferences import (
@@ -98,12 +101,6 @@ CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
 literals; the solvers are shared per model)."""
 
-
-ENUMERATION_ORDERS = ("size", "weight")
-"""Orders of :meth:`Explainer.all_axps` and :meth:`Explainer.all_cxps`: smallest first, or
-cheapest first under the ``weights`` given."""
-
-
 _E = TypeVar("_E", Explanation, Explanation | None)
 
 VERIFY_BATCH = (16, 256)
@@ -113,39 +110,6 @@ this many explanations, and each next one twice as many, up to the second number
 time limit, the search stops once the time left is only enough to check, at the pace of the
 last batch, the explanations found and not checked yet; those still unchecked when the
 deadline passes have ``verified=False``."""
-
-
-def _check_limits(max_count: object, time_limit: object) -> None:
-    if max_count is not None and (isinstance(max_count, bool) or not isinstance(max_count, int)
-                                  or max_count < 1):
-        raise ParameterError(
-            f"max_count must be a positive integer or None, got {max_count!r}")
-    if time_limit is not None and not isinstance(time_limit, duality.Deadline) and (
-            isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
-            or not math.isfinite(time_limit) or time_limit <= 0):
-        raise ParameterError(
-            f"time_limit must be a positive number of seconds, a Deadline or None, got "
-            f"{time_limit!r}")
-
-
-def _deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline | None:
-    if time_limit is None or isinstance(time_limit, duality.Deadline):
-        return time_limit
-    return duality.Deadline(time_limit)
-
-
-class _NoBar:
-    """Stands for a progress bar when none is shown (making a disabled tqdm costs more
-    than a small enumeration)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-_NO_BAR = _NoBar()
 
 
 class Explainer:
@@ -572,96 +536,30 @@ class Explainer:
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
-    def _enumerate(self, q: InstanceQuery, search: Callable[[duality.Stop], Iterator[int]],
-                   kind: str, max_count: int | None,
-                   time_limit: float | duality.Deadline | None, progress: bool,
-                   verify: bool, on_found: Callable[[int, Explanation], None] | None,
-                   weights: tuple | None = None, by_weight: bool = False
-                   ) -> ExplanationList:
-        """Run ``search(stop)`` under the limits; build (and with ``verify`` re-check) the
-        explanations found, all before the deadline."""
-        _check_limits(max_count, time_limit)
-        deadline = _deadline(time_limit)
+    def _enumerate(self, q: InstanceQuery, kind: str, oracle: EntailmentOracle,
+                   max_count: int | None, time_limit: float | duality.Deadline | None,
+                   progress: bool, verify: bool,
+                   on_found: Callable[[int, Explanation], None] | None,
+                   weights: tuple | None, by_weight: bool) -> ExplanationList:
+        """All explanations of ``kind`` of ``oracle`` under the limits
+        (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
+        found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
+        done = enumerate_explanations(
+            kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
+            verify=verify, on_found=on_found,
+            build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
+            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight)
+        found = ExplanationList(done.found, complete=done.stopped_by is None,
+                                stopped_by=done.stopped_by)
+        if done.stopped_by == "interrupted":
+            raise EnumerationInterrupted(found)
+        return found
 
-        def out_of_time() -> bool:
-            return deadline is not None and deadline.expired()
-
-        found: dict[int, Explanation] = {}  # each built as soon as found: the limit covers it
-        pending: list[int] = []  # found, certificate not re-checked yet
-        batch = VERIFY_BATCH[0]
-        pace = 0.0  # seconds per certificate check, in the last batch
-
-        def affordable(n: int) -> int:
-            """How many of ``n`` pending checks fit in the time left, at the last pace."""
-            if deadline is None or pace <= 0:
-                return n
-            return min(n, int(deadline.remaining() / pace))
-
-        def check(n: int) -> None:
-            """Re-check the certificates of the first ``n`` pending explanations."""
-            nonlocal batch, pace
-            if n < 1:
-                return
-            done = pending[:n]
-            started = None if deadline is None else deadline.now()
-            check_certificates(self.model, [found[m] for m in done])
-            del pending[:n]
-            for m in done:
-                found[m] = replace(found[m], verified=True)
-            batch = min(2 * batch, VERIFY_BATCH[1])
-            if deadline is not None and started is not None:
-                pace = (deadline.now() - started) / n
-
-        exact = None if weights is None else weights[1]
-
-        def cost(m: int) -> object:
-            return None if exact is None else plain_number(cost_of(m, exact))
-
-        def listed(stopped: str | None) -> ExplanationList:
-            order = (sorted(found, key=lambda m: (cost_of(m, exact), m.bit_count(), bits(m)))
-                     if by_weight and exact is not None else deletion.by_size(found))
-            return ExplanationList([found[m] for m in order],
-                                   complete=stopped is None, stopped_by=stopped)
-
-        stopped = None
-        masks = search(out_of_time)
-        bar = (tqdm(desc=f"{kind}s found", unit=f" {kind}", leave=False) if progress
-               else _NO_BAR)
-        try:
-            try:
-                for m in masks:
-                    found[m] = self._explanation(q, m, kind, None, verify, cost(m))
-                    bar.update(1)
-                    if on_found is not None:
-                        on_found(len(found), found[m])
-                    if out_of_time():
-                        stopped = "time_limit"
-                        break
-                    if verify:
-                        pending.append(m)
-                        if affordable(len(pending)) < len(pending):
-                            # only time left to check what was found: stop searching
-                            stopped = "time_limit"
-                            break
-                        if len(pending) >= batch:
-                            check(len(pending))
-                    if max_count is not None and len(found) >= max_count:
-                        # complete only if the enumeration proves there is no other one
-                        stopped = None if next(masks, None) is None else "max_count"
-                        break
-            except duality.EnumerationStopped:
-                stopped = "time_limit"
-            finally:
-                bar.close()
-                masks.close()  # release the hitting-set solver of a stopped enumeration
-            while pending and not out_of_time():  # the last ones, while time remains
-                n = affordable(min(batch, len(pending)))
-                if n < 1:
-                    break
-                check(n)
-        except KeyboardInterrupt:
-            raise EnumerationInterrupted(listed("interrupted")) from None
-        return listed(stopped)
+    def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
+        """``explanations`` after re-checking their certificates against ``model.predict``,
+        marked ``verified``."""
+        check_certificates(self.model, explanations)
+        return [replace(e, verified=True) for e in explanations]
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
@@ -730,12 +628,10 @@ class Explainer:
             With ``verify=True``, when a certificate fails its re-check.
         """
         q = self._query(x, path_restricted)
-        w, by_weight = self._enumeration_weights(weights, order)
+        w, by_weight = enumeration_weights(self.model.features, weights, order)
         oracle = restricted(self.model.features, q, immutable=immutable)
-        return self._enumerate(q, partial(duality.enumerate_cxps, oracle,
-                                          weights=w[0] if by_weight and w else None),
-                               "CXp", max_count, time_limit, progress, verify, on_found, w,
-                               by_weight)
+        return self._enumerate(q, "CXp", oracle, max_count, time_limit, progress, verify,
+                               on_found, w, by_weight)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
@@ -757,12 +653,10 @@ class Explainer:
         listed, and the list is empty when none does. Each AXp carries its certificate (see
         :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        w, by_weight = self._enumeration_weights(weights, order)
+        w, by_weight = enumeration_weights(self.model.features, weights, order)
         oracle = restricted(self.model.features, q, exclude=exclude)
-        return self._enumerate(q, partial(duality.enumerate_axps, oracle,
-                                          weights=w[0] if by_weight and w else None),
-                               "AXp", max_count, time_limit, progress, verify, on_found, w,
-                               by_weight)
+        return self._enumerate(q, "AXp", oracle, max_count, time_limit, progress, verify,
+                               on_found, w, by_weight)
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
                      verify: bool = False, exclude: Iterable[str] | None = None,
@@ -807,8 +701,8 @@ class Explainer:
         UnknownFeatureError
             For a name in ``exclude`` or ``weights`` that the model lacks.
         """
-        _check_limits(None, time_limit)
-        deadline = _deadline(time_limit)
+        check_limits(None, time_limit)
+        deadline = as_deadline(time_limit)
         q = self._query(x, path_restricted)
         oracle = axp_oracle(self.model, q, exclude)
         w = feature_weights(self.model.features, weights)
@@ -858,8 +752,8 @@ class Explainer:
         ComputationLimitError, ParameterError, UnknownFeatureError
             As in :meth:`smallest_axp`.
         """
-        _check_limits(None, time_limit)
-        deadline = _deadline(time_limit)
+        check_limits(None, time_limit)
+        deadline = as_deadline(time_limit)
         q = self._query(x, path_restricted)
         oracle = restricted(self.model.features, q, immutable=immutable)
         w = feature_weights(self.model.features, weights)
@@ -870,17 +764,6 @@ class Explainer:
                              verify)
 
     # ------------------------------------------------------------------ the user's terms
-    def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
-        """The weights read (:func:`~xdt.explain.queries.preferences.feature_weights`) and whether
-        the enumeration goes by weight."""
-        if order is None:
-            order = "weight" if weights is not None else "size"
-        if order not in ENUMERATION_ORDERS:
-            raise ParameterError(
-                f"unknown order {order!r}; use one of "
-                f"{', '.join(map(repr, ENUMERATION_ORDERS))}")
-        return feature_weights(self.model.features, weights), order == "weight"
-
     def _cheapest(self, q: InstanceQuery, oracle: EntailmentOracle, kind: str, mask: int,
                   found: duality.Cheapest | None, weights: tuple | None,
                   inflation: Inflation | None, verify: bool) -> Explanation:
