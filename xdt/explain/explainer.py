@@ -74,23 +74,18 @@ from xdt.explain.models import (
     predict_one,
     tree_only,
 )
-from xdt.explain.queries import deletion, duality
+from xdt.explain.queries import deletion, duality, smallest
 from xdt.explain.queries.enumeration import (
     as_deadline,
-    check_limits,
     enumerate_explanations,
     enumeration_weights,
 )
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.explain.queries.preferences import (
-    RestrictedOracle,
     axp_oracle,
-    cost_of,
     feature_mask,
-    feature_weights,
     names_mask,
-    plain_number,
     restricted,
 )
 from xdt.ir.cells import full_mask
@@ -701,21 +696,12 @@ class Explainer:
         UnknownFeatureError
             For a name in ``exclude`` or ``weights`` that the model lacks.
         """
-        check_limits(None, time_limit)
         deadline = as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = axp_oracle(self.model, q, exclude)
-        w = feature_weights(self.model.features, weights)
-        found = None
-        if w is None:
-            mask = duality.smallest_axp(oracle, deadline)
-        else:
-            found = duality.cheapest_axp(oracle, w[0], deadline)
-            assert found is not None  # an AXp exists: _axp_oracle checked it
-            mask = found.mask
-        inflation = self._inflation(q, mask) if inflate else None
-        return self._checked(self._cheapest(q, oracle, "AXp", mask, found, w, inflation, verify),
-                             verify)
+        found = smallest.smallest_axp(axp_oracle(self.model, q, exclude), self.model.features,
+                                      weights, deadline)
+        inflation = self._inflation(q, found.mask) if inflate else None
+        return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
 
     def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
                      immutable: Iterable[str] | None = None,
@@ -752,50 +738,32 @@ class Explainer:
         ComputationLimitError, ParameterError, UnknownFeatureError
             As in :meth:`smallest_axp`.
         """
-        check_limits(None, time_limit)
         deadline = as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = restricted(self.model.features, q, immutable=immutable)
-        w = feature_weights(self.model.features, weights)
-        found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
+        found = smallest.smallest_cxp(restricted(self.model.features, q, immutable=immutable),
+                                      self.model.features, weights, deadline)
         if found is None:
             return None
-        return self._checked(self._cheapest(q, oracle, "CXp", found.mask, found, w, None, verify),
-                             verify)
+        return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
 
     # ------------------------------------------------------------------ the user's terms
-    def _cheapest(self, q: InstanceQuery, oracle: EntailmentOracle, kind: str, mask: int,
-                  found: duality.Cheapest | None, weights: tuple | None,
+    def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
                   inflation: Inflation | None, verify: bool) -> Explanation:
-        """The Explanation of a cheapest ``mask``, with its cost and (lazily) its optimality
-        certificate."""
-        exact = weights[1] if weights is not None else None
-        cost = None if exact is None else plain_number(cost_of(mask, exact))
+        """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
+        its optimality certificate."""
         optimality = None
         if self.certificates or verify:
-            optimality = Deferred(partial(self._optimality, q, oracle, kind, mask, found,
-                                          weights))
-        return self._explanation(q, mask, kind, inflation, verify, cost, optimality)
+            optimality = Deferred(partial(self._optimality, q, kind, found))
+        return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
+                                 optimality)
 
-    def _optimality(self, q: InstanceQuery, oracle: EntailmentOracle, kind: str, mask: int,
-                    found: duality.Cheapest | None, weights: tuple | None) -> object:
+    def _optimality(self, q: InstanceQuery, kind: str, found: smallest.Smallest) -> object:
         from xdt.explain.checks.optimality import optimality_certificate
 
-        oracle = (RestrictedOracle(open_oracle(oracle.inner), oracle.free, oracle.fixed,
-                                   oracle.allowed)
-                  if isinstance(oracle, RestrictedOracle) else open_oracle(oracle))
-        if found is None:  # unit weights: prove the size
-            search = duality.cheapest_axp if kind == "AXp" else duality.cheapest_cxp
-            found = search(oracle)
-            assert found is not None
-        exact = (weights[1] if weights is not None
-                 else dict.fromkeys(range(len(self.model.features)), Fraction(1)))
+        proof = smallest.optimality_proof(kind, found, len(self.model.features))
         return optimality_certificate(
             self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
-            oracle=oracle, exact=exact, cost=cost_of(mask, exact),
-            lower_bound=cost_of(found.mask, exact), bounds=found.bounds,
-            excluded=getattr(oracle, "free", 0), immutable=getattr(oracle, "fixed", 0),
-            path_restricted=q.path_restricted)
+            path_restricted=q.path_restricted, **proof._asdict())
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.

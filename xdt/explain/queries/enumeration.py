@@ -57,8 +57,10 @@ def check_limits(max_count: object, time_limit: object) -> None:
 
 
 def as_deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline | None:
-    """``time_limit`` (checked by :func:`check_limits`) as a deadline: a new one for a
-    number of seconds, the one given, or ``None``."""
+    """``time_limit`` as a deadline: a new one for a number of seconds, the one given, or
+    ``None``. Raises :class:`~xdt.errors.ParameterError` for a bad one
+    (:func:`check_limits`)."""
+    check_limits(None, time_limit)
     if time_limit is None or isinstance(time_limit, duality.Deadline):
         return time_limit
     return duality.Deadline(time_limit)
