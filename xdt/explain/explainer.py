@@ -35,7 +35,6 @@ from fractions import Fraction
 from functools import partial
 from typing import TypeVar
 
-from xdt.errors import NoExplanationError, ParameterError
 from xdt.explain.checks.certificates import (
     axp_certificate,
     check_certificates,
@@ -84,11 +83,9 @@ from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.explain.queries.preferences import (
     axp_oracle,
-    feature_mask,
     names_mask,
     restricted,
 )
-from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
 
@@ -932,55 +929,16 @@ class Explainer:
         ('IF 0.5 < x THEN 1', Fraction(19, 20), {'x': Fraction(19, 40)})
         """
         from xdt.explain.queries import probability
+        from xdt.explain.queries.delta_axp import find_delta_axp
 
         d = probability.check_delta(delta)
         dist = probability.as_distribution(distribution, self.model)
         q = self._query(x, False)
-        measure = probability.precision_function(self.model, dist, q.cells, q.prediction)
-        seq = deletion.deletion_order(self.model, q, order, self.engine, self._tables)
-        names = self.model.features.names
-        free = feature_mask(self.model.features, exclude, "exclude")
-        if start is None or (isinstance(start, str) and start == "axp"):
-            oracle = restricted(self.model.features, q, exclude=exclude)
-            first = (duality.deletion_axp(oracle, seq) if oracle.entails(oracle.universe)
-                     else full_mask(len(names)) & ~free)  # no AXp avoids them: all the rest
-        elif isinstance(start, str) and start == "all":
-            first = full_mask(len(names)) & ~free
-        elif isinstance(start, str) and start == "path":
-            if q.path is None:
-                raise tree_only("start='path'", "use start='axp' or 'all'", self.model)
-            first = sum(1 << f for f in q.path.masks) & ~free
-        elif isinstance(start, str) and start not in names:
-            raise ParameterError(
-                f"start must be 'axp', 'all', 'path' or feature names, got {start!r}")
-        else:
-            first = self._mask(start)
-            if first & free:
-                raise ParameterError(
-                    f"start holds the excluded features "
-                    f"{', '.join(names[f] for f in bits(first & free))}: leave them out")
-        if free and measure(first) < d:
-            value = measure(first)
-            raise NoExplanationError(
-                f"no delta-AXp of precision >= {float(d):.6g} avoids "
-                f"{', '.join(names[f] for f in bits(free))}: with every other feature fixed "
-                f"the precision is {float(value):.6g} ({value}); exclude fewer features or "
-                "lower delta")
-        mask, value, drops = probability.delta_axp_mask(measure, first, d, seq)
-        made = self._explanation(q, mask, "AXp", None, False)
-        cert = None
-        if self.certificates or verify:
-            support = (len(dist.agreeing(q.cells, mask))
-                       if isinstance(dist, probability.EmpiricalDistribution) else None)
-            cert = probability.PrecisionCertificate(
-                instance=dict(zip(names, q.values, strict=True)),
-                prediction=made.prediction, delta=d, precision=value,
-                drops={names[f]: p for f, p in drops.items()},
-                distribution=("empirical" if isinstance(dist, probability.EmpiricalDistribution)
-                              else "product"),
-                n_rows=dist.n_rows, support=support,
-                start=tuple(names[f] for f in bits(first)))
-        made = replace(made, kind="delta-AXp", certificate=cert, precision=value, delta=d)
+        found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
+                               exclude=exclude, engine=self.engine, tables=self._tables,
+                               certify=self.certificates or verify)
+        made = replace(self._explanation(q, found.mask, "AXp", None, False), kind="delta-AXp",
+                       certificate=found.certificate, precision=found.precision, delta=d)
         if verify:
             probability.check_precision_certificate(self.model, made, dist)
             made = replace(made, verified=True)
