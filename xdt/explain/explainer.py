@@ -64,6 +64,7 @@ from xdt.explain.explanation import (
     EnumerationInterrupted,
     Explanation,
     ExplanationList,
+    explanation_of,
     once,
 )
 from xdt.explain.models import (
@@ -301,39 +302,25 @@ class Explainer:
         or the explainer always certifies)."""
         certify = certify or self.certificates
         feats = bits(mask)
-        names = self.model.features.names
         # The witness points and the certificate are made on first access, with the
         # instance's oracle (for the SAT engine, a new one if close() has closed it).
-        lazy = True
         cx: object = None
         cx_class: object = None
         cert: object = None
         if kind == "CXp":
             masks = tuple([1 << q.cells[f] for f in feats])
             witness = once(partial(self._witness, q, mask, certify))
-            if lazy:
-                cx = Deferred(witness, "counterexample")
-                cx_class = Deferred(witness, "counterexample_class")
-                cert = Deferred(witness, "certificate")
-            else:
-                made = witness()
-                cx, cx_class, cert = (made["counterexample"], made["counterexample_class"],
-                                      made["certificate"])
+            cx = Deferred(witness, "counterexample")
+            cx_class = Deferred(witness, "counterexample_class")
+            cert = Deferred(witness, "certificate")
         else:
             held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
             masks = tuple([held[f] for f in feats])
             if certify:
-                make = partial(self._axp_certificate, q, mask, held, inflation)
-                cert = Deferred(make) if lazy else make()
-        literal = self._literals.get
-        made = Explanation.of(
-            kind, tuple([names[f] for f in feats]), tuple([q.values[f] for f in feats]),
-            tuple([literal((f, m)) or self._literal(f, m)
-                   for f, m in zip(feats, masks, strict=True)]),
-            self.model.classes[q.prediction], self.model.target, q.path_restricted, cx,
-            cx_class, masks, inflation is not None, cert, cost=cost, optimality=optimality)
-        made.__dict__["model_cells"] = self.model.cells  # for Explanation.coverage
-        return made
+                cert = Deferred(partial(self._axp_certificate, q, mask, held, inflation))
+        return explanation_of(self.model, self._literals, kind, feats, masks, q.values,
+                              q.prediction, q.path_restricted, cx, cx_class, cert,
+                              inflation is not None, cost, optimality)
 
     def _axp_certificate(self, q: InstanceQuery, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
@@ -352,20 +339,11 @@ class Explainer:
         if point is None:
             return {"counterexample": None, "counterexample_class": None, "certificate": None}
         cx = point_values(self.model, q.values, q.cells, point)
-        cx_class = self._label_of(point)
+        cx_class = self.model.classes[predict_one(self.model, point)]
         cert = None if not certify else cxp_certificate(
             self.model, values=q.values, prediction=q.prediction, witness=cx,
             witness_class=cx_class, path_restricted=q.path_restricted)
         return {"counterexample": cx, "counterexample_class": cx_class, "certificate": cert}
-
-    def _literal(self, f: int, cells: int) -> str:
-        """The readable literal ``model.cells[f].describe(cells)``, made once per model (and
-        kept for the other explainers of the model)."""
-        key = (f, cells)
-        text = self._literals.get(key)
-        if text is None:
-            text = self._literals[key] = self.model.cells[f].describe(cells)
-        return text
 
     def _inflation(self, q: InstanceQuery, mask: int,
                    order: Sequence[int] | None = None) -> Inflation:
@@ -376,12 +354,8 @@ class Explainer:
         """``explanation``, after re-checking its certificate against ``model.predict`` (and
         marking it ``verified``) when ``verify``."""
         if verify and explanation is not None:
-            check_certificates(self.model, [explanation])
-            explanation = replace(explanation, verified=True)  # type: ignore[type-var]
+            explanation = self._verified([explanation])[0]
         return explanation
-
-    def _label_of(self, cells: Sequence[int]) -> object:
-        return self.model.classes[predict_one(self.model, cells)]
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:

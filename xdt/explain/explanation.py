@@ -332,6 +332,39 @@ class Explanation:
 
 
 
+def explanation_of(model: Any, literals: dict[tuple[int, int], str], kind: str,
+                   feats: list[int], masks: tuple[int, ...], values: tuple, prediction: int,
+                   path_restricted: bool, counterexample: object, counterexample_class: object,
+                   certificate: object, inflated: bool, cost: object = None,
+                   optimality: object = None) -> Explanation:
+    """The :class:`Explanation` of ``model`` over the features at positions ``feats``, each
+    held to the cells ``masks`` (bit masks, one per feature); ``values`` are the instance's
+    (all of them, in feature order) and ``prediction`` its class index. The readable
+    literals are read from ``literals`` (feature, cells) -> text, and the missing ones
+    written there (:func:`literal_text`). The other fields are passed on as they are (each
+    may be a :class:`Deferred`)."""
+    names = model.features.names
+    literal = literals.get
+    made = Explanation.of(
+        kind, tuple([names[f] for f in feats]), tuple([values[f] for f in feats]),
+        tuple([literal((f, m)) or literal_text(model, literals, f, m)
+               for f, m in zip(feats, masks, strict=True)]),
+        model.classes[prediction], model.target, path_restricted, counterexample,
+        counterexample_class, masks, inflated, certificate, cost=cost, optimality=optimality)
+    made.__dict__["model_cells"] = model.cells  # for Explanation.coverage
+    return made
+
+
+def literal_text(model: Any, literals: dict[tuple[int, int], str], f: int, cells: int) -> str:
+    """The readable literal ``model.cells[f].describe(cells)``, made once per model (and
+    kept in ``literals`` for the other explainers of the model)."""
+    key = (f, cells)
+    text = literals.get(key)
+    if text is None:
+        text = literals[key] = model.cells[f].describe(cells)
+    return text
+
+
 def format_share(value: Fraction) -> str:
     """A probability as a short decimal, cut (not rounded) to 4 places so that it never
     reads above its value: ``0.9612``, ``0.9999`` for 19999/20000, ``1`` for 1."""
