@@ -1,11 +1,13 @@
 """The user-facing explainer.
 
 :class:`Explainer` reads an instance at the boundary (by name, in feature order or as a
-pandas row), builds the entailment oracle of the chosen engine, and returns
-:class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
-in :mod:`xdt.explain.queries.duality`; the engines in :mod:`xdt.explain.engines.path` (decision
-trees) and
-:mod:`xdt.explain.engines.sat` (decision trees, DNFs, nested k-DNFs and decision lists).
+pandas row), poses it to the chosen engine (:mod:`xdt.explain.engines.instance_oracle`),
+asks the plain function of a query family over the engine's entailment oracle
+(:mod:`~xdt.explain.queries.deletion`, :mod:`~xdt.explain.queries.enumeration`,
+:mod:`~xdt.explain.queries.smallest`, :mod:`~xdt.explain.queries.preferences`,
+:mod:`~xdt.explain.queries.delta_axp`), and returns
+:class:`~xdt.explain.explanation.Explanation` objects with their certificates
+(:mod:`xdt.explain.checks`), built when first read.
 
 Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
 Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
@@ -35,12 +37,7 @@ from fractions import Fraction
 from functools import partial
 from typing import TypeVar
 
-from xdt.explain.checks.certificates import (
-    axp_certificate,
-    check_certificates,
-    cxp_certificate,
-    point_values,
-)
+from xdt.explain.checks.certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.engines.compiled import (
     CompiledTree,
     NumberReader,
@@ -71,22 +68,13 @@ from xdt.explain.models import (
     Model,
     check_instance,
     check_model,
+    point_values,
     predict_one,
     tree_only,
 )
-from xdt.explain.queries import deletion, duality, smallest
-from xdt.explain.queries.enumeration import (
-    as_deadline,
-    enumerate_explanations,
-    enumeration_weights,
-)
+from xdt.explain.queries import deletion, duality, enumeration, preferences, smallest
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
-from xdt.explain.queries.preferences import (
-    axp_oracle,
-    names_mask,
-    restricted,
-)
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
 
@@ -293,7 +281,7 @@ class Explainer:
         return encode_instance(self.model.features, self.model.cells, x)
 
     def _mask(self, features: Iterable[str]) -> int:
-        return names_mask(self.model.features, features)
+        return preferences.names_mask(self.model.features, features)
 
     def _explanation(self, q: InstanceQuery, mask: int, kind: str,
                      inflation: Inflation | None = None, certify: bool = False, cost: object = None,
@@ -440,7 +428,7 @@ class Explainer:
             For a name in ``exclude`` that the model lacks.
         """
         q = self._query(x, path_restricted)
-        oracle = axp_oracle(self.model, q, exclude)
+        oracle = preferences.axp_oracle(self.model, q, exclude)
         mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables)
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
@@ -497,7 +485,7 @@ class Explainer:
         features at the instance's values (:mod:`xdt.explain.queries.preferences`). Raises
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
-        oracle = restricted(self.model.features, q, immutable=immutable)
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
         mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
@@ -510,7 +498,7 @@ class Explainer:
         """All explanations of ``kind`` of ``oracle`` under the limits
         (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
         found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
-        done = enumerate_explanations(
+        done = enumeration.enumerate_explanations(
             kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
             verify=verify, on_found=on_found,
             build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
@@ -594,8 +582,8 @@ class Explainer:
             With ``verify=True``, when a certificate fails its re-check.
         """
         q = self._query(x, path_restricted)
-        w, by_weight = enumeration_weights(self.model.features, weights, order)
-        oracle = restricted(self.model.features, q, immutable=immutable)
+        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
         return self._enumerate(q, "CXp", oracle, max_count, time_limit, progress, verify,
                                on_found, w, by_weight)
 
@@ -619,8 +607,8 @@ class Explainer:
         listed, and the list is empty when none does. Each AXp carries its certificate (see
         :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        w, by_weight = enumeration_weights(self.model.features, weights, order)
-        oracle = restricted(self.model.features, q, exclude=exclude)
+        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
+        oracle = preferences.restricted(self.model.features, q, exclude=exclude)
         return self._enumerate(q, "AXp", oracle, max_count, time_limit, progress, verify,
                                on_found, w, by_weight)
 
@@ -667,10 +655,10 @@ class Explainer:
         UnknownFeatureError
             For a name in ``exclude`` or ``weights`` that the model lacks.
         """
-        deadline = as_deadline(time_limit)
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        found = smallest.smallest_axp(axp_oracle(self.model, q, exclude), self.model.features,
-                                      weights, deadline)
+        oracle = preferences.axp_oracle(self.model, q, exclude)
+        found = smallest.smallest_axp(oracle, self.model.features, weights, deadline)
         inflation = self._inflation(q, found.mask) if inflate else None
         return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
 
@@ -709,10 +697,10 @@ class Explainer:
         ComputationLimitError, ParameterError, UnknownFeatureError
             As in :meth:`smallest_axp`.
         """
-        deadline = as_deadline(time_limit)
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        found = smallest.smallest_cxp(restricted(self.model.features, q, immutable=immutable),
-                                      self.model.features, weights, deadline)
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+        found = smallest.smallest_cxp(oracle, self.model.features, weights, deadline)
         if found is None:
             return None
         return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
