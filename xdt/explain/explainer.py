@@ -283,6 +283,7 @@ class Explainer:
     def _mask(self, features: Iterable[str]) -> int:
         return preferences.names_mask(self.model.features, features)
 
+    # ------------------------------------------------------------------ results
     def _explanation(self, q: InstanceQuery, mask: int, kind: str,
                      inflation: Inflation | None = None, certify: bool = False, cost: object = None,
                      optimality: object = None) -> Explanation:
@@ -344,6 +345,49 @@ class Explainer:
         if verify and explanation is not None:
             explanation = self._verified([explanation])[0]
         return explanation
+
+    def _enumerate(self, q: InstanceQuery, kind: str, oracle: EntailmentOracle,
+                   max_count: int | None, time_limit: float | duality.Deadline | None,
+                   progress: bool, verify: bool,
+                   on_found: Callable[[int, Explanation], None] | None,
+                   weights: tuple | None, by_weight: bool) -> ExplanationList:
+        """All explanations of ``kind`` of ``oracle`` under the limits
+        (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
+        found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
+        done = enumeration.enumerate_explanations(
+            kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
+            verify=verify, on_found=on_found,
+            build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
+            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight)
+        found = ExplanationList(done.found, complete=done.stopped_by is None,
+                                stopped_by=done.stopped_by)
+        if done.stopped_by == "interrupted":
+            raise EnumerationInterrupted(found)
+        return found
+
+    def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
+        """``explanations`` after re-checking their certificates against ``model.predict``,
+        marked ``verified``."""
+        check_certificates(self.model, explanations)
+        return [replace(e, verified=True) for e in explanations]
+
+    def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
+                  inflation: Inflation | None, verify: bool) -> Explanation:
+        """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
+        its optimality certificate."""
+        optimality = None
+        if self.certificates or verify:
+            optimality = Deferred(partial(self._optimality, q, kind, found))
+        return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
+                                 optimality)
+
+    def _optimality(self, q: InstanceQuery, kind: str, found: smallest.Smallest) -> object:
+        from xdt.explain.checks.optimality import optimality_certificate
+
+        proof = smallest.optimality_proof(kind, found, len(self.model.features))
+        return optimality_certificate(
+            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
+            path_restricted=q.path_restricted, **proof._asdict())
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
@@ -489,31 +533,6 @@ class Explainer:
         mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
-
-    def _enumerate(self, q: InstanceQuery, kind: str, oracle: EntailmentOracle,
-                   max_count: int | None, time_limit: float | duality.Deadline | None,
-                   progress: bool, verify: bool,
-                   on_found: Callable[[int, Explanation], None] | None,
-                   weights: tuple | None, by_weight: bool) -> ExplanationList:
-        """All explanations of ``kind`` of ``oracle`` under the limits
-        (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
-        found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
-        done = enumeration.enumerate_explanations(
-            kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
-            verify=verify, on_found=on_found,
-            build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
-            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight)
-        found = ExplanationList(done.found, complete=done.stopped_by is None,
-                                stopped_by=done.stopped_by)
-        if done.stopped_by == "interrupted":
-            raise EnumerationInterrupted(found)
-        return found
-
-    def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
-        """``explanations`` after re-checking their certificates against ``model.predict``,
-        marked ``verified``."""
-        check_certificates(self.model, explanations)
-        return [replace(e, verified=True) for e in explanations]
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
@@ -704,25 +723,6 @@ class Explainer:
         if found is None:
             return None
         return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
-
-    # ------------------------------------------------------------------ the user's terms
-    def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
-                  inflation: Inflation | None, verify: bool) -> Explanation:
-        """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
-        its optimality certificate."""
-        optimality = None
-        if self.certificates or verify:
-            optimality = Deferred(partial(self._optimality, q, kind, found))
-        return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
-                                 optimality)
-
-    def _optimality(self, q: InstanceQuery, kind: str, found: smallest.Smallest) -> object:
-        from xdt.explain.checks.optimality import optimality_certificate
-
-        proof = smallest.optimality_proof(kind, found, len(self.model.features))
-        return optimality_certificate(
-            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
-            path_restricted=q.path_restricted, **proof._asdict())
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
