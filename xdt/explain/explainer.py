@@ -429,13 +429,13 @@ class Explainer:
             last, so the AXp is a subset of them; for a negative one, a minimum set of
             features whose values falsify every term last (a minimum hitting set, PySAT's
             Hitman), which is then the AXp — a smallest one
-            (:func:`xdt.explain.models.term_order`; Cooper, Bousdira & Carbonnel,
+            (:func:`xdt.explain.queries.term_order.term_order`; Cooper, Bousdira & Carbonnel,
             "Interpretable DNFs", IJCAI 2025, Section 2: a decision is explained by a true
             term of the DNF or of its complement). So a k-DNF whose complement is a k-DNF
             (k-AXp-interpretable), e.g. a nested k-DNF, gets AXps of at most k features. For
             a decision list, the firing rule's features last, just before them a minimum set
             of features whose values keep every earlier rule false
-            (:func:`xdt.explain.models.decision_list_weak_axp`): the AXp is a subset of
+            (:func:`xdt.explain.queries.term_order.decision_list_weak_axp`): the AXp is a subset of
             these. For a tree ``"term"`` is ``"path"``. ``"features"``: the model's feature
             order; ``"reverse"``: the opposite. Features a sequence does not name are tried
             after it, in feature order.
