@@ -9,11 +9,12 @@
   optimality, independent of the engines;
 * :mod:`~xdt.explain.export` — DIMACS and WCNF;
 * :mod:`~xdt.explain.explainer` — :class:`Explainer`, the face over all of them, and
-  :mod:`~xdt.explain.explanation`, the answer it returns.
+  :mod:`~xdt.explain.explanation`, the answers it returns (one explanation, or the list an
+  enumeration gives and how it ended).
 """
 
-from xdt.explain.explainer import EnumerationInterrupted, Explainer, ExplanationList
-from xdt.explain.explanation import Explanation
+from xdt.explain.explainer import Explainer
+from xdt.explain.explanation import EnumerationInterrupted, Explanation, ExplanationList
 from xdt.explain.queries.duality import Deadline
 from xdt.explain.queries.redundant_paths import PathRedundancy, path_redundancy
 

@@ -1,11 +1,13 @@
 """The user-facing explainer.
 
 :class:`Explainer` reads an instance at the boundary (by name, in feature order or as a
-pandas row), builds the entailment oracle of the chosen engine, and returns
-:class:`~xdt.explain.explanation.Explanation` objects. The algorithms above the oracle live
-in :mod:`xdt.explain.queries.duality`; the engines in :mod:`xdt.explain.engines.path` (decision
-trees) and
-:mod:`xdt.explain.engines.sat` (decision trees, DNFs, nested k-DNFs and decision lists).
+pandas row), poses it to the chosen engine (:mod:`xdt.explain.engines.instance_oracle`),
+asks the plain function of a query family over the engine's entailment oracle
+(:mod:`~xdt.explain.queries.deletion`, :mod:`~xdt.explain.queries.enumeration`,
+:mod:`~xdt.explain.queries.smallest`, :mod:`~xdt.explain.queries.preferences`,
+:mod:`~xdt.explain.queries.delta_axp`), and returns
+:class:`~xdt.explain.explanation.Explanation` objects with their certificates
+(:mod:`xdt.explain.checks`), built when first read.
 
 Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
 Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
@@ -28,24 +30,15 @@ earlier rules did not fire; its AXps do neither.
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
-import numpy as np
-from tqdm import tqdm
-
-from xdt.errors import NoExplanationError, ParameterError
-from xdt.explain.checks.certificates import (
-    axp_certificate,
-    check_certificates,
-    cxp_certificate,
-    point_values,
-)
+from xdt.errors import ParameterError
+from xdt.explain.checks.certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.engines.compiled import (
     CompiledTree,
     NumberReader,
@@ -53,59 +46,42 @@ from xdt.explain.engines.compiled import (
     literals_memo,
     number_reader,
 )
-from xdt.explain.engines.ensemble_box import BoxOracle, prepare
+from xdt.explain.engines.instance_oracle import (
+    InstanceQuery,
+    check_path_restricted,
+    instance_query,
+    open_oracle,
+    release,
+)
 from xdt.explain.engines.oracle import EntailmentOracle, bits
-from xdt.explain.engines.path import PathOracle
 from xdt.explain.engines.registry import choose_engine
-from xdt.explain.engines.sat import DEFAULT_SOLVER, SatOracle, check_solver
+from xdt.explain.engines.sat import DEFAULT_SOLVER, check_solver
 from xdt.explain.engines.sat_cache import shared_encoding
-from xdt.explain.explanation import Deferred, Explanation, explanations_html, once
+from xdt.explain.explanation import (
+    Deferred,
+    EnumerationInterrupted,
+    Explanation,
+    ExplanationList,
+    explanation_of,
+    once,
+)
 from xdt.explain.models import (
     Model,
     check_instance,
     check_model,
+    point_values,
     predict_one,
     tree_only,
 )
-from xdt.explain.queries import duality
+from xdt.explain.queries import deletion, duality, enumeration, preferences, smallest
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
-from xdt.explain.queries.preferences import (
-    RestrictedOracle,
-    cost_of,
-    feature_mask,
-    feature_weights,
-    plain_number,
-)
-from xdt.explain.queries.term_order import ending_with, term_weak_axp
-from xdt.ir.cells import full_mask
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
-from xdt.ir.tree import Path
-from xdt.ir.values import to_python
 
-"""Engine names that pick the engine from the model: "path" for trees, "box" for tree
-ensembles, "sat" otherwise."""
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
 literals; the solvers are shared per model)."""
-
-
-def _open_oracle(oracle: EntailmentOracle) -> EntailmentOracle:
-    """``oracle``, or for a SAT oracle that :meth:`Explainer.close` has closed, a new one for
-    the same instance."""
-    return oracle.reopened() if isinstance(oracle, SatOracle) else oracle
-
-
-def _release(oracle: EntailmentOracle) -> None:
-    close = getattr(oracle, "close", None)
-    if close is not None:
-        close()
-ORDERS = ("features", "reverse", "path", "term")
-ENUMERATION_ORDERS = ("size", "weight")
-"""Orders of :meth:`Explainer.all_axps` and :meth:`Explainer.all_cxps`: smallest first, or
-cheapest first under the ``weights`` given."""
-
 
 _E = TypeVar("_E", Explanation, Explanation | None)
 
@@ -116,95 +92,6 @@ this many explanations, and each next one twice as many, up to the second number
 time limit, the search stops once the time left is only enough to check, at the pace of the
 last batch, the explanations found and not checked yet; those still unchecked when the
 deadline passes have ``verified=False``."""
-
-
-def _check_limits(max_count: object, time_limit: object) -> None:
-    if max_count is not None and (isinstance(max_count, bool) or not isinstance(max_count, int)
-                                  or max_count < 1):
-        raise ParameterError(
-            f"max_count must be a positive integer or None, got {max_count!r}")
-    if time_limit is not None and not isinstance(time_limit, duality.Deadline) and (
-            isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
-            or not math.isfinite(time_limit) or time_limit <= 0):
-        raise ParameterError(
-            f"time_limit must be a positive number of seconds, a Deadline or None, got "
-            f"{time_limit!r}")
-
-
-def _deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline | None:
-    if time_limit is None or isinstance(time_limit, duality.Deadline):
-        return time_limit
-    return duality.Deadline(time_limit)
-
-
-class _NoBar:
-    """Stands for a progress bar when none is shown (making a disabled tqdm costs more
-    than a small enumeration)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-_NO_BAR = _NoBar()
-
-
-class ExplanationList(list):
-    """A list of :class:`Explanation` from an enumeration, with how it ended.
-
-    Attributes
-    ----------
-    complete : bool
-        True when the enumeration ran to its end: the list holds every explanation.
-    stopped_by : {None, "max_count", "time_limit", "interrupted"}
-        What stopped an incomplete enumeration ("interrupted": see
-        :class:`EnumerationInterrupted`). With "max_count" another explanation is known to
-        exist; with the others there may be more.
-    """
-
-    def __init__(self, items=(), complete: bool = True, stopped_by: str | None = None):
-        super().__init__(items)
-        self.complete = complete
-        self.stopped_by = stopped_by
-
-    def __repr__(self) -> str:
-        tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
-        return f"ExplanationList({list.__repr__(self)}{tail})"
-
-    def _repr_html_(self) -> str:
-        """The list as HTML, for Jupyter (:func:`~xdt.explain.explanation.explanations_html`)."""
-        return explanations_html(self, self.complete, self.stopped_by)
-
-
-class EnumerationInterrupted(KeyboardInterrupt):
-    """An enumeration was interrupted (Ctrl-C, or another ``KeyboardInterrupt``).
-
-    It is a ``KeyboardInterrupt``, so code that does not look at it stops as usual.
-
-    Attributes
-    ----------
-    found : ExplanationList
-        The explanations found before the interruption (``complete=False``,
-        ``stopped_by="interrupted"``); those whose certificate check had not run have
-        ``verified=False``.
-    """
-
-    def __init__(self, found: ExplanationList):
-        self.found = found
-        super().__init__(f"enumeration interrupted after {len(found)} explanation(s)")
-
-
-class _Query(NamedTuple):
-    values: tuple
-    cells: tuple[int, ...]
-    prediction: int
-    path: Path | None  # the instance's path in a tree; None for a DNF
-    allowed: tuple[int, ...]
-    oracle: EntailmentOracle
-    path_restricted: bool
-    memo: dict  # e.g. the "term" order
 
 
 class Explainer:
@@ -318,7 +205,7 @@ class Explainer:
         self.solver = check_solver(solver)
         self.certificates = bool(certificates)
         self._encoding = shared_encoding(model) if engine == "sat" else None
-        self._cache: OrderedDict[tuple, _Query] = OrderedDict()
+        self._cache: OrderedDict[tuple, InstanceQuery] = OrderedDict()
         self._literals: dict[tuple[int, int], str] = literals_memo(model)
         self._compiled: CompiledTree | None = None
         self._reader: NumberReader | None = None
@@ -332,7 +219,7 @@ class Explainer:
         explainer stays usable: later queries open new oracles."""
         while self._cache:
             _, q = self._cache.popitem()
-            _release(q.oracle)
+            release(q.oracle)
 
     def __enter__(self) -> Explainer:
         return self
@@ -352,17 +239,8 @@ class Explainer:
                       certificates=state["certificates"])
 
     # ------------------------------------------------------------------ instances
-    def _query(self, x, path_restricted: bool) -> _Query:
-        if path_restricted and not offers(self.model, PATHS):
-            raise tree_only("path_restricted=True (explanations drawn from the literals of "
-                            "the instance's path)",
-                            "call without it: " + (
-                                "for a decision list, axp's default order ('term') keeps the "
-                                "AXp inside the firing rule's features and those that keep "
-                                "the earlier rules false" if offers(self.model, RULES) else
-                                "for a DNF, axp's default order ('term') already keeps the AXp "
-                                "inside a shortest true term, or for a negative decision "
-                                "makes it a smallest AXp"), self.model)
+    def _query(self, x, path_restricted: bool) -> InstanceQuery:
+        check_path_restricted(self.model, path_restricted)
         values, cells = self._read(x)
         if self.model.constraints:
             check_instance(self.model, values, cells)
@@ -371,52 +249,15 @@ class Explainer:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit._replace(values=values)
-        if self.engine == "path" and not path_restricted:  # the common case, in one call
-            oracle, leaf = PathOracle.of_cells(self.model, cells, self._tables())
-            path = self.model.paths[leaf]
-            return self._keep(key, _Query(values, cells, path.class_index, path,
-                                          oracle.allowed, oracle, False, {}))
-        path = None
-        oracle: EntailmentOracle | None = None
-        if offers(self.model, PATHS):
-            path = self.model.paths[self._tables().leaf(np.asarray(cells, dtype=np.int64))]
-            prediction = path.class_index
-        elif self.engine == "box":  # the ensemble's arrays, compiled: no per-tree Python loop
-            prediction = prepare(self.model).classify(cells)
-        else:
-            prediction = predict_one(self.model, cells)
-        if path_restricted:
-            assert path is not None
-            allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
-                            for f, c in enumerate(self.model.cells))
-            universe = sum(1 << f for f in path.masks)
-        else:
-            allowed = tuple(1 << c for c in cells)
-            universe = full_mask(len(cells))
-        if self.engine == "box":
-            oracle = BoxOracle(self.model, cells, allowed, universe, prediction,
-                               fallback=partial(self._sat_oracle, cells, allowed, universe,
-                                                prediction))
-        elif self._encoding is not None:
-            oracle = self._encoding.oracle(cells, allowed, universe, prediction,
-                                           solver=self.solver)
-        else:
-            oracle = PathOracle(self.model, cells, allowed, universe, prediction,
-                                restricted=bool(path_restricted))
-        return self._keep(key, _Query(values, cells, prediction, path, allowed, oracle,
-                                      bool(path_restricted), {}))
+        return self._keep(key, instance_query(self.model, self.engine, values, cells,
+                                              path_restricted, self._tables, self._encoding,
+                                              self.solver))
 
-    def _sat_oracle(self, cells, allowed, universe: int, prediction: int) -> EntailmentOracle:
-        """The SAT engine's oracle for an instance: the box engine hands it the queries past
-        its limit."""
-        return shared_encoding(self.model).oracle(cells, allowed, universe, prediction,
-                                                  solver=self.solver)
-
-    def _keep(self, key: tuple, q: _Query) -> _Query:
+    def _keep(self, key: tuple, q: InstanceQuery) -> InstanceQuery:
         """Cache the query of an instance (the last :data:`CACHE_SIZE`)."""
         self._cache[key] = q
         if len(self._cache) > CACHE_SIZE:
-            _release(self._cache.popitem(last=False)[1].oracle)
+            release(self._cache.popitem(last=False)[1].oracle)
         return q
 
     def _tables(self) -> CompiledTree:
@@ -441,146 +282,61 @@ class Explainer:
         return encode_instance(self.model.features, self.model.cells, x)
 
     def _mask(self, features: Iterable[str]) -> int:
-        if isinstance(features, str):
-            features = [features]
-        m = 0
-        for name in features:
-            m |= 1 << self.model.features.index(name)
-        return m
+        return preferences.names_mask(self.model.features, features)
 
-    def _order(self, q: _Query, order) -> list[int]:
-        n = len(self.model.features)
-        if order is None:  # the model's own: its path for a tree, a true term for a DNF
-            order = "path" if q.path is not None else "term"
-        if isinstance(order, str):
-            if order == "features":
-                return list(range(n))
-            if order == "reverse":
-                return list(reversed(range(n)))
-            if order == "path":
-                if q.path is None:
-                    raise tree_only("order='path'", "use order='term' (the default for DNFs "
-                                    "and decision lists)",
-                                    self.model)
-                if self.engine == "path":  # the compiled tree keeps it per path
-                    return self._tables().path_order(q.path.index)
-                on_path = list(q.path.features)
-                return [f for f in range(n) if f not in q.path.masks] + on_path
-            if order == "term":
-                if "term" not in q.memo:
-                    last = term_weak_axp(self.model, q.cells, q.prediction, q.allowed)
-                    q.memo["term_last"] = last
-                    q.memo["term"] = ending_with(n, last)
-                return list(q.memo["term"])
-            raise ParameterError(
-                f"unknown order {order!r}; use one of {', '.join(map(repr, ORDERS))} or a "
-                "sequence of feature names")
-        if not isinstance(order, Iterable):
-            raise ParameterError(
-                f"order must be one of {', '.join(map(repr, ORDERS))} or a sequence of feature "
-                f"names, got {order!r}")
-        return [self.model.features.index(name) for name in order]
-
-    def _weak_start(self, q: _Query, order, oracle: EntailmentOracle) -> int | None:
-        """For the SAT engine and the model's own order, the weak AXp that order ends with
-        (the instance's path, a true term, the features that keep a decision list's firing
-        rule first): deletion from it drops exactly the features that deletion from all of
-        them would (each feature before it is removable while it stays), with one SAT call
-        per feature of it instead of one per feature. ``None`` (start from every candidate)
-        otherwise, or when the oracle does not confirm that it entails."""
-        if self.engine != "sat" or (order is not None and order not in ("path", "term")):
-            return None
-        if order is None:
-            order = "path" if q.path is not None else "term"
-        if order == "path":
-            if q.path is None:
-                return None
-            last = list(q.path.features)
-        else:
-            last = q.memo.get("term_last")
-        if not last:
-            return None
-        start = 0
-        for f in last:
-            start |= 1 << f
-        if start & ~oracle.universe or start == oracle.universe:
-            return None
-        return start if oracle.entails(start) else None
-
-    def _explanation(self, q: _Query, mask: int, kind: str, inflation: Inflation | None = None,
-                     certify: bool = False, cost: object = None,
+    # ------------------------------------------------------------------ results
+    def _explanation(self, q: InstanceQuery, mask: int, kind: str,
+                     inflation: Inflation | None = None, certify: bool = False, cost: object = None,
                      optimality: object = None) -> Explanation:
         """The Explanation of the feature set ``mask``, with its certificate (if ``certify``
         or the explainer always certifies)."""
         certify = certify or self.certificates
         feats = bits(mask)
-        names = self.model.features.names
         # The witness points and the certificate are made on first access, with the
         # instance's oracle (for the SAT engine, a new one if close() has closed it).
-        lazy = True
         cx: object = None
         cx_class: object = None
         cert: object = None
         if kind == "CXp":
             masks = tuple([1 << q.cells[f] for f in feats])
             witness = once(partial(self._witness, q, mask, certify))
-            if lazy:
-                cx = Deferred(witness, "counterexample")
-                cx_class = Deferred(witness, "counterexample_class")
-                cert = Deferred(witness, "certificate")
-            else:
-                made = witness()
-                cx, cx_class, cert = (made["counterexample"], made["counterexample_class"],
-                                      made["certificate"])
+            cx = Deferred(witness, "counterexample")
+            cx_class = Deferred(witness, "counterexample_class")
+            cert = Deferred(witness, "certificate")
         else:
             held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
             masks = tuple([held[f] for f in feats])
             if certify:
-                make = partial(self._axp_certificate, q, mask, held, inflation)
-                cert = Deferred(make) if lazy else make()
-        literal = self._literals.get
-        made = Explanation.of(
-            kind, tuple([names[f] for f in feats]), tuple([q.values[f] for f in feats]),
-            tuple([literal((f, m)) or self._literal(f, m)
-                   for f, m in zip(feats, masks, strict=True)]),
-            self.model.classes[q.prediction], self.model.target, q.path_restricted, cx,
-            cx_class, masks, inflation is not None, cert, cost=cost, optimality=optimality)
-        made.__dict__["model_cells"] = self.model.cells  # for Explanation.coverage
-        return made
+                cert = Deferred(partial(self._axp_certificate, q, mask, held, inflation))
+        return explanation_of(self.model, self._literals, kind, feats, masks, q.values,
+                              q.prediction, q.path_restricted, cx, cx_class, cert,
+                              inflation is not None, cost, optimality)
 
-    def _axp_certificate(self, q: _Query, mask: int, held: dict[int, int],
+    def _axp_certificate(self, q: InstanceQuery, mask: int, held: dict[int, int],
                          inflation: Inflation | None) -> object:
         return axp_certificate(
-            self.model, _open_oracle(q.oracle), values=q.values, cells=q.cells,
+            self.model, open_oracle(q.oracle), values=q.values, cells=q.cells,
             prediction=q.prediction, allowed=q.allowed, mask=mask, held=held, engine=self.engine,
             solver=self.solver if self.engine == "sat" else None,
             path_restricted=q.path_restricted,
             rejected=inflation.rejected if inflation is not None else None)
 
-    def _witness(self, q: _Query, mask: int, certify: bool) -> dict:
+    def _witness(self, q: InstanceQuery, mask: int, certify: bool) -> dict:
         """A CXp's counterexample (a point changing only the CXp's features, predicted
         another class), its class, and its certificate if ``certify``."""
-        oracle = _open_oracle(q.oracle)
+        oracle = open_oracle(q.oracle)
         point = oracle.counterexample(oracle.universe & ~mask)
         if point is None:
             return {"counterexample": None, "counterexample_class": None, "certificate": None}
         cx = point_values(self.model, q.values, q.cells, point)
-        cx_class = self._label_of(point)
+        cx_class = self.model.classes[predict_one(self.model, point)]
         cert = None if not certify else cxp_certificate(
             self.model, values=q.values, prediction=q.prediction, witness=cx,
             witness_class=cx_class, path_restricted=q.path_restricted)
         return {"counterexample": cx, "counterexample_class": cx_class, "certificate": cert}
 
-    def _literal(self, f: int, cells: int) -> str:
-        """The readable literal ``model.cells[f].describe(cells)``, made once per model (and
-        kept for the other explainers of the model)."""
-        key = (f, cells)
-        text = self._literals.get(key)
-        if text is None:
-            text = self._literals[key] = self.model.cells[f].describe(cells)
-        return text
-
-    def _inflation(self, q: _Query, mask: int, order: Sequence[int] | None = None) -> Inflation:
+    def _inflation(self, q: InstanceQuery, mask: int,
+                   order: Sequence[int] | None = None) -> Inflation:
         held = {f: q.allowed[f] for f in bits(mask)}
         return inflate_cells(q.oracle, self.model.cells, held, order)
 
@@ -588,16 +344,51 @@ class Explainer:
         """``explanation``, after re-checking its certificate against ``model.predict`` (and
         marking it ``verified``) when ``verify``."""
         if verify and explanation is not None:
-            check_certificates(self.model, [explanation])
-            explanation = replace(explanation, verified=True)  # type: ignore[type-var]
+            explanation = self._verified([explanation])[0]
         return explanation
 
-    def _label_of(self, cells: Sequence[int]) -> object:
-        return self.model.classes[predict_one(self.model, cells)]
+    def _enumerate(self, q: InstanceQuery, kind: str, oracle: EntailmentOracle,
+                   max_count: int | None, time_limit: float | duality.Deadline | None,
+                   progress: bool, verify: bool,
+                   on_found: Callable[[int, Explanation], None] | None,
+                   weights: tuple | None, by_weight: bool) -> ExplanationList:
+        """All explanations of ``kind`` of ``oracle`` under the limits
+        (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
+        found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
+        done = enumeration.enumerate_explanations(
+            kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
+            verify=verify, on_found=on_found,
+            build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
+            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight)
+        found = ExplanationList(done.found, complete=done.stopped_by is None,
+                                stopped_by=done.stopped_by)
+        if done.stopped_by == "interrupted":
+            raise EnumerationInterrupted(found)
+        return found
 
-    @staticmethod
-    def _sorted(masks: Iterable[int]) -> list[int]:
-        return sorted(masks, key=lambda m: (m.bit_count(), bits(m)))
+    def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
+        """``explanations`` after re-checking their certificates against ``model.predict``,
+        marked ``verified``."""
+        check_certificates(self.model, explanations)
+        return [replace(e, verified=True) for e in explanations]
+
+    def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
+                  inflation: Inflation | None, verify: bool) -> Explanation:
+        """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
+        its optimality certificate."""
+        optimality = None
+        if self.certificates or verify:
+            optimality = Deferred(partial(self._optimality, q, kind, found))
+        return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
+                                 optimality)
+
+    def _optimality(self, q: InstanceQuery, kind: str, found: smallest.Smallest) -> object:
+        from xdt.explain.checks.optimality import optimality_certificate
+
+        proof = smallest.optimality_proof(kind, found, len(self.model.features))
+        return optimality_certificate(
+            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
+            path_restricted=q.path_restricted, **proof._asdict())
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
@@ -682,9 +473,8 @@ class Explainer:
             For a name in ``exclude`` that the model lacks.
         """
         q = self._query(x, path_restricted)
-        oracle = self._axp_oracle(q, exclude)
-        seq = self._order(q, order)
-        mask = duality.deletion_axp(oracle, seq, start=self._weak_start(q, order, oracle))
+        oracle = preferences.axp_oracle(self.model, q, exclude)
+        mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables)
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
@@ -740,101 +530,10 @@ class Explainer:
         features at the instance's values (:mod:`xdt.explain.queries.preferences`). Raises
         :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
         q = self._query(x, path_restricted)
-        oracle = self._restricted(q, immutable=immutable)
-        mask = duality.deletion_cxp(oracle, self._order(q, order))
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+        mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
-
-    def _enumerate(self, q: _Query, search: Callable[[duality.Stop], Iterator[int]],
-                   kind: str, max_count: int | None,
-                   time_limit: float | duality.Deadline | None, progress: bool,
-                   verify: bool, on_found: Callable[[int, Explanation], None] | None,
-                   weights: tuple | None = None, by_weight: bool = False
-                   ) -> ExplanationList:
-        """Run ``search(stop)`` under the limits; build (and with ``verify`` re-check) the
-        explanations found, all before the deadline."""
-        _check_limits(max_count, time_limit)
-        deadline = _deadline(time_limit)
-
-        def out_of_time() -> bool:
-            return deadline is not None and deadline.expired()
-
-        found: dict[int, Explanation] = {}  # each built as soon as found: the limit covers it
-        pending: list[int] = []  # found, certificate not re-checked yet
-        batch = VERIFY_BATCH[0]
-        pace = 0.0  # seconds per certificate check, in the last batch
-
-        def affordable(n: int) -> int:
-            """How many of ``n`` pending checks fit in the time left, at the last pace."""
-            if deadline is None or pace <= 0:
-                return n
-            return min(n, int(deadline.remaining() / pace))
-
-        def check(n: int) -> None:
-            """Re-check the certificates of the first ``n`` pending explanations."""
-            nonlocal batch, pace
-            if n < 1:
-                return
-            done = pending[:n]
-            started = None if deadline is None else deadline.now()
-            check_certificates(self.model, [found[m] for m in done])
-            del pending[:n]
-            for m in done:
-                found[m] = replace(found[m], verified=True)
-            batch = min(2 * batch, VERIFY_BATCH[1])
-            if deadline is not None and started is not None:
-                pace = (deadline.now() - started) / n
-
-        exact = None if weights is None else weights[1]
-
-        def cost(m: int) -> object:
-            return None if exact is None else plain_number(cost_of(m, exact))
-
-        def listed(stopped: str | None) -> ExplanationList:
-            order = (sorted(found, key=lambda m: (cost_of(m, exact), m.bit_count(), bits(m)))
-                     if by_weight and exact is not None else self._sorted(found))
-            return ExplanationList([found[m] for m in order],
-                                   complete=stopped is None, stopped_by=stopped)
-
-        stopped = None
-        masks = search(out_of_time)
-        bar = (tqdm(desc=f"{kind}s found", unit=f" {kind}", leave=False) if progress
-               else _NO_BAR)
-        try:
-            try:
-                for m in masks:
-                    found[m] = self._explanation(q, m, kind, None, verify, cost(m))
-                    bar.update(1)
-                    if on_found is not None:
-                        on_found(len(found), found[m])
-                    if out_of_time():
-                        stopped = "time_limit"
-                        break
-                    if verify:
-                        pending.append(m)
-                        if affordable(len(pending)) < len(pending):
-                            # only time left to check what was found: stop searching
-                            stopped = "time_limit"
-                            break
-                        if len(pending) >= batch:
-                            check(len(pending))
-                    if max_count is not None and len(found) >= max_count:
-                        # complete only if the enumeration proves there is no other one
-                        stopped = None if next(masks, None) is None else "max_count"
-                        break
-            except duality.EnumerationStopped:
-                stopped = "time_limit"
-            finally:
-                bar.close()
-                masks.close()  # release the hitting-set solver of a stopped enumeration
-            while pending and not out_of_time():  # the last ones, while time remains
-                n = affordable(min(batch, len(pending)))
-                if n < 1:
-                    break
-                check(n)
-        except KeyboardInterrupt:
-            raise EnumerationInterrupted(listed("interrupted")) from None
-        return listed(stopped)
 
     def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
@@ -903,12 +602,10 @@ class Explainer:
             With ``verify=True``, when a certificate fails its re-check.
         """
         q = self._query(x, path_restricted)
-        w, by_weight = self._enumeration_weights(weights, order)
-        oracle = self._restricted(q, immutable=immutable)
-        return self._enumerate(q, partial(duality.enumerate_cxps, oracle,
-                                          weights=w[0] if by_weight and w else None),
-                               "CXp", max_count, time_limit, progress, verify, on_found, w,
-                               by_weight)
+        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+        return self._enumerate(q, "CXp", oracle, max_count, time_limit, progress, verify,
+                               on_found, w, by_weight)
 
     def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
                  time_limit: float | duality.Deadline | None = None, progress: bool = False,
@@ -930,12 +627,10 @@ class Explainer:
         listed, and the list is empty when none does. Each AXp carries its certificate (see
         :meth:`axp`)."""
         q = self._query(x, path_restricted)
-        w, by_weight = self._enumeration_weights(weights, order)
-        oracle = self._restricted(q, exclude=exclude)
-        return self._enumerate(q, partial(duality.enumerate_axps, oracle,
-                                          weights=w[0] if by_weight and w else None),
-                               "AXp", max_count, time_limit, progress, verify, on_found, w,
-                               by_weight)
+        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
+        oracle = preferences.restricted(self.model.features, q, exclude=exclude)
+        return self._enumerate(q, "AXp", oracle, max_count, time_limit, progress, verify,
+                               on_found, w, by_weight)
 
     def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
                      verify: bool = False, exclude: Iterable[str] | None = None,
@@ -980,21 +675,12 @@ class Explainer:
         UnknownFeatureError
             For a name in ``exclude`` or ``weights`` that the model lacks.
         """
-        _check_limits(None, time_limit)
-        deadline = _deadline(time_limit)
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = self._axp_oracle(q, exclude)
-        w = feature_weights(self.model.features, weights)
-        found = None
-        if w is None:
-            mask = duality.smallest_axp(oracle, deadline)
-        else:
-            found = duality.cheapest_axp(oracle, w[0], deadline)
-            assert found is not None  # an AXp exists: _axp_oracle checked it
-            mask = found.mask
-        inflation = self._inflation(q, mask) if inflate else None
-        return self._checked(self._cheapest(q, oracle, "AXp", mask, found, w, inflation, verify),
-                             verify)
+        oracle = preferences.axp_oracle(self.model, q, exclude)
+        found = smallest.smallest_axp(oracle, self.model.features, weights, deadline)
+        inflation = self._inflation(q, found.mask) if inflate else None
+        return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
 
     def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
                      immutable: Iterable[str] | None = None,
@@ -1031,125 +717,28 @@ class Explainer:
         ComputationLimitError, ParameterError, UnknownFeatureError
             As in :meth:`smallest_axp`.
         """
-        _check_limits(None, time_limit)
-        deadline = _deadline(time_limit)
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = self._restricted(q, immutable=immutable)
-        w = feature_weights(self.model.features, weights)
-        found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
+        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+        found = smallest.smallest_cxp(oracle, self.model.features, weights, deadline)
         if found is None:
             return None
-        return self._checked(self._cheapest(q, oracle, "CXp", found.mask, found, w, None, verify),
-                             verify)
-
-    # ------------------------------------------------------------------ the user's terms
-    def _restricted(self, q: _Query, exclude: Iterable[str] | None = None,
-                    immutable: Iterable[str] | None = None) -> EntailmentOracle:
-        """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
-        (:class:`~xdt.explain.queries.preferences.RestrictedOracle`); the oracle itself when both
-        are empty."""
-        free = feature_mask(self.model.features, exclude, "exclude")
-        fixed = feature_mask(self.model.features, immutable, "immutable")
-        if fixed and q.path_restricted:
-            raise ParameterError(
-                "immutable features with path_restricted=True: path-restricted explanations "
-                "leave the features off the instance's path free to move, so an immutable "
-                "one could change; leave out path_restricted (immutable CXps keep every "
-                "immutable feature at the instance's value)")
-        if not free and not fixed:
-            return q.oracle
-        return RestrictedOracle(q.oracle, free, fixed, q.allowed)
-
-    def _axp_oracle(self, q: _Query, exclude: Iterable[str] | None) -> EntailmentOracle:
-        """The oracle of AXps avoiding ``exclude``; raises :class:`NoExplanationError` when
-        there is none."""
-        oracle = self._restricted(q, exclude=exclude)
-        if isinstance(oracle, RestrictedOracle):
-            point = oracle.counterexample(oracle.universe)
-            if point is not None:
-                names = self.model.features.names
-                cx = point_values(self.model, q.values, q.cells, point)
-                label = self._label_of(point)
-                held = [names[f] for f in bits(oracle.free)]
-                moved = ", ".join(f"{n} = {to_python(cx[n])!r}" for f, n in enumerate(names)
-                                  if point[f] != q.cells[f])
-                others = ("every other feature of the path held to its literal"
-                          if q.path_restricted else "every other feature fixed")
-                raise NoExplanationError(
-                    f"no AXp of the prediction {self.model.classes[q.prediction]!r} avoids "
-                    f"{', '.join(held)}: with {others}, the model predicts "
-                    f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
-                    "excluded features alone can change the prediction)", cx, label)
-        return oracle
-
-    def _enumeration_weights(self, weights, order: str | None) -> tuple[tuple | None, bool]:
-        """The weights read (:func:`~xdt.explain.queries.preferences.feature_weights`) and whether
-        the enumeration goes by weight."""
-        if order is None:
-            order = "weight" if weights is not None else "size"
-        if order not in ENUMERATION_ORDERS:
-            raise ParameterError(
-                f"unknown order {order!r}; use one of "
-                f"{', '.join(map(repr, ENUMERATION_ORDERS))}")
-        return feature_weights(self.model.features, weights), order == "weight"
-
-    def _cheapest(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
-                  found: duality.Cheapest | None, weights: tuple | None,
-                  inflation: Inflation | None, verify: bool) -> Explanation:
-        """The Explanation of a cheapest ``mask``, with its cost and (lazily) its optimality
-        certificate."""
-        exact = weights[1] if weights is not None else None
-        cost = None if exact is None else plain_number(cost_of(mask, exact))
-        optimality = None
-        if self.certificates or verify:
-            optimality = Deferred(partial(self._optimality, q, oracle, kind, mask, found,
-                                          weights))
-        return self._explanation(q, mask, kind, inflation, verify, cost, optimality)
-
-    def _optimality(self, q: _Query, oracle: EntailmentOracle, kind: str, mask: int,
-                    found: duality.Cheapest | None, weights: tuple | None) -> object:
-        from xdt.explain.checks.optimality import optimality_certificate
-
-        oracle = (RestrictedOracle(_open_oracle(oracle.inner), oracle.free, oracle.fixed,
-                                   oracle.allowed)
-                  if isinstance(oracle, RestrictedOracle) else _open_oracle(oracle))
-        if found is None:  # unit weights: prove the size
-            search = duality.cheapest_axp if kind == "AXp" else duality.cheapest_cxp
-            found = search(oracle)
-            assert found is not None
-        exact = (weights[1] if weights is not None
-                 else dict.fromkeys(range(len(self.model.features)), Fraction(1)))
-        return optimality_certificate(
-            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
-            oracle=oracle, exact=exact, cost=cost_of(mask, exact),
-            lower_bound=cost_of(found.mask, exact), bounds=found.bounds,
-            excluded=getattr(oracle, "free", 0), immutable=getattr(oracle, "fixed", 0),
-            path_restricted=q.path_restricted)
+        return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
 
         Raises :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
-        q = self._query(x, path_restricted)
-        return q.oracle.entails(self._mask(features))
+        return deletion.is_weak_axp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def is_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether ``features`` is an AXp: a weak AXp none of whose features can be dropped."""
-        q = self._query(x, path_restricted)
-        m = self._mask(features)
-        return q.oracle.entails(m) and not any(
-            q.oracle.entails(m & ~(1 << i)) for i in bits(m))
+        return deletion.is_axp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def is_cxp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether ``features`` is a CXp: freeing them can change the prediction, and freeing
         any proper subset cannot."""
-        q = self._query(x, path_restricted)
-        m = self._mask(features)
-        u = q.oracle.universe
-        if m & ~u:
-            return False
-        return not q.oracle.entails(u & ~m) and all(
-            q.oracle.entails(u & ~(m & ~(1 << i))) for i in bits(m))
+        return deletion.is_cxp(self._query(x, path_restricted).oracle, self._mask(features))
 
     def counterexample(self, x, fixed: Iterable[str], *,
                        path_restricted: bool = False) -> dict | None:
@@ -1170,25 +759,19 @@ class Explainer:
             raise tree_only("path_is_redundant (explanation redundancy of a path)",
                             "to test whether some features of a term can be dropped, use "
                             "is_axp(x, features) on the term's features", self.model)
-        q = self._query(x, True)
-        u = q.oracle.universe
-        return any(q.oracle.entails(u & ~(1 << i)) for i in bits(u))
+        return deletion.path_is_redundant(self._query(x, True).oracle)
 
     def relevant_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
         """Features in some AXp — exactly those in some CXp (duality), so no AXp is listed.
 
         For trees: polynomial (the union of the minimal disagreement sets)."""
-        q = self._query(x, path_restricted)
-        union = 0
-        for m in duality.enumerate_cxps(q.oracle):
-            union |= m
+        union = deletion.relevant(self._query(x, path_restricted).oracle)
         return tuple(self.model.features.names[f] for f in bits(union))
 
     def necessary_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
         """Features in every AXp — exactly those that are a CXp on their own."""
-        q = self._query(x, path_restricted)
-        singles = [m for m in duality.enumerate_cxps(q.oracle) if m.bit_count() == 1]
-        return tuple(self.model.features.names[bits(m)[0]] for m in self._sorted(singles))
+        singles = deletion.necessary(self._query(x, path_restricted).oracle)
+        return tuple(self.model.features.names[bits(m)[0]] for m in singles)
 
     # ------------------------------------------------------------------ probabilistic
     def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
@@ -1309,55 +892,16 @@ class Explainer:
         ('IF 0.5 < x THEN 1', Fraction(19, 20), {'x': Fraction(19, 40)})
         """
         from xdt.explain.queries import probability
+        from xdt.explain.queries.delta_axp import find_delta_axp
 
         d = probability.check_delta(delta)
         dist = probability.as_distribution(distribution, self.model)
         q = self._query(x, False)
-        measure = probability.precision_function(self.model, dist, q.cells, q.prediction)
-        seq = self._order(q, order)
-        names = self.model.features.names
-        free = feature_mask(self.model.features, exclude, "exclude")
-        if start is None or (isinstance(start, str) and start == "axp"):
-            oracle = self._restricted(q, exclude=exclude)
-            first = (duality.deletion_axp(oracle, seq) if oracle.entails(oracle.universe)
-                     else full_mask(len(names)) & ~free)  # no AXp avoids them: all the rest
-        elif isinstance(start, str) and start == "all":
-            first = full_mask(len(names)) & ~free
-        elif isinstance(start, str) and start == "path":
-            if q.path is None:
-                raise tree_only("start='path'", "use start='axp' or 'all'", self.model)
-            first = sum(1 << f for f in q.path.masks) & ~free
-        elif isinstance(start, str) and start not in names:
-            raise ParameterError(
-                f"start must be 'axp', 'all', 'path' or feature names, got {start!r}")
-        else:
-            first = self._mask(start)
-            if first & free:
-                raise ParameterError(
-                    f"start holds the excluded features "
-                    f"{', '.join(names[f] for f in bits(first & free))}: leave them out")
-        if free and measure(first) < d:
-            value = measure(first)
-            raise NoExplanationError(
-                f"no delta-AXp of precision >= {float(d):.6g} avoids "
-                f"{', '.join(names[f] for f in bits(free))}: with every other feature fixed "
-                f"the precision is {float(value):.6g} ({value}); exclude fewer features or "
-                "lower delta")
-        mask, value, drops = probability.delta_axp_mask(measure, first, d, seq)
-        made = self._explanation(q, mask, "AXp", None, False)
-        cert = None
-        if self.certificates or verify:
-            support = (len(dist.agreeing(q.cells, mask))
-                       if isinstance(dist, probability.EmpiricalDistribution) else None)
-            cert = probability.PrecisionCertificate(
-                instance=dict(zip(names, q.values, strict=True)),
-                prediction=made.prediction, delta=d, precision=value,
-                drops={names[f]: p for f, p in drops.items()},
-                distribution=("empirical" if isinstance(dist, probability.EmpiricalDistribution)
-                              else "product"),
-                n_rows=dist.n_rows, support=support,
-                start=tuple(names[f] for f in bits(first)))
-        made = replace(made, kind="delta-AXp", certificate=cert, precision=value, delta=d)
+        found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
+                               exclude=exclude, engine=self.engine, tables=self._tables,
+                               certify=self.certificates or verify)
+        made = replace(self._explanation(q, found.mask, "AXp", None, False), kind="delta-AXp",
+                       certificate=found.certificate, precision=found.precision, delta=d)
         if verify:
             probability.check_precision_certificate(self.model, made, dist)
             made = replace(made, verified=True)

@@ -1,4 +1,6 @@
-"""The explanation value object returned by :class:`xdt.Explainer`."""
+"""The answers :class:`xdt.Explainer` returns: :class:`Explanation`, one explanation with its
+evidence, and :class:`ExplanationList`, the explanations of an enumeration with how it ended
+(:class:`EnumerationInterrupted` when Ctrl-C ended it)."""
 
 from __future__ import annotations
 
@@ -330,6 +332,39 @@ class Explanation:
 
 
 
+def explanation_of(model: Any, literals: dict[tuple[int, int], str], kind: str,
+                   feats: list[int], masks: tuple[int, ...], values: tuple, prediction: int,
+                   path_restricted: bool, counterexample: object, counterexample_class: object,
+                   certificate: object, inflated: bool, cost: object = None,
+                   optimality: object = None) -> Explanation:
+    """The :class:`Explanation` of ``model`` over the features at positions ``feats``, each
+    held to the cells ``masks`` (bit masks, one per feature); ``values`` are the instance's
+    (all of them, in feature order) and ``prediction`` its class index. The readable
+    literals are read from ``literals`` (feature, cells) -> text, and the missing ones
+    written there (:func:`literal_text`). The other fields are passed on as they are (each
+    may be a :class:`Deferred`)."""
+    names = model.features.names
+    literal = literals.get
+    made = Explanation.of(
+        kind, tuple([names[f] for f in feats]), tuple([values[f] for f in feats]),
+        tuple([literal((f, m)) or literal_text(model, literals, f, m)
+               for f, m in zip(feats, masks, strict=True)]),
+        model.classes[prediction], model.target, path_restricted, counterexample,
+        counterexample_class, masks, inflated, certificate, cost=cost, optimality=optimality)
+    made.__dict__["model_cells"] = model.cells  # for Explanation.coverage
+    return made
+
+
+def literal_text(model: Any, literals: dict[tuple[int, int], str], f: int, cells: int) -> str:
+    """The readable literal ``model.cells[f].describe(cells)``, made once per model (and
+    kept in ``literals`` for the other explainers of the model)."""
+    key = (f, cells)
+    text = literals.get(key)
+    if text is None:
+        text = literals[key] = model.cells[f].describe(cells)
+    return text
+
+
 def format_share(value: Fraction) -> str:
     """A probability as a short decimal, cut (not rounded) to 4 places so that it never
     reads above its value: ``0.9612``, ``0.9999`` for 19999/20000, ``1`` for 1."""
@@ -347,13 +382,13 @@ def _html(value: object) -> str:
 
 
 REPR_MAX_EXPLANATIONS = 50
-"""Explanations an :class:`~xdt.explain.explainer.ExplanationList` shows in Jupyter."""
+"""Explanations an :class:`ExplanationList` shows in Jupyter."""
 
 
 def explanations_html(explanations: list, complete: bool = True,
                       stopped_by: str | None = None) -> str:
     """HTML of a list of explanations (the Jupyter view of
-    :class:`~xdt.explain.explainer.ExplanationList`): how many and how the enumeration
+    :class:`ExplanationList`): how many and how the enumeration
     ended, then each rule (the first :data:`REPR_MAX_EXPLANATIONS`). Every text is
     escaped."""
     kinds = sorted({e.kind for e in explanations})
@@ -368,3 +403,48 @@ def explanations_html(explanations: list, complete: bool = True,
             if n > REPR_MAX_EXPLANATIONS else "")
     return (f'<div class="xdt-explanations"><div><b>{n} {what}{"" if n == 1 else "s"}</b> '
             f"({end})</div><ol>{items}</ol>{more}</div>")
+
+
+class ExplanationList(list):
+    """A list of :class:`Explanation` from an enumeration, with how it ended.
+
+    Attributes
+    ----------
+    complete : bool
+        True when the enumeration ran to its end: the list holds every explanation.
+    stopped_by : {None, "max_count", "time_limit", "interrupted"}
+        What stopped an incomplete enumeration ("interrupted": see
+        :class:`EnumerationInterrupted`). With "max_count" another explanation is known to
+        exist; with the others there may be more.
+    """
+
+    def __init__(self, items=(), complete: bool = True, stopped_by: str | None = None):
+        super().__init__(items)
+        self.complete = complete
+        self.stopped_by = stopped_by
+
+    def __repr__(self) -> str:
+        tail = "" if self.complete else f", complete=False (stopped by {self.stopped_by})"
+        return f"ExplanationList({list.__repr__(self)}{tail})"
+
+    def _repr_html_(self) -> str:
+        """The list as HTML, for Jupyter (:func:`~xdt.explain.explanation.explanations_html`)."""
+        return explanations_html(self, self.complete, self.stopped_by)
+
+
+class EnumerationInterrupted(KeyboardInterrupt):
+    """An enumeration was interrupted (Ctrl-C, or another ``KeyboardInterrupt``).
+
+    It is a ``KeyboardInterrupt``, so code that does not look at it stops as usual.
+
+    Attributes
+    ----------
+    found : ExplanationList
+        The explanations found before the interruption (``complete=False``,
+        ``stopped_by="interrupted"``); those whose certificate check had not run have
+        ``verified=False``.
+    """
+
+    def __init__(self, found: ExplanationList):
+        self.found = found
+        super().__init__(f"enumeration interrupted after {len(found)} explanation(s)")

@@ -5,9 +5,10 @@ its capabilities (:func:`~xdt.ir.protocol.offers`), its prediction on cells, the
 imply each class where it lists them, its readable kind. This module adds what every caller
 shares on top of it: the refusal when a model lacks what a query needs (one message,
 :func:`refusal`), background constraints (:func:`is_constrained`, :func:`check_instance`),
-and the test of a term at a point (:func:`holds`). Which engine needs which capability is
-registered in :mod:`xdt.explain.engines.registry`; the deletion order read off a model's
-terms is in :mod:`xdt.explain.queries.term_order`.
+the test of a term at a point (:func:`holds`), and a point given by its cells as values
+(:func:`point_values`). Which engine needs which capability is registered in
+:mod:`xdt.explain.engines.registry`; the deletion order read off a model's terms is in
+:mod:`xdt.explain.queries.term_order`.
 
 A term is given as ``(index, masks)``: its position in the model (path index or term index)
 and, per constrained feature, the intersection of its literals' cell sets.
@@ -24,7 +25,7 @@ from xdt.ir.protocol import PATHS, TREES, Model, TermMasks, offers
 
 __all__ = ["Model", "TermMasks", "check_instance", "check_model", "constrained_refusal",
            "describe", "holds", "implying_terms", "is_constrained", "kind_name",
-           "predict_cells", "predict_one", "refusal", "tree_only"]
+           "point_values", "predict_cells", "predict_one", "refusal", "tree_only"]
 
 
 def check_model(model: object, what: str) -> None:
@@ -138,3 +139,22 @@ def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
 def holds(masks: dict[int, int], cells: Sequence[int]) -> bool:
     """Whether the point with the given cells satisfies the term ``masks``."""
     return all((m >> cells[f]) & 1 for f, m in masks.items())
+
+
+def point_values(model: Model, values: Sequence, cells: Sequence[int],
+                 point: Sequence[int]) -> dict:
+    """A point given by its cells as feature name -> value: the instance's own value where
+    the cell is the instance's, else a value of the cell. For a model with orderings among
+    its background constraints (``x <= y``), the ordered features get values that satisfy
+    them (:meth:`~xdt.ir.constraints.Constraints.realize`: the instance's where they fit);
+    the other constraints hold for every value of the point's cells."""
+    out = {c.name: values[f] for f, c in enumerate(model.cells)}
+    for f, (a, b) in enumerate(zip(point, cells, strict=True)):
+        if a != b:
+            c = model.cells[f]
+            out[c.name] = c.value(a)
+    constraints = getattr(model, "constraints", None)
+    if constraints and constraints.linked:
+        for f, v in constraints.realize(values, cells, point).items():
+            out[model.cells[f].name] = v
+    return out

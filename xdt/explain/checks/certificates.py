@@ -76,7 +76,7 @@ import numpy as np
 
 from xdt.errors import CertificateError, ComputationLimitError
 from xdt.explain.engines.oracle import EntailmentOracle, bits
-from xdt.explain.models import Model, predict_cells, predict_one
+from xdt.explain.models import Model, point_values, predict_cells, predict_one
 from xdt.ir.cells import IntervalCells, cells_of, full_mask
 from xdt.ir.ensemble import TreeEnsemble
 from xdt.ir.instances import encode_instance
@@ -270,25 +270,6 @@ Certificate = AxpCertificate | CxpCertificate
 
 
 # ---------------------------------------------------------------------- building
-def point_values(model: Model, values: Sequence, cells: Sequence[int],
-                 point: Sequence[int]) -> dict:
-    """A point given by its cells as feature name -> value: the instance's own value where
-    the cell is the instance's, else a value of the cell. For a model with orderings among
-    its background constraints (``x <= y``), the ordered features get values that satisfy
-    them (:meth:`~xdt.ir.constraints.Constraints.realize`: the instance's where they fit);
-    the other constraints hold for every value of the point's cells."""
-    out = {c.name: values[f] for f, c in enumerate(model.cells)}
-    for f, (a, b) in enumerate(zip(point, cells, strict=True)):
-        if a != b:
-            c = model.cells[f]
-            out[c.name] = c.value(a)
-    constraints = getattr(model, "constraints", None)
-    if constraints and constraints.linked:
-        for f, v in constraints.realize(values, cells, point).items():
-            out[model.cells[f].name] = v
-    return out
-
-
 def _labels(model: Model, points: Sequence[Sequence[int]]) -> list:
     """The class labels of points given by their cells, by the model's own prediction."""
     if not points:

@@ -10,7 +10,9 @@ the prediction, with a counterexample when it does not.
   :mod:`~xdt.explain.engines.sat_cache`; :mod:`~xdt.explain.engines.ensemble_sat` — its
   encoding of tree ensembles;
 * :mod:`~xdt.explain.engines.ensemble_box` — the box engine for tree ensembles (branch and
-  bound over boxes of cells), over :mod:`~xdt.explain.engines.ensemble_kernels`.
+  bound over boxes of cells), over :mod:`~xdt.explain.engines.ensemble_kernels`;
+* :mod:`~xdt.explain.engines.registry` — which engine serves which model;
+  :mod:`~xdt.explain.engines.instance_oracle` — one instance posed to the chosen engine.
 
 Engines know models only through :mod:`xdt.explain.models`; they never import the queries,
 checks or exports built on them.

@@ -20,7 +20,9 @@ Audits ask for explanations under conditions the plain AXp/CXp menu does not kno
 
 :class:`RestrictedOracle` puts excluded and immutable features in front of any engine's
 :class:`~xdt.explain.engines.oracle.EntailmentOracle`, so every algorithm of
-:mod:`xdt.explain.queries.duality` runs unchanged on both engines. :func:`feature_weights` reads a
+:mod:`xdt.explain.queries.duality` runs unchanged on both engines; :func:`restricted` makes it
+for an instance from the user's names, and :func:`axp_oracle` refuses, with a point that
+shows why, an exclusion that no AXp avoids. :func:`feature_weights` reads a
 user's weights into the exact integers the MaxSAT solver needs.
 
 These are xdt's extensions of the papers' definitions, in the spirit of PyXAI's excluded
@@ -33,11 +35,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from numbers import Real
+from typing import TYPE_CHECKING
 
-from xdt.errors import ParameterError, UnknownFeatureError
+from xdt.errors import NoExplanationError, ParameterError, UnknownFeatureError
 from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.models import Model, point_values, predict_one
 from xdt.ir.features import FeatureSpace
-from xdt.ir.values import exact_number, integer_scale
+from xdt.ir.values import exact_number, integer_scale, to_python
+
+if TYPE_CHECKING:
+    from xdt.explain.engines.instance_oracle import InstanceQuery
 
 
 def _index(features: FeatureSpace, name: object, what: str) -> int:
@@ -132,6 +139,68 @@ class RestrictedOracle(EntailmentOracle):
             cut = {c & ~self.free for c in cxps}
             cxps = [c for c in cut if not any(d != c and d & c == d for d in cut)]
         return cxps
+
+
+def names_mask(features: FeatureSpace, names: Iterable[str] | str) -> int:
+    """The bit mask of the features named in ``names`` (one name, or several; an
+    Explanation gives its features). Raises :class:`UnknownFeatureError` for a name the model
+    lacks."""
+    if isinstance(names, str):
+        names = [names]
+    m = 0
+    for name in names:
+        m |= 1 << features.index(name)
+    return m
+
+
+def restricted(features: FeatureSpace, q: InstanceQuery, exclude: Iterable[str] | None = None,
+               immutable: Iterable[str] | None = None) -> EntailmentOracle:
+    """The instance's oracle with ``exclude`` held free and ``immutable`` held fixed
+    (:class:`RestrictedOracle`); the oracle itself when both are empty.
+
+    Raises
+    ------
+    ParameterError
+        For immutable features of a path-restricted query.
+    UnknownFeatureError
+        For a name the model lacks.
+    """
+    free = feature_mask(features, exclude, "exclude")
+    fixed = feature_mask(features, immutable, "immutable")
+    if fixed and q.path_restricted:
+        raise ParameterError(
+            "immutable features with path_restricted=True: path-restricted explanations "
+            "leave the features off the instance's path free to move, so an immutable "
+            "one could change; leave out path_restricted (immutable CXps keep every "
+            "immutable feature at the instance's value)")
+    if not free and not fixed:
+        return q.oracle
+    return RestrictedOracle(q.oracle, free, fixed, q.allowed)
+
+
+def axp_oracle(model: Model, q: InstanceQuery, exclude: Iterable[str] | None
+               ) -> EntailmentOracle:
+    """The oracle of AXps avoiding ``exclude``; raises :class:`~xdt.errors.NoExplanationError`
+    when there is none (with the point, changing excluded features only, that the model
+    predicts another class)."""
+    oracle = restricted(model.features, q, exclude=exclude)
+    if isinstance(oracle, RestrictedOracle):
+        point = oracle.counterexample(oracle.universe)
+        if point is not None:
+            names = model.features.names
+            cx = point_values(model, q.values, q.cells, point)
+            label = model.classes[predict_one(model, point)]
+            held = [names[f] for f in bits(oracle.free)]
+            moved = ", ".join(f"{n} = {to_python(cx[n])!r}" for f, n in enumerate(names)
+                              if point[f] != q.cells[f])
+            others = ("every other feature of the path held to its literal"
+                      if q.path_restricted else "every other feature fixed")
+            raise NoExplanationError(
+                f"no AXp of the prediction {model.classes[q.prediction]!r} avoids "
+                f"{', '.join(held)}: with {others}, the model predicts "
+                f"{to_python(label)!r} when {moved}; exclude fewer features (changing "
+                "excluded features alone can change the prediction)", cx, label)
+    return oracle
 
 
 def feature_weights(features: FeatureSpace, weights: Mapping[str, Real] | None,
