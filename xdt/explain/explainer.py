@@ -7,25 +7,9 @@ asks the plain function of a query family over the engine's entailment oracle
 :mod:`~xdt.explain.queries.smallest`, :mod:`~xdt.explain.queries.preferences`,
 :mod:`~xdt.explain.queries.delta_axp`), and returns
 :class:`~xdt.explain.explanation.Explanation` objects with their certificates
-(:mod:`xdt.explain.checks`), built when first read.
+(:mod:`xdt.explain.checks`), built when first read (:mod:`xdt.explain.results`).
 
-Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
-Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
-
-* a **weak AXp** is a set of features ``S`` such that every point agreeing with ``v`` on ``S``
-  is predicted ``c``; an **AXp** (PI-explanation) is a subset-minimal weak AXp;
-* a **CXp** is a subset-minimal set of features ``T`` such that some point agreeing with ``v``
-  on every feature outside ``T`` is predicted another class;
-* **path-restricted** explanations draw only from the features of ``v``'s path, each held to
-  the path's literal (the intersection of the path's tests on it) instead of ``v``'s cell;
-  a path is **explanation-redundant** when its literals are not a PI-explanation.
-
-For a DNF (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2) the
-definitions are the same; path-restricted explanations and path redundancy, which read a
-tree's paths, do not apply, and the SAT engine is the one that explains it. So for a
-decision list (Ignatiev & Marques-Silva, "SAT-Based Rigorous Explanations for Decision
-Lists", SAT 2021): its firing rule alone may hold redundant literals and miss why the
-earlier rules did not fire; its AXps do neither.
+The definitions of AXp, CXp and path-restricted explanations: :mod:`xdt.explain.explanation`.
 """
 
 from __future__ import annotations
@@ -38,7 +22,9 @@ from functools import partial
 from typing import TypeVar
 
 from xdt.errors import ParameterError
+from xdt.explain import results
 from xdt.explain.checks.certificates import axp_certificate, check_certificates, cxp_certificate
+from xdt.explain.docstrings import doc
 from xdt.explain.engines.compiled import (
     CompiledTree,
     NumberReader,
@@ -50,27 +36,23 @@ from xdt.explain.engines.instance_oracle import (
     InstanceQuery,
     check_path_restricted,
     instance_query,
-    open_oracle,
     release,
 )
 from xdt.explain.engines.oracle import EntailmentOracle, bits
 from xdt.explain.engines.registry import choose_engine
 from xdt.explain.engines.sat import DEFAULT_SOLVER, check_solver
 from xdt.explain.engines.sat_cache import shared_encoding
-from xdt.explain.explanation import (
+from xdt.explain.explanation import (  # EnumerationInterrupted: read from here by the CLI
     Deferred,
-    EnumerationInterrupted,
+    EnumerationInterrupted,  # noqa: F401
     Explanation,
     ExplanationList,
-    explanation_of,
-    once,
 )
 from xdt.explain.models import (
     Model,
     check_instance,
     check_model,
     point_values,
-    predict_one,
     tree_only,
 )
 from xdt.explain.queries import deletion, duality, enumeration, preferences, smallest
@@ -94,6 +76,7 @@ last batch, the explanations found and not checked yet; those still unchecked wh
 deadline passes have ``verified=False``."""
 
 
+@doc
 class Explainer:
     """Formal explanations of a model's predictions.
 
@@ -101,28 +84,7 @@ class Explainer:
     ----------
     model : DecisionTree, DNF, NestedKDNF, DecisionList or TreeEnsemble
         The model to explain.
-    engine : {"auto", "path", "sat", "box"} or None
-        ``"path"``: the polynomial path-walker for decision trees (Izza, Ignatiev &
-        Marques-Silva, "On Explaining Decision Trees", Sections 4-5), in compiled kernels
-        (:mod:`xdt.explain.engines.kernels`) over the tree's flat arrays, built once per tree; the
-        first call in a process loads them (compiled once per machine: about 10 s, then
-        cached). ``"sat"``: the PySAT
-        oracle (:mod:`xdt.explain.engines.sat`) for trees, DNFs and decision lists: the model is
-        encoded once and
-        shared by all its explainers, with one incremental solver per class, each instance
-        posed as assumptions; for trees, the reference the path-walker is cross-checked
-        against.
-        For a tree ensemble the SAT engine is :mod:`xdt.explain.engines.ensemble_sat` (decided
-        exactly in the library's float arithmetic, by lazily added lemmas); ``"box"``: the exact
-        branch and bound over boxes of cells of :mod:`xdt.explain.engines.ensemble_box` (tree
-        ensembles only; compiled, one AXp in one call; a query past its limit is handed to
-        the SAT engine), the other engine an ensemble can be cross-checked with.
-        ``"auto"`` or ``None`` (default): ``"path"`` for a decision tree, ``"box"`` for a
-        tree ensemble, ``"sat"`` for a DNF, nested k-DNF or decision list and for any model
-        carrying
-        background constraints (:mod:`xdt.ir.constraints`: only the SAT engine encodes
-        them; ``"path"`` and ``"box"`` refuse such a model). :attr:`engine` holds the
-        engine chosen.
+    {engine}
     solver : str
         PySAT solver of the SAT engine (default ``"cadical195"``; e.g. ``"glucose4"``).
         The solvers belong to the model (one per class and solver name, shared by every
@@ -150,15 +112,7 @@ class Explainer:
 
     Notes
     -----
-    Every method takes the instance ``x`` as a dict by feature name, a pandas Series (a row
-    of a DataFrame) or a sequence in feature order. A dict and a Series are read alike, by
-    name: every feature must be present, and entries that are not features (the target
-    column, an id) are ignored, so ``ex.axp(df.iloc[0])`` works on a table that holds the
-    target too (:mod:`xdt.ir.instances`). Bad input raises
-    :class:`~xdt.errors.MissingFeatureError` (its message lists the ignored names, with a
-    likely misspelling), :class:`~xdt.errors.UnknownCategoryError`,
-    :class:`~xdt.errors.MissingValueError` (NaN) or :class:`~xdt.errors.InstanceShapeError`
-    (a sequence of the wrong length).
+    {instances}
 
     With ``path_restricted=True`` explanations are drawn from the literals of the instance's
     path. For a tree with ``P`` paths and ``F`` features, building the
@@ -289,51 +243,11 @@ class Explainer:
                      inflation: Inflation | None = None, certify: bool = False, cost: object = None,
                      optimality: object = None) -> Explanation:
         """The Explanation of the feature set ``mask``, with its certificate (if ``certify``
-        or the explainer always certifies)."""
-        certify = certify or self.certificates
-        feats = bits(mask)
-        # The witness points and the certificate are made on first access, with the
-        # instance's oracle (for the SAT engine, a new one if close() has closed it).
-        cx: object = None
-        cx_class: object = None
-        cert: object = None
-        if kind == "CXp":
-            masks = tuple([1 << q.cells[f] for f in feats])
-            witness = once(partial(self._witness, q, mask, certify))
-            cx = Deferred(witness, "counterexample")
-            cx_class = Deferred(witness, "counterexample_class")
-            cert = Deferred(witness, "certificate")
-        else:
-            held = inflation.held if inflation is not None else {f: q.allowed[f] for f in feats}
-            masks = tuple([held[f] for f in feats])
-            if certify:
-                cert = Deferred(partial(self._axp_certificate, q, mask, held, inflation))
-        return explanation_of(self.model, self._literals, kind, feats, masks, q.values,
-                              q.prediction, q.path_restricted, cx, cx_class, cert,
-                              inflation is not None, cost, optimality)
-
-    def _axp_certificate(self, q: InstanceQuery, mask: int, held: dict[int, int],
-                         inflation: Inflation | None) -> object:
-        return axp_certificate(
-            self.model, open_oracle(q.oracle), values=q.values, cells=q.cells,
-            prediction=q.prediction, allowed=q.allowed, mask=mask, held=held, engine=self.engine,
-            solver=self.solver if self.engine == "sat" else None,
-            path_restricted=q.path_restricted,
-            rejected=inflation.rejected if inflation is not None else None)
-
-    def _witness(self, q: InstanceQuery, mask: int, certify: bool) -> dict:
-        """A CXp's counterexample (a point changing only the CXp's features, predicted
-        another class), its class, and its certificate if ``certify``."""
-        oracle = open_oracle(q.oracle)
-        point = oracle.counterexample(oracle.universe & ~mask)
-        if point is None:
-            return {"counterexample": None, "counterexample_class": None, "certificate": None}
-        cx = point_values(self.model, q.values, q.cells, point)
-        cx_class = self.model.classes[predict_one(self.model, point)]
-        cert = None if not certify else cxp_certificate(
-            self.model, values=q.values, prediction=q.prediction, witness=cx,
-            witness_class=cx_class, path_restricted=q.path_restricted)
-        return {"counterexample": cx, "counterexample_class": cx_class, "certificate": cert}
+        or the explainer always certifies): :func:`xdt.explain.results.explanation`."""
+        return results.explanation(
+            self.model, self._literals, q, mask, kind, inflation, certify or self.certificates,
+            cost, optimality, engine=self.engine, solver=self.solver,
+            axp_certificate=axp_certificate, cxp_certificate=cxp_certificate)
 
     def _inflation(self, q: InstanceQuery, mask: int,
                    order: Sequence[int] | None = None) -> Inflation:
@@ -355,16 +269,11 @@ class Explainer:
         """All explanations of ``kind`` of ``oracle`` under the limits
         (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
         found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
-        done = enumeration.enumerate_explanations(
+        return results.listed(enumeration.enumerate_explanations(
             kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
             verify=verify, on_found=on_found,
             build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
-            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight)
-        found = ExplanationList(done.found, complete=done.stopped_by is None,
-                                stopped_by=done.stopped_by)
-        if done.stopped_by == "interrupted":
-            raise EnumerationInterrupted(found)
-        return found
+            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight))
 
     def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
         """``explanations`` after re-checking their certificates against ``model.predict``,
@@ -375,20 +284,12 @@ class Explainer:
     def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
                   inflation: Inflation | None, verify: bool) -> Explanation:
         """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
-        its optimality certificate."""
+        its optimality certificate (:func:`xdt.explain.results.optimality`)."""
         optimality = None
         if self.certificates or verify:
-            optimality = Deferred(partial(self._optimality, q, kind, found))
+            optimality = Deferred(partial(results.optimality, self.model, q, kind, found))
         return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
                                  optimality)
-
-    def _optimality(self, q: InstanceQuery, kind: str, found: smallest.Smallest) -> object:
-        from xdt.explain.checks.optimality import optimality_certificate
-
-        proof = smallest.optimality_proof(kind, found, len(self.model.features))
-        return optimality_certificate(
-            self.model, kind=kind, values=q.values, cells=q.cells, prediction=q.prediction,
-            path_restricted=q.path_restricted, **proof._asdict())
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
@@ -415,47 +316,18 @@ class Explainer:
     def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             inflate: bool = False, verify: bool = False,
             exclude: Iterable[str] | None = None) -> Explanation:
-        """One AXp (PI-explanation) of the prediction for ``x``, by deletion.
+        """One AXp (PI-explanation) of the prediction for ``x``, by deletion
+        (:func:`xdt.explain.queries.deletion.one_axp`; Izza, Ignatiev & Marques-Silva, "On
+        Explaining Decision Trees", Sections 4-5).
 
         Parameters
         ----------
-        order : {"path", "term", "features", "reverse"}, sequence of feature names, or None
-            The order in which features are tried for removal; a feature tried earlier is
-            more likely to be left out, so put the features you would rather see in the
-            explanation last. ``None`` (default): ``"path"`` for a tree, ``"term"`` for a
-            DNF or a decision list. ``"path"`` (trees only): features off the instance's
-            path first, then the path's features from the root down — so the AXp is a subset
-            of the path's features and is never longer than the path. ``"term"``: for a
-            positive decision of a DNF, the features of a shortest term that holds at ``x``
-            last, so the AXp is a subset of them; for a negative one, a minimum set of
-            features whose values falsify every term last (a minimum hitting set, PySAT's
-            Hitman), which is then the AXp — a smallest one
-            (:func:`xdt.explain.queries.term_order.term_order`; Cooper, Bousdira & Carbonnel,
-            "Interpretable DNFs", IJCAI 2025, Section 2: a decision is explained by a true
-            term of the DNF or of its complement). So a k-DNF whose complement is a k-DNF
-            (k-AXp-interpretable), e.g. a nested k-DNF, gets AXps of at most k features. For
-            a decision list, the firing rule's features last, just before them a minimum set
-            of features whose values keep every earlier rule false
-            (:func:`xdt.explain.queries.term_order.decision_list_weak_axp`): the AXp is a subset of
-            these. For a tree ``"term"`` is ``"path"``. ``"features"``: the model's feature
-            order; ``"reverse"``: the opposite. Features a sequence does not name are tried
-            after it, in feature order.
-        inflate : bool
-            Widen each feature of the AXp from the instance's cell (or path literal) to a
-            maximal set of cells that still entails the prediction — an interval for an
-            ordinal feature, a value set for a categorical one — giving the widest rule
-            (``IF 0.5 < x <= 2.3 AND colour in {red, blue} THEN ...``); see
-            :mod:`xdt.explain.queries.inflate` (Izza, Ignatiev, Stuckey & Marques-Silva, "Delivering
-            Inflated Explanations", AAAI 2024). Features are widened in the AXp's order.
-        verify : bool
-            Re-check the explanation's certificate against ``model.predict`` before
-            returning (:func:`~xdt.explain.checks.certificates.check_certificate`); raises
-            :class:`~xdt.errors.CertificateError` if it fails.
-        exclude : iterable of str, optional
-            Features the AXp may not use ("explain without race or sex"): they are held
-            free, so the AXp holds whatever values they take
-            (:mod:`xdt.explain.queries.preferences`). The result is an AXp of the model that avoids
-            them.
+        {x}
+        {path_restricted}
+        {order}
+        {inflate}
+        {verify}
+        {exclude}
 
         Returns
         -------
@@ -485,6 +357,7 @@ class Explainer:
 
         Parameters
         ----------
+        {x}
         features : iterable of str, or Explanation
             An AXp of ``x``'s prediction.
         path_restricted : bool, optional
@@ -492,8 +365,7 @@ class Explainer:
             False.
         order : sequence of str, optional
             The order in which features are widened (default: the model's feature order).
-        verify : bool
-            As in :meth:`axp`.
+        {verify}
 
         Raises
         ------
@@ -515,20 +387,30 @@ class Explainer:
 
     def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             verify: bool = False, immutable: Iterable[str] | None = None) -> Explanation | None:
-        """One CXp by deletion (``order`` as in :meth:`axp`), or ``None`` when no change of
-        the candidate features changes the prediction (e.g. a one-class tree, or every
-        feature that matters is immutable).
+        """One CXp by deletion (:func:`xdt.explain.queries.deletion.one_cxp`), or ``None``
+        when no change of the candidate features changes the prediction (e.g. a one-class
+        tree, or every feature that matters is immutable).
 
-        The CXp's ``certificate`` (:class:`~xdt.explain.checks.certificates.CxpCertificate`) holds
-        its counterexample: a witness point that changes only the CXp's features and is
-        predicted another class. ``verify=True`` re-checks it with ``model.predict`` (see
-        :meth:`axp`).
+        Parameters
+        ----------
+        {x}
+        {path_restricted}
+        {order}
+        {verify}
+        {immutable}
 
-        ``immutable`` (feature names) are features that may not change ("leave age
-        alone"): the CXp is an actionable one, a subset-minimal set of the other features
-        whose change can change the prediction, and its counterexample keeps the immutable
-        features at the instance's values (:mod:`xdt.explain.queries.preferences`). Raises
-        :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
+        Returns
+        -------
+        Explanation (kind "CXp") or None
+            Its ``certificate`` (:class:`~xdt.explain.checks.certificates.CxpCertificate`)
+            holds its counterexample: a witness point that changes only the CXp's features
+            and is predicted another class.
+
+        Raises
+        ------
+        UnknownFeatureError
+            For a name in ``immutable`` that the model lacks.
+        """
         q = self._query(x, path_restricted)
         oracle = preferences.restricted(self.model.features, q, immutable=immutable)
         mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
@@ -542,64 +424,30 @@ class Explainer:
                  immutable: Iterable[str] | None = None,
                  weights: Mapping[str, float] | None = None, order: str | None = None
                  ) -> ExplanationList:
-        """All CXps of the prediction for ``x``, smallest (or cheapest) first.
-
-        For trees with the path engine: the subset-minimal sets of features on which a path
-        of another class disagrees with ``x`` (polynomial; Izza et al., Section 5). With the
-        SAT engine: hitting-set duality (a minimum hitting set of the AXps found so far is
-        a CXp, or the oracle yields a new AXp).
+        """All CXps of the prediction for ``x``, smallest (or cheapest) first
+        (:func:`xdt.explain.queries.enumeration.enumerate_explanations`: for trees with the
+        path engine, polynomial, Izza et al., Section 5; else hitting-set duality).
 
         Parameters
         ----------
-        max_count : int, optional
-            Stop after this many CXps (a positive integer). Default: no limit — the call
-            lists every one, however many there are (``xdt explain`` caps its listings at
-            1,000 by default instead).
-        time_limit : float or Deadline, optional
-            Stop after this many seconds (positive), or at a
-            :class:`~xdt.explain.queries.duality.Deadline` shared with other calls (e.g. all the
-            enumerations of one instance). It bounds the whole call: the deadline is polled
-            between oracle calls inside the search; explanations (with their certificates)
-            are built as they are found; and with ``verify=True`` the certificates are
-            re-checked in batches while the search goes on (:data:`VERIFY_BATCH`), which
-            stops when the time left is just enough to check the last ones. An explanation
-            whose check the deadline cut off is returned with ``verified=False``. So a call
-            returns soon after the deadline (one solver call, hitting-set step or batch of
-            checks may run over).
-        progress : bool
-            Show a progress bar (tqdm, on stderr) of the explanations found.
-        verify : bool
-            Re-check every explanation's certificate against ``model.predict`` (see
-            :meth:`axp`); each one checked has ``verified=True``.
-        on_found : callable, optional
-            Called as ``on_found(count, explanation)`` each time the search finds an
-            explanation (``count`` = 1, 2, ... so far), before its certificate is
-            re-checked; e.g. to show a counter while a long enumeration runs.
-        immutable : iterable of str, optional
-            Features that may not change: only the CXps avoiding them are listed (the
-            actionable ones; see :meth:`cxp`).
-        weights : mapping of str to positive number, optional
-            Feature name -> cost (features not named cost 1;
-            :func:`~xdt.explain.queries.preferences.feature_weights`); each explanation's ``cost``
-            is the sum of its features' weights.
-        order : {"size", "weight"}, optional
-            ``"size"``: smallest first; ``"weight"``: cheapest first under ``weights``
-            (enumerated in that order by RC2 MaxSAT). Default: ``"weight"`` when ``weights``
-            is given, else ``"size"``.
+        {x}
+        {path_restricted}
+        {max_count}
+        {time_limit}
+        {progress}
+        {verify_all}
+        {on_found}
+        {immutable}
+        {weights}
+        {enumeration_order}
 
         Returns
         -------
-        ExplanationList
-            A list of Explanations with ``complete`` (False when a limit stopped the
-            enumeration before it could prove there are no more) and ``stopped_by``.
+        {enumeration_returns}
 
         Raises
         ------
-        EnumerationInterrupted
-            On ``KeyboardInterrupt`` (Ctrl-C) during the call; its ``found`` holds the
-            explanations found so far.
-        CertificateError
-            With ``verify=True``, when a certificate fails its re-check.
+        {enumeration_raises}
         """
         q = self._query(x, path_restricted)
         w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
@@ -615,17 +463,36 @@ class Explainer:
                  weights: Mapping[str, float] | None = None, order: str | None = None
                  ) -> ExplanationList:
         """All AXps of the prediction for ``x``, smallest (or cheapest) first, as the minimal
-        hitting sets of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5).
+        hitting sets of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5;
+        :func:`xdt.explain.queries.enumeration.enumerate_explanations`).
 
         The number of AXps can be exponential in the number of features (a deep tree over
         hundreds of binary features can have thousands for one instance), and by default
         the call lists them all: give ``max_count`` or ``time_limit`` to bound it.
-        ``max_count``, ``time_limit``, ``progress``, ``verify`` and ``on_found`` are as in
-        :meth:`all_cxps`, and so are the returned :class:`ExplanationList` and the errors;
-        so are ``weights`` and ``order`` (``"weight"``: cheapest first). ``exclude`` lists
-        features the AXps may not use (see :meth:`axp`): only the AXps avoiding them are
-        listed, and the list is empty when none does. Each AXp carries its certificate (see
-        :meth:`axp`)."""
+
+        Parameters
+        ----------
+        {x}
+        {path_restricted}
+        {max_count}
+        {time_limit}
+        {progress}
+        {verify_all}
+        {on_found}
+        {exclude}
+        {weights}
+        {enumeration_order}
+
+        Returns
+        -------
+        {enumeration_returns}
+            Empty when no AXp avoids the ``exclude`` features. Each AXp carries its
+            certificate (see :meth:`axp`).
+
+        Raises
+        ------
+        {enumeration_raises}
+        """
         q = self._query(x, path_restricted)
         w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
         oracle = preferences.restricted(self.model.features, q, exclude=exclude)
@@ -637,24 +504,18 @@ class Explainer:
                      weights: Mapping[str, float] | None = None,
                      time_limit: float | duality.Deadline | None = None) -> Explanation:
         """An AXp of minimum size, or with ``weights`` of minimum cost: a minimum (weight)
-        hitting set of the CXps.
-
-        Without weights, a minimum hitting set of the CXps the engine lists (the path
-        engine; a compiled branch and bound, then RC2 MaxSAT), or the first AXp of the
-        duality enumeration (the SAT engine). With weights, implicit hitting sets with RC2
-        MaxSAT (:func:`xdt.explain.queries.duality.cheapest_axp`): a cheapest hitting set of the
-        CXps found so far is either an AXp — then optimal — or misses a new CXp.
+        hitting set of the CXps (:func:`xdt.explain.queries.smallest.smallest_axp`).
 
         Parameters
         ----------
-        inflate, verify, exclude
-            As in :meth:`axp` (``verify`` re-checks the optimality certificate too).
-        weights : mapping of str to positive number, optional
-            Feature name -> cost (e.g. the price of checking it); features not named cost 1
-            (:func:`~xdt.explain.queries.preferences.feature_weights`).
-        time_limit : float or Deadline, optional
-            Seconds (or a shared :class:`~xdt.explain.queries.duality.Deadline`) the search may
-            take; polled between its MaxSAT and oracle calls.
+        {x}
+        {path_restricted}
+        {inflate}
+        {verify}
+            The optimality certificate is re-checked too.
+        {exclude}
+        {weights}
+        {search_time_limit}
 
         Returns
         -------
@@ -688,21 +549,17 @@ class Explainer:
                      time_limit: float | duality.Deadline | None = None
                      ) -> Explanation | None:
         """A CXp of minimum size, or with ``weights`` of minimum cost (the cheapest change),
-        or ``None`` when no CXp exists.
-
-        By implicit hitting sets over the AXps with RC2 MaxSAT
-        (:func:`xdt.explain.queries.duality.cheapest_cxp`): a cheapest hitting set of the AXps
-        found so far either changes the prediction when freed — then it is a CXp, and
-        optimal — or leaves a weak AXp fixed, which is shrunk to a new AXp to hit.
+        or ``None`` when no CXp exists (:func:`xdt.explain.queries.smallest.smallest_cxp`).
 
         Parameters
         ----------
-        verify, immutable
-            As in :meth:`cxp` (``verify`` re-checks the optimality certificate too).
-        weights : mapping of str to positive number, optional
-            Feature name -> cost of changing it; features not named cost 1.
-        time_limit : float or Deadline, optional
-            As in :meth:`smallest_axp`.
+        {x}
+        {path_restricted}
+        {verify}
+            The optimality certificate is re-checked too.
+        {immutable}
+        {weights}
+        {search_time_limit}
 
         Returns
         -------
@@ -781,9 +638,9 @@ class Explainer:
 
         Parameters
         ----------
-        distribution : ProductDistribution, EmpiricalDistribution or pandas.DataFrame
-            A DataFrame stands for ``ProductDistribution.from_data(df, model)``: the product
-            of its columns' distributions over the model's cells.
+        {x}
+        features : iterable of str, or Explanation
+        {distribution}
 
         Raises
         ------
@@ -808,30 +665,21 @@ class Explainer:
                   verify: bool = False, exclude: Iterable[str] | None = None) -> Explanation:
         """A locally minimal delta-AXp (probabilistic AXp): a set of features of precision at
         least ``delta`` from which no single feature can be dropped keeping precision at
-        least ``delta`` (Izza, Huang, Ignatiev, Narodytska, Cooper & Marques-Silva, "On
-        Computing Probabilistic Abductive Explanations", IJAR 2023, Section 3; for decision
-        trees under a product distribution it is polynomial, Section 4). A minimum or a
-        subset-minimal one is NP-hard even for trees (Arenas, Barcelo, Romero & Subercaseaux,
-        "On Computing Probabilistic Explanations for Decision Trees", NeurIPS 2022).
-
-        The precision of a set ``S`` is ``Pr(model(z) = prediction(x) | z agrees with x on
-        S)``, exact (a Fraction), under a product distribution (decision trees: a sum over
-        the tree's paths) or the empirical distribution of a dataset (any model: among the
-        rows agreeing with ``x`` on ``S``, the share predicted ``x``'s class); see
-        :mod:`xdt.explain.queries.probability`.
+        least ``delta`` (:func:`xdt.explain.queries.delta_axp.find_delta_axp`; Izza, Huang,
+        Ignatiev, Narodytska, Cooper & Marques-Silva, "On Computing Probabilistic Abductive
+        Explanations", IJAR 2023, Sections 3-4).
 
         Parameters
         ----------
+        {x}
         delta : number in (0, 1]
             The least precision kept (a float is read as the decimal it prints as: 0.95 is
             19/20). ``delta=1`` under a distribution that gives every cell positive mass
             (e.g. ``ProductDistribution.uniform`` or ``from_data(..., smoothing=1)``) keeps
             the AXp it starts from: it is returned, equal to :meth:`axp`'s.
-        distribution : ProductDistribution, EmpiricalDistribution or pandas.DataFrame
-            A DataFrame stands for ``ProductDistribution.from_data(df, model)``.
-        order : as in :meth:`axp`
-            The order in which features are tried for removal (and the order of the AXp
-            started from); default: the model's own.
+        {distribution}
+        {order}
+            The order of the AXp started from too.
         start : None, "axp", "all", "path" or iterable of feature names
             The set the deletion starts from. ``None`` / ``"axp"`` (default): the AXp of
             :meth:`axp` with the same ``order``, so the result is a subset of an AXp, never

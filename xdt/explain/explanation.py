@@ -1,6 +1,25 @@
 """The answers :class:`xdt.Explainer` returns: :class:`Explanation`, one explanation with its
 evidence, and :class:`ExplanationList`, the explanations of an enumeration with how it ended
-(:class:`EnumerationInterrupted` when Ctrl-C ended it)."""
+(:class:`EnumerationInterrupted` when Ctrl-C ended it).
+
+Definitions (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", Section 2;
+Ignatiev et al., AIxIA 2020): for an instance ``v`` predicted ``c``,
+
+* a **weak AXp** is a set of features ``S`` such that every point agreeing with ``v`` on ``S``
+  is predicted ``c``; an **AXp** (PI-explanation) is a subset-minimal weak AXp;
+* a **CXp** is a subset-minimal set of features ``T`` such that some point agreeing with ``v``
+  on every feature outside ``T`` is predicted another class;
+* **path-restricted** explanations draw only from the features of ``v``'s path, each held to
+  the path's literal (the intersection of the path's tests on it) instead of ``v``'s cell;
+  a path is **explanation-redundant** when its literals are not a PI-explanation.
+
+For a DNF (Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025, Section 2) the
+definitions are the same; path-restricted explanations and path redundancy, which read a
+tree's paths, do not apply, and the SAT engine is the one that explains it. So for a
+decision list (Ignatiev & Marques-Silva, "SAT-Based Rigorous Explanations for Decision
+Lists", SAT 2021): its firing rule alone may hold redundant literals and miss why the
+earlier rules did not fire; its AXps do neither.
+"""
 
 from __future__ import annotations
 

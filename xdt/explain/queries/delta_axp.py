@@ -40,7 +40,19 @@ def find_delta_axp(model: Model, q: InstanceQuery, d: Fraction,
                    dist: probability.Distribution, *, order, start: str | Iterable[str] | None,
                    exclude: Iterable[str] | None, engine: str,
                    tables: Callable[[], CompiledTree], certify: bool) -> DeltaAXp:
-    """A locally minimal delta-AXp of the instance ``q`` (not path-restricted).
+    """A locally minimal delta-AXp of the instance ``q`` (not path-restricted): a set of
+    features of precision at least ``d`` from which no single feature can be dropped keeping
+    precision at least ``d``, by deletion (Izza, Huang, Ignatiev, Narodytska, Cooper &
+    Marques-Silva, "On Computing Probabilistic Abductive Explanations", IJAR 2023, Section 3;
+    for decision trees under a product distribution it is polynomial, Section 4). A minimum or
+    a subset-minimal one is NP-hard even for trees (Arenas, Barcelo, Romero & Subercaseaux,
+    "On Computing Probabilistic Explanations for Decision Trees", NeurIPS 2022).
+
+    The precision of a set ``S`` is ``Pr(model(z) = prediction(x) | z agrees with x on
+    S)``, exact (a Fraction), under a product distribution (decision trees: a sum over
+    the tree's paths) or the empirical distribution of a dataset (any model: among the
+    rows agreeing with ``x`` on ``S``, the share predicted ``x``'s class); see
+    :mod:`xdt.explain.queries.probability`.
 
     Parameters
     ----------

@@ -122,6 +122,12 @@ def enumerate_explanations(kind: str, oracle: EntailmentOracle, *, max_count: in
                            ) -> Enumerated:
     """All AXps (``kind="AXp"``) or all CXps (``"CXp"``) of ``oracle``, under the limits.
 
+    CXps: for trees with the path engine, the subset-minimal sets of features on which a
+    path of another class disagrees with ``x`` (polynomial; Izza, Ignatiev & Marques-Silva,
+    "On Explaining Decision Trees", Section 5); with the SAT engine, hitting-set duality (a
+    minimum hitting set of the AXps found so far is a CXp, or the oracle yields a new AXp).
+    AXps: the minimal hitting sets of the CXps, enumerated with PySAT's Hitman (Section 5).
+
     Parameters
     ----------
     kind : {"AXp", "CXp"}

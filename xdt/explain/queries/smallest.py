@@ -59,8 +59,14 @@ def smallest_axp(oracle: EntailmentOracle, features: FeatureSpace,
                  weights: Mapping[str, float] | None,
                  deadline: duality.Deadline | None) -> Smallest:
     """An AXp of ``oracle`` of minimum size, or with ``weights`` (feature name -> cost) of
-    minimum cost. ``oracle`` must have an AXp (fixing every candidate entails the
-    prediction).
+    minimum cost: a minimum (weight) hitting set of the CXps. ``oracle`` must have an AXp
+    (fixing every candidate entails the prediction).
+
+    Without weights, a minimum hitting set of the CXps the engine lists (the path
+    engine; a compiled branch and bound, then RC2 MaxSAT), or the first AXp of the
+    duality enumeration (the SAT engine). With weights, implicit hitting sets with RC2
+    MaxSAT (:func:`xdt.explain.queries.duality.cheapest_axp`): a cheapest hitting set of the
+    CXps found so far is either an AXp — then optimal — or misses a new CXp.
 
     Raises
     ------
@@ -84,7 +90,13 @@ def smallest_cxp(oracle: EntailmentOracle, features: FeatureSpace,
                  weights: Mapping[str, float] | None,
                  deadline: duality.Deadline | None) -> Smallest | None:
     """A CXp of ``oracle`` of minimum size, or with ``weights`` of minimum cost; ``None``
-    when no CXp exists. Raises as :func:`smallest_axp`."""
+    when no CXp exists. Raises as :func:`smallest_axp`.
+
+    By implicit hitting sets over the AXps with RC2 MaxSAT
+    (:func:`xdt.explain.queries.duality.cheapest_cxp`): a cheapest hitting set of the AXps
+    found so far either changes the prediction when freed — then it is a CXp, and
+    optimal — or leaves a weak AXp fixed, which is shrunk to a new AXp to hit.
+    """
     w = feature_weights(features, weights)
     found = duality.cheapest_cxp(oracle, None if w is None else w[0], deadline)
     if found is None:
