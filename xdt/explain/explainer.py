@@ -9,57 +9,46 @@ asks the plain function of a query family over the engine's entailment oracle
 :class:`~xdt.explain.explanation.Explanation` objects with their certificates
 (:mod:`xdt.explain.checks`), built when first read (:mod:`xdt.explain.results`).
 
+This module holds its construction, instance reading and the deletion family; the other
+families are mixins beside it: :mod:`~xdt.explain.explainer_enumeration`,
+:mod:`~xdt.explain.explainer_smallest` and :mod:`~xdt.explain.explainer_probability`.
+
 The definitions of AXp, CXp and path-restricted explanations: :mod:`xdt.explain.explanation`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from fractions import Fraction
-from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xdt.errors import ParameterError
 from xdt.explain import results
 from xdt.explain.checks.certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.docstrings import doc
-from xdt.explain.engines.compiled import (
-    CompiledTree,
-    NumberReader,
-    compiled,
-    literals_memo,
-    number_reader,
-)
-from xdt.explain.engines.instance_oracle import (
-    InstanceQuery,
-    check_path_restricted,
-    instance_query,
-    release,
-)
-from xdt.explain.engines.oracle import EntailmentOracle, bits
+from xdt.explain.engines.compiled import compiled, literals_memo, number_reader
+from xdt.explain.engines.instance_oracle import check_path_restricted, instance_query, release
+from xdt.explain.engines.oracle import bits
 from xdt.explain.engines.registry import choose_engine
 from xdt.explain.engines.sat import DEFAULT_SOLVER, check_solver
 from xdt.explain.engines.sat_cache import shared_encoding
-from xdt.explain.explanation import (  # EnumerationInterrupted: read from here by the CLI
-    Deferred,
-    EnumerationInterrupted,  # noqa: F401
-    Explanation,
-    ExplanationList,
-)
-from xdt.explain.models import (
-    Model,
-    check_instance,
-    check_model,
-    point_values,
-    tree_only,
-)
-from xdt.explain.queries import deletion, duality, enumeration, preferences, smallest
+from xdt.explain.explainer_enumeration import EnumerationMethods
+from xdt.explain.explainer_probability import ProbabilityMethods
+from xdt.explain.explainer_smallest import SmallestMethods
+
+# EnumerationInterrupted and ExplanationList: read from here by the CLI and the tests
+from xdt.explain.explanation import EnumerationInterrupted, Explanation, ExplanationList  # noqa: F401
+from xdt.explain.models import Model, check_instance, check_model, point_values, tree_only
+from xdt.explain.queries import deletion, preferences
 from xdt.explain.queries.inflate import Inflation
 from xdt.explain.queries.inflate import inflate as inflate_cells
 from xdt.ir.instances import encode_instance, numeric_instance
 from xdt.ir.protocol import PATHS, RULES, offers
+
+if TYPE_CHECKING:
+    from xdt.explain.engines.compiled import CompiledTree, NumberReader
+    from xdt.explain.engines.instance_oracle import InstanceQuery
 
 CACHE_SIZE = 64
 """Instances whose oracles an Explainer keeps (for the SAT engine, their assumption
@@ -77,7 +66,7 @@ deadline passes have ``verified=False``."""
 
 
 @doc
-class Explainer:
+class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
     """Formal explanations of a model's predictions.
 
     Parameters
@@ -261,35 +250,15 @@ class Explainer:
             explanation = self._verified([explanation])[0]
         return explanation
 
-    def _enumerate(self, q: InstanceQuery, kind: str, oracle: EntailmentOracle,
-                   max_count: int | None, time_limit: float | duality.Deadline | None,
-                   progress: bool, verify: bool,
-                   on_found: Callable[[int, Explanation], None] | None,
-                   weights: tuple | None, by_weight: bool) -> ExplanationList:
-        """All explanations of ``kind`` of ``oracle`` under the limits
-        (:func:`~xdt.explain.queries.enumeration.enumerate_explanations`), each built as it is
-        found, and with ``verify`` re-checked in batches of :data:`VERIFY_BATCH`."""
-        return results.listed(enumeration.enumerate_explanations(
-            kind, oracle, max_count=max_count, time_limit=time_limit, progress=progress,
-            verify=verify, on_found=on_found,
-            build=lambda m, cost: self._explanation(q, m, kind, None, verify, cost),
-            recheck=self._verified, batches=VERIFY_BATCH, weights=weights, by_weight=by_weight))
+    def _verify_batches(self) -> tuple[int, int]:
+        """:data:`VERIFY_BATCH`, read when an enumeration starts."""
+        return VERIFY_BATCH
 
     def _verified(self, explanations: list[Explanation]) -> list[Explanation]:
         """``explanations`` after re-checking their certificates against ``model.predict``,
         marked ``verified``."""
         check_certificates(self.model, explanations)
         return [replace(e, verified=True) for e in explanations]
-
-    def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
-                  inflation: Inflation | None, verify: bool) -> Explanation:
-        """The Explanation of a smallest or cheapest explanation, with its cost and (lazily)
-        its optimality certificate (:func:`xdt.explain.results.optimality`)."""
-        optimality = None
-        if self.certificates or verify:
-            optimality = Deferred(partial(results.optimality, self.model, q, kind, found))
-        return self._explanation(q, found.mask, kind, inflation, verify, smallest.cost(found),
-                                 optimality)
 
     # ------------------------------------------------------------------ public API
     def predict(self, x) -> object:
@@ -417,171 +386,6 @@ class Explainer:
         return self._checked(
             None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
 
-    def all_cxps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | duality.Deadline | None = None, progress: bool = False,
-                 verify: bool = False,
-                 on_found: Callable[[int, Explanation], None] | None = None,
-                 immutable: Iterable[str] | None = None,
-                 weights: Mapping[str, float] | None = None, order: str | None = None
-                 ) -> ExplanationList:
-        """All CXps of the prediction for ``x``, smallest (or cheapest) first
-        (:func:`xdt.explain.queries.enumeration.enumerate_explanations`: for trees with the
-        path engine, polynomial, Izza et al., Section 5; else hitting-set duality).
-
-        Parameters
-        ----------
-        {x}
-        {path_restricted}
-        {max_count}
-        {time_limit}
-        {progress}
-        {verify_all}
-        {on_found}
-        {immutable}
-        {weights}
-        {enumeration_order}
-
-        Returns
-        -------
-        {enumeration_returns}
-
-        Raises
-        ------
-        {enumeration_raises}
-        """
-        q = self._query(x, path_restricted)
-        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
-        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
-        return self._enumerate(q, "CXp", oracle, max_count, time_limit, progress, verify,
-                               on_found, w, by_weight)
-
-    def all_axps(self, x, *, path_restricted: bool = False, max_count: int | None = None,
-                 time_limit: float | duality.Deadline | None = None, progress: bool = False,
-                 verify: bool = False,
-                 on_found: Callable[[int, Explanation], None] | None = None,
-                 exclude: Iterable[str] | None = None,
-                 weights: Mapping[str, float] | None = None, order: str | None = None
-                 ) -> ExplanationList:
-        """All AXps of the prediction for ``x``, smallest (or cheapest) first, as the minimal
-        hitting sets of the CXps, enumerated with PySAT's Hitman (Izza et al., Section 5;
-        :func:`xdt.explain.queries.enumeration.enumerate_explanations`).
-
-        The number of AXps can be exponential in the number of features (a deep tree over
-        hundreds of binary features can have thousands for one instance), and by default
-        the call lists them all: give ``max_count`` or ``time_limit`` to bound it.
-
-        Parameters
-        ----------
-        {x}
-        {path_restricted}
-        {max_count}
-        {time_limit}
-        {progress}
-        {verify_all}
-        {on_found}
-        {exclude}
-        {weights}
-        {enumeration_order}
-
-        Returns
-        -------
-        {enumeration_returns}
-            Empty when no AXp avoids the ``exclude`` features. Each AXp carries its
-            certificate (see :meth:`axp`).
-
-        Raises
-        ------
-        {enumeration_raises}
-        """
-        q = self._query(x, path_restricted)
-        w, by_weight = enumeration.enumeration_weights(self.model.features, weights, order)
-        oracle = preferences.restricted(self.model.features, q, exclude=exclude)
-        return self._enumerate(q, "AXp", oracle, max_count, time_limit, progress, verify,
-                               on_found, w, by_weight)
-
-    def smallest_axp(self, x, *, path_restricted: bool = False, inflate: bool = False,
-                     verify: bool = False, exclude: Iterable[str] | None = None,
-                     weights: Mapping[str, float] | None = None,
-                     time_limit: float | duality.Deadline | None = None) -> Explanation:
-        """An AXp of minimum size, or with ``weights`` of minimum cost: a minimum (weight)
-        hitting set of the CXps (:func:`xdt.explain.queries.smallest.smallest_axp`).
-
-        Parameters
-        ----------
-        {x}
-        {path_restricted}
-        {inflate}
-        {verify}
-            The optimality certificate is re-checked too.
-        {exclude}
-        {weights}
-        {search_time_limit}
-
-        Returns
-        -------
-        Explanation (kind "AXp")
-            With ``cost`` (with ``weights``) and ``optimality``
-            (:class:`~xdt.explain.checks.optimality.OptimalityCertificate`, built on first access):
-            CXps that every AXp must meet, each with a witness point, and the lower bound
-            their cheapest hitting set proves — the AXp's own cost.
-
-        Raises
-        ------
-        NoExplanationError
-            When no AXp avoids the ``exclude`` features.
-        ComputationLimitError
-            When ``time_limit`` passes first (the message gives the lower bound reached).
-        ParameterError
-            For a weight that is not a positive finite number, or a bad ``time_limit``.
-        UnknownFeatureError
-            For a name in ``exclude`` or ``weights`` that the model lacks.
-        """
-        deadline = enumeration.as_deadline(time_limit)
-        q = self._query(x, path_restricted)
-        oracle = preferences.axp_oracle(self.model, q, exclude)
-        found = smallest.smallest_axp(oracle, self.model.features, weights, deadline)
-        inflation = self._inflation(q, found.mask) if inflate else None
-        return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
-
-    def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
-                     immutable: Iterable[str] | None = None,
-                     weights: Mapping[str, float] | None = None,
-                     time_limit: float | duality.Deadline | None = None
-                     ) -> Explanation | None:
-        """A CXp of minimum size, or with ``weights`` of minimum cost (the cheapest change),
-        or ``None`` when no CXp exists (:func:`xdt.explain.queries.smallest.smallest_cxp`).
-
-        Parameters
-        ----------
-        {x}
-        {path_restricted}
-        {verify}
-            The optimality certificate is re-checked too.
-        {immutable}
-        {weights}
-        {search_time_limit}
-
-        Returns
-        -------
-        Explanation (kind "CXp") or None
-            With ``cost`` (with ``weights``) and ``optimality``
-            (:class:`~xdt.explain.checks.optimality.OptimalityCertificate`): AXps (given the
-            immutable features) that every CXp must meet, re-checked by an independent
-            engine, and the lower bound their cheapest hitting set proves.
-
-        Raises
-        ------
-        ComputationLimitError, ParameterError, UnknownFeatureError
-            As in :meth:`smallest_axp`.
-        """
-        deadline = enumeration.as_deadline(time_limit)
-        q = self._query(x, path_restricted)
-        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
-        found = smallest.smallest_cxp(oracle, self.model.features, weights, deadline)
-        if found is None:
-            return None
-        return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
-
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
 
@@ -629,131 +433,6 @@ class Explainer:
         """Features in every AXp — exactly those that are a CXp on their own."""
         singles = deletion.necessary(self._query(x, path_restricted).oracle)
         return tuple(self.model.features.names[bits(m)[0]] for m in singles)
-
-    # ------------------------------------------------------------------ probabilistic
-    def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
-        """The precision of ``features`` (names, or an Explanation) for ``x``: the
-        probability that a point agreeing with ``x`` on them (in the model's cells) gets
-        ``x``'s prediction, exactly (:mod:`xdt.explain.queries.probability`).
-
-        Parameters
-        ----------
-        {x}
-        features : iterable of str, or Explanation
-        {distribution}
-
-        Raises
-        ------
-        EngineNotAvailableError
-            A product distribution for a model that is not a decision tree (use an
-            EmpiricalDistribution).
-        EmptyConditionError
-            An empirical distribution none of whose rows agrees with ``x`` on ``features``.
-        UnknownFeatureError
-            A name the model lacks.
-        """
-        from xdt.explain.queries import probability
-
-        q = self._query(x, False)
-        dist = probability.as_distribution(distribution, self.model)
-        return probability.precision_function(self.model, dist, q.cells, q.prediction)(
-            self._mask(features))
-
-    def delta_axp(self, x, delta: float | Fraction = 0.95, *, distribution,
-                  order: str | Sequence[str] | None = None,
-                  start: str | Iterable[str] | None = None,
-                  verify: bool = False, exclude: Iterable[str] | None = None) -> Explanation:
-        """A locally minimal delta-AXp (probabilistic AXp): a set of features of precision at
-        least ``delta`` from which no single feature can be dropped keeping precision at
-        least ``delta`` (:func:`xdt.explain.queries.delta_axp.find_delta_axp`; Izza, Huang,
-        Ignatiev, Narodytska, Cooper & Marques-Silva, "On Computing Probabilistic Abductive
-        Explanations", IJAR 2023, Sections 3-4).
-
-        Parameters
-        ----------
-        {x}
-        delta : number in (0, 1]
-            The least precision kept (a float is read as the decimal it prints as: 0.95 is
-            19/20). ``delta=1`` under a distribution that gives every cell positive mass
-            (e.g. ``ProductDistribution.uniform`` or ``from_data(..., smoothing=1)``) keeps
-            the AXp it starts from: it is returned, equal to :meth:`axp`'s.
-        {distribution}
-        {order}
-            The order of the AXp started from too.
-        start : None, "axp", "all", "path" or iterable of feature names
-            The set the deletion starts from. ``None`` / ``"axp"`` (default): the AXp of
-            :meth:`axp` with the same ``order``, so the result is a subset of an AXp, never
-            longer than it. ``"all"``: every feature, as Izza et al.'s Algorithm 1 (the
-            result may then hold features no AXp of this order has). ``"path"`` (trees): the
-            features of ``x``'s path. A set of names: it must itself have precision at least
-            ``delta``.
-        exclude : iterable of str, optional
-            Features the delta-AXp may not use (held free, drawn from the distribution): the
-            start leaves them out (by default the AXp of :meth:`axp` with ``exclude``, or,
-            when no AXp avoids them, every other feature).
-        verify : bool
-            Re-check the certificate independently before returning
-            (:func:`~xdt.explain.queries.probability.check_precision_certificate`: every precision
-            recomputed with ``model.predict``, by enumeration of the free features' cells
-            where they span at most 65,536 points, else over the tree's leaf boxes; for an
-            empirical distribution on its rows); raises :class:`~xdt.errors.CertificateError`
-            if it fails.
-
-        Returns
-        -------
-        Explanation (kind "delta-AXp")
-            Its ``precision`` (Fraction) and ``delta``; its ``certificate``
-            (:class:`~xdt.explain.queries.probability.PrecisionCertificate`) holds the precision
-            and, per feature, the precision after dropping it (each below ``delta``: local
-            minimality). Its rule holds the features to ``x``'s cells.
-
-        Raises
-        ------
-        ParameterError
-            ``delta`` outside (0, 1], a ``start`` set of precision below ``delta`` (or holding
-            an excluded feature), or a distribution made for another model.
-        NoExplanationError
-            With ``exclude``: when fixing every other feature gives a precision below
-            ``delta``.
-        EngineNotAvailableError
-            A product distribution for a model that is not a decision tree (use an
-            EmpiricalDistribution), or ``start="path"`` for a model without paths.
-        EmptyConditionError
-            An empirical distribution none of whose rows agrees with ``x`` on the starting
-            set.
-        CertificateError
-            With ``verify=True``, when the re-check fails.
-
-        Examples
-        --------
-        >>> import xdt
-        >>> from xdt.explain.queries.probability import ProductDistribution
-        >>> from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-        >>> tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], [0, 1],
-        ...     ThresholdSplit("x", 0.5, Leaf(0), ThresholdSplit("y", 0.5, Leaf(0), Leaf(1))))
-        >>> d = ProductDistribution(tree, {"x": [1, 1], "y": [1, 19]})
-        >>> ex = xdt.Explainer(tree)
-        >>> ex.axp({"x": 1, "y": 1}).rule
-        'IF 0.5 < x AND 0.5 < y THEN 1'
-        >>> e = ex.delta_axp({"x": 1, "y": 1}, 0.95, distribution=d, verify=True)
-        >>> e.rule, e.precision, e.certificate.drops
-        ('IF 0.5 < x THEN 1', Fraction(19, 20), {'x': Fraction(19, 40)})
-        """
-        from xdt.explain.queries import probability
-        from xdt.explain.queries.delta_axp import find_delta_axp
-
-        d = probability.check_delta(delta)
-        dist = probability.as_distribution(distribution, self.model)
-        q = self._query(x, False)
-        found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
-                               exclude=exclude, engine=self.engine, tables=self._tables,
-                               certify=self.certificates or verify)
-        made = replace(self._explanation(q, found.mask, "AXp", None, False), kind="delta-AXp",
-                       certificate=found.certificate, precision=found.precision, delta=d)
-        if verify:
-            probability.check_precision_certificate(self.model, made, dist)
-            made = replace(made, verified=True)
-        return made
 
     def explain_batch(self, X, what: Sequence[str] | str = ("axp", "cxps"), *,
                       chunk_rows: int | None = None, max_memory: int | None = None,
