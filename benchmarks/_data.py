@@ -17,7 +17,7 @@ was done to the file on the way in:
 ``split`` makes the 70/30 train/test split (stratified when every class allows it, as
 ``xdt fit`` does), ``impute`` fills missing cells with the training median (numeric) or
 mode (categorical), and ``for_encoder`` turns the category columns into plain object
-columns for :class:`xdt.interop.tabular.TabularEncoder` (one-hot encoding for scikit-learn).
+columns for :class:`xdt.interop._tabular.TabularEncoder` (one-hot encoding for scikit-learn).
 
     from _data import load, split, impute
     ds = load("audit-risk")
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xdt.interop.fit import split_rows
+from xdt.interop._fit import split_rows
 
 DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 

@@ -46,7 +46,7 @@ from _data import show
 from sklearn.tree import DecisionTreeClassifier
 
 from xdt.cluster import SupervisedClusters
-from xdt.learn.cart import CARTClassifier
+from xdt.learn._cart import CARTClassifier
 
 DEPTH = 3
 N_CLUSTERS = 3

@@ -70,7 +70,7 @@ import pandas as pd
 from _data import DATASETS, show
 
 from xdt.cluster import SupervisedClusters
-from xdt.cluster.preprocess import Preprocessor
+from xdt.cluster._preprocess import Preprocessor
 
 COUNTRIES = ("Ecuador", "El-Salvador", "Haiti", "Cuba", "France", "Yugoslavia", "Germany",
              "?", "Poland", "Hungary", "Laos", "Mexico", "Japan", "Hong", "Vietnam", "Peru",

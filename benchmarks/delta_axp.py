@@ -31,7 +31,7 @@ import time
 from _data import impute, load
 
 import xdt
-from xdt.explain.queries.probability import EmpiricalDistribution
+from xdt.explain.queries._probability import EmpiricalDistribution
 from xdt.learn import CARTClassifier
 
 DEFAULT_DATASETS = ("compas", "adult", "german")

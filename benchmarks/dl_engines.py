@@ -18,7 +18,7 @@ does), and explains the same test rows with both:
   ``BayesianRuleListClassifier`` (``brl``, rules of up to 2 items) on the one-hot columns of
   ``TabularEncoder`` (every column categorical), imported with ``xdt.from_imodels(est,
   encoder=...)``; wittgenstein's ``RIPPER`` (``ripper``) for the rarer class, its rule set
-  read as a list (``xdt.metrics.rule_redundancy.as_decision_list``). A condition ``x in {v}``
+  read as a list (``xdt.metrics._rule_redundancy.as_decision_list``). A condition ``x in {v}``
   is ``x == v``, ``x in D - {v}`` is ``x != v``; a list with any other condition is skipped
   (with the reason). Datasets with more than two classes: the training rows' most frequent
   class against the rest. At most ``--max-train`` training rows, ``--rows`` distinct test
@@ -78,11 +78,11 @@ import pandas as pd
 from _data import for_encoder, impute, load, markdown, split
 
 import xdt
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 from xdt.ir import Feature
-from xdt.ir.conditions import Condition
-from xdt.ir.decision_list import DecisionList
-from xdt.metrics.rule_redundancy import as_decision_list
+from xdt.ir._conditions import Condition
+from xdt.ir._decision_list import DecisionList
+from xdt.metrics._rule_redundancy import as_decision_list
 
 DEFAULT_DATASETS = ("car", "house-votes-84", "monk1", "monk2", "monk3", "tic-tac-toe",
                     "zoo", "spect", "kr-vs-kp", "mushroom", "soybean", "splice")

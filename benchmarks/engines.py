@@ -80,7 +80,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 import xdt
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 from xdt.ir import DNF, Condition, Feature
 
 FILES = {"compas": "compas.csv", "german": "german.csv",
@@ -748,9 +748,9 @@ def timed(key, fn):
     v = fn()
     out[key] = (time.process_time_ns() - t0) / 1e9
     return v
-timed("import", lambda: __import__("xdt.interop.tabular") and __import__("xdt").Explainer)
+timed("import", lambda: __import__("xdt.interop._tabular") and __import__("xdt").Explainer)
 import xdt
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 enc = TabularEncoder().fit(frame)
 est = DecisionTreeClassifier(max_depth=6, random_state=0).fit(enc.transform(frame), y)
 model = timed("from_sklearn", lambda: xdt.from_sklearn(est, encoder=enc))

@@ -78,8 +78,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
 import xdt
-from xdt.ir.cells import IntervalCells
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._cells import IntervalCells
+from xdt.ir._ensemble import TreeEnsemble
 
 DATASET = {"compas": "compas", "banknote": "banknote", "pima": "indians-diabetes",
            "german": "german", "recidivism": "recidivism", "lending": "lending",

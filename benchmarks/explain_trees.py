@@ -27,7 +27,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 import xdt
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 
 DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 # name -> (file, integer-coded columns to treat as categorical: "all" or a list)

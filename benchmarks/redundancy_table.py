@@ -10,7 +10,7 @@ Adult; anneal's missing values are a category of their own, "?"), each with --se
 train/test splits (70/30, stratified; seed = split and tree seed):
 
   in place of IAI (trees of depth <= 6)
-  * sk6      scikit-learn's CART, max depth 6, as imported (``xdt.interop.fit.fit_sklearn_tree``);
+  * sk6      scikit-learn's CART, max depth 6, as imported (``xdt.interop._fit.fit_sklearn_tree``);
   * sk6+m    the same trees with same-class sibling leaves merged
              (``DecisionTree.merge_leaves``; predictions unchanged, checked on the test rows);
   * cart6    xdt's CART (``xdt.learn.CARTClassifier``), max depth 6, native categorical tests,
@@ -58,9 +58,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xdt.explain.queries.redundant_paths import path_redundancy
-from xdt.interop.fit import FitResult, fit_sklearn_tree, fit_tree
-from xdt.interop.sklearn import from_sklearn
+from xdt.explain.queries._redundant_paths import path_redundancy
+from xdt.interop._fit import FitResult, fit_sklearn_tree, fit_tree
+from xdt.interop._sklearn import from_sklearn
 from xdt.ir import DecisionTree
 from xdt.metrics import redundancy_report
 

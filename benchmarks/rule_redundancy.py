@@ -71,7 +71,7 @@ from _data import for_encoder, impute, load, manifest, show, split
 
 import xdt
 from xdt.metrics import rule_redundancy_report
-from xdt.metrics.rule_redundancy import XDL_TOOL
+from xdt.metrics._rule_redundancy import XDL_TOOL
 
 DEFAULT_DATASETS = ("compas", "adult-xreason", "german", "recidivism", "lending",
                     "house-votes-84", "kr-vs-kp", "mushroom", "monk1", "monk2", "monk3")
@@ -113,7 +113,7 @@ def fit(learner: str, X_train: pd.DataFrame, y_train: np.ndarray, X_test: pd.Dat
     """``(model, the test rows as the model reads them, CPU seconds of the fit)``."""
     import imodels
 
-    from xdt.interop.tabular import TabularEncoder
+    from xdt.interop._tabular import TabularEncoder
     classes = sorted(set(y_train.tolist()), key=str)
     if len(classes) != 2:
         raise SystemExit(f"{len(classes)} classes: the rule learners here are binary")
@@ -214,8 +214,8 @@ def warm_up() -> None:
     """One report on a one-rule list, so that the first timed report does not pay for
     loading the SAT solver's modules."""
     from xdt.ir import Feature
-    from xdt.ir.conditions import Condition
-    from xdt.ir.decision_list import DecisionList
+    from xdt.ir._conditions import Condition
+    from xdt.ir._decision_list import DecisionList
 
     dl = DecisionList([Feature("a", "binary")], [0, 1], [([Condition("a", (1,))], 1)], 0)
     rule_redundancy_report(dl, [[0], [1]])

@@ -81,7 +81,7 @@ from sklearn.tree import DecisionTreeClassifier
 from tqdm import tqdm
 
 import xdt
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 from xdt.learn import CARTClassifier, SERDTClassifier
 from xdt.metrics import TreeSizes, tree_sizes
 

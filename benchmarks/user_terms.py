@@ -53,8 +53,8 @@ from _data import DATASETS  # noqa: E402
 
 import xdt  # noqa: E402
 from xdt.errors import NoExplanationError  # noqa: E402
-from xdt.explain.queries.probability import EmpiricalDistribution, ProductDistribution  # noqa: E402
-from xdt.interop.fit import fit_tree  # noqa: E402
+from xdt.explain.queries._probability import EmpiricalDistribution, ProductDistribution  # noqa: E402
+from xdt.interop._fit import fit_tree  # noqa: E402
 
 RACES = ["African_American", "Asian", "Hispanic", "Native_American", "Other"]
 CONSTRAINTS = {

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from xdt.ir import Feature
-from xdt.ir.ensemble import TreeEnsemble
-from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
+from xdt.ir._ensemble import TreeEnsemble
+from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, ThresholdSplit
 
 TRICKY = (0.0, 0.1, 0.2, 0.3, -0.1, -0.2, -0.3, 0.6, -0.6, 1.0 / 3.0, 2.0 / 3.0, 1.0,
           -1.0, 2.0 ** -24, -(2.0 ** -24), 1e-8, 0.7, -0.7, 16777216.0, -16777216.0)

@@ -1,5 +1,5 @@
-"""The batch path-walker (:mod:`xdt.explain.engines.vectorised`) gives, row by row, the same AXp and
-CXps as the per-row path engine, whatever the chunking."""
+"""The batch path-walker (:mod:`xdt.explain.engines._vectorised`) gives, row by row, the same AXp
+and CXps as the per-row path engine, whatever the chunking."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from xdt.errors import (
     MissingValueError,
     UnknownCategoryError,
 )
-from xdt.explain.engines.vectorised import explain_batch
+from xdt.explain.engines._vectorised import explain_batch
 from xdt.ir import DNF, Branch, CategoricalSplit, Condition, DecisionTree, Feature, Leaf
 
 COLUMNS = ["prediction", "axp", "axp_size", "cxps", "n_cxps"]
@@ -78,8 +78,8 @@ def test_batch_equals_per_row_engine_on_big_trees(case):
 
 @pytest.fixture(scope="module")
 def german_tree():
-    from xdt.cli.demo_job import load_german
-    from xdt.interop.fit import fit_tree
+    from xdt.cli._demo_job import load_german
+    from xdt.interop._fit import fit_tree
 
     frame = load_german()
     fit = fit_tree(frame, "class", learner="sklearn", max_depth=6, seed=0)
@@ -97,7 +97,7 @@ def test_batch_equals_per_row_engine_on_german_data(german_tree):
 
 @pytest.mark.slow
 def test_batch_on_a_cart_tree_of_unbounded_depth(german_tree):
-    from xdt.cli.demo_job import load_german
+    from xdt.cli._demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german().iloc[:400]

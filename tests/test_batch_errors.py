@@ -23,8 +23,8 @@ import xdt
 import xdt.run as xb
 from xdt.cli import main
 from xdt.errors import DataError, InvalidRowError, OutputError, OutputExistsError
-from xdt.explain.explainer import Explainer
-from xdt.run.distributed import describe_partitions
+from xdt.explain._explainer import Explainer
+from xdt.run._distributed import describe_partitions
 
 try:
     import dask.dataframe as dd
@@ -42,7 +42,7 @@ SPACESHIP = "feature 'purpose' has value 'spaceship', which is not in its domain
 def german():
     """400 German credit rows (features only), a CART tree of depth 6 on all 1000, and the
     records ``Explainer.explain_batch`` gives for the 400 rows, as JSON gives them."""
-    from xdt.cli.demo_job import load_german
+    from xdt.cli._demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german()
@@ -392,7 +392,7 @@ def test_cli_workers_bad_row_shows_only_xdt_message(files, german, tmp_path):
 
 SLOW_PARTITIONS = '''
 import os, time
-import xdt.run.distributed as xb
+import xdt.run._distributed as xb
 
 explain_partition = xb._explain_partition
 
@@ -409,7 +409,7 @@ def first_then_stall(model, frame, number, output, *args, **kwargs):
 RUN_XDT = '''
 import sys
 import slow_partitions
-import xdt.run.distributed as xb
+import xdt.run._distributed as xb
 
 xb._explain_partition = slow_partitions.first_then_stall
 if __name__ == "__main__":

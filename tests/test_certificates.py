@@ -1,4 +1,4 @@
-"""Certificates (xdt.explain.checks.certificates): every AXp and CXp of both engines carries
+"""Certificates (xdt.explain.checks._certificates): every AXp and CXp of both engines carries
 evidence that checks out against model.predict; verify=True re-checks it; a corrupted
 certificate is caught with a CertificateError."""
 
@@ -15,9 +15,9 @@ from test_properties import tree_and_instance
 from tiers import examples
 
 import xdt
-import xdt.explain.explainer as explainer_module
+import xdt.explain._explainer as explainer_module
 from xdt.errors import CertificateError, XdtError
-from xdt.explain.checks.certificates import (
+from xdt.explain.checks._certificates import (
     AxpCertificate,
     BlockedPath,
     CxpCertificate,

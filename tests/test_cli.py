@@ -19,9 +19,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 import xdt
 from xdt.cli import main
-from xdt.cli.common import pack_tokens, parse_rows, wrap_rule
-from xdt.interop.fit import fit_sklearn_tree
-from xdt.interop.tabular import TabularEncoder
+from xdt.cli._common import pack_tokens, parse_rows, wrap_rule
+from xdt.interop._fit import fit_sklearn_tree
+from xdt.interop._tabular import TabularEncoder
 
 # Zhou's tree (Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees", appendix A.3)
 ZHOU = {
@@ -355,7 +355,7 @@ def test_fit_data_errors_are_messages_not_tracebacks(tmp_path, learner):
 def test_fit_tree_learners_share_the_feature_kinds_and_domains():
     """A value only test rows hold stays in the domain, for every learner."""
     from xdt.errors import ParameterError
-    from xdt.interop.fit import fit_tree
+    from xdt.interop._fit import fit_tree
 
     frame = pd.DataFrame({"c": ["a", "b"] * 20 + ["rare"], "f": [0, 1] * 20 + [1],
                           "y": [0, 1] * 20 + [1]})
@@ -433,7 +433,7 @@ def test_explain_progress_bar_on_a_terminal_unless_quiet(zhou, tmp_path, monkeyp
                                                                                 index=False)
     logged = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
     assert len(jsonl(logged)) == 30 and logged.stderr == ""   # stderr to a file: no bar
-    monkeypatch.setattr(xdt.cli.common, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(xdt.cli._common, "stderr_is_terminal", lambda: True)
     loud = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl")
     assert len(jsonl(loud)) == 30 and "explaining" in loud.stderr
     quiet = run("explain", str(zhou), "--data", str(csv), "--format", "jsonl", "--quiet")
@@ -551,7 +551,7 @@ def test_demo_prints_comparison_table_and_summary():
 
 
 def test_run_demo_numbers_are_consistent():
-    from xdt.cli.demo_job import load_german, run_demo
+    from xdt.cli._demo_job import load_german, run_demo
 
     lines: list[str] = []
     result = run_demo(show=0, echo=lines.append)
@@ -567,7 +567,7 @@ def test_run_demo_numbers_are_consistent():
 def test_demo_comparison_matches_fitting_the_learners_directly():
     """The side-by-side rows are SER-DT (factor_expl 0.97) and CART, depth 6, fit by hand on
     the stratified 70/30 split of seed 0; the explained tree is SER-DT's."""
-    from xdt.cli.demo_job import load_german, run_demo
+    from xdt.cli._demo_job import load_german, run_demo
     from xdt.metrics import tree_sizes
 
     lines: list[str] = []
@@ -706,7 +706,7 @@ def test_crosscheck_text_and_json(zhou, zhou_points):
 
 
 def test_crosscheck_exit_code_1_on_disagreement(zhou, zhou_points, monkeypatch):
-    from xdt.explain.explainer import Explainer, ExplanationList
+    from xdt.explain._explainer import Explainer, ExplanationList
 
     original = Explainer.all_cxps
 
@@ -732,7 +732,7 @@ def test_crosscheck_fitted_model_progress_and_quiet(table, tmp_path, monkeypatch
     assert run("fit", str(csv), "-t", "label", "-o", str(model)).exit_code == 0
     logged = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
     assert logged.exit_code == 0 and logged.stderr == ""  # stderr to a file: no bar
-    monkeypatch.setattr(xdt.cli.common, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(xdt.cli._common, "stderr_is_terminal", lambda: True)
     loud = run("crosscheck", str(model), "--data", str(csv), "--rows", ":30")
     assert loud.exit_code == 0, loud.output
     assert "30 rows" in loud.stdout and "crosschecking" in loud.stderr

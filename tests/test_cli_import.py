@@ -15,7 +15,7 @@ from conftest import DATASETS, require_shared
 import xdt
 from xdt.cli import main
 from xdt.errors import UnsupportedModelError
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")

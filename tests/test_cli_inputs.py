@@ -12,7 +12,7 @@ import pytest
 from clitools import assert_clean_failure, run
 
 import xdt
-from xdt.cli.demo_job import load_german, write_examples
+from xdt.cli._demo_job import load_german, write_examples
 from xdt.errors import DataError
 
 
@@ -138,7 +138,7 @@ def test_an_empty_or_folder_path_is_named_as_such(tour, tmp_path):
     for args in (["report", model, "--data", data, "-o", ""],
                  ["fit", data, "-t", "class", "-o", ""]):
         assert_clean_failure(run(*args), "no output file named (an empty path)")
-    from xdt.cli.common import read_csv
+    from xdt.cli._common import read_csv
 
     with pytest.raises(DataError, match="is a folder, not a data file"):
         read_csv(tmp_path)
@@ -161,7 +161,7 @@ def test_redundancy_reads_the_model_target_and_warns_on_a_column_of_no_class(tou
 
 
 def test_a_numeric_column_with_text_late_in_a_large_file_is_read_without_a_warning(tmp_path):
-    from xdt.cli.common import read_csv
+    from xdt.cli._common import read_csv
 
     path = tmp_path / "late.csv"
     rows = ["x,y"] + [f"{i},a" for i in range(300_000)] + ["abc,b"]

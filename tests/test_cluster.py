@@ -18,7 +18,7 @@ from xdt.cli import main
 from xdt.cluster import SupervisedClusters, f_beta
 from xdt.errors import DataError, MissingValueError, NotFittedError, ParameterError
 from xdt.ir import CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.tree import Branch
+from xdt.ir._tree import Branch
 
 
 # ---------------------------------------------------------------------- a hand-made case
@@ -360,8 +360,8 @@ def test_cli_cluster_categorical_integer_codes_get_value_tests(tmp_path):
 
 
 def test_builtin_reordering_without_the_preprocessor(monkeypatch, adult_planted):
-    """The fallback reordering (no xdt.cluster.preprocess) recovers the planted groups too."""
-    import xdt.cluster.supervised as cluster
+    """The fallback reordering (no xdt.cluster._preprocess) recovers the planted groups too."""
+    import xdt.cluster._supervised as cluster
 
     monkeypatch.setattr(cluster, "_default_reordering", lambda cls: None)
     X, y, groups = adult_planted
@@ -374,7 +374,7 @@ def test_builtin_reordering_without_the_preprocessor(monkeypatch, adult_planted)
 
 
 def test_preprocessor_maps_rules_back_and_handles_missing_values():
-    from xdt.cluster.preprocess import Preprocessor
+    from xdt.cluster._preprocess import Preprocessor
 
     df = _titanic()
     X, y = df.drop(columns="Survived"), df["Survived"]       # Age, Cabin, Embarked missing
@@ -393,7 +393,7 @@ def test_retraining_rounds_keep_the_tables_domains_and_dropped_columns():
     """A rule's text means the same rows of the whole table as its numbers: "!=" and
     "not in" complement over the table's values (not one round's), and id columns dropped
     once stay dropped in every round."""
-    from xdt.cluster.preprocess import Preprocessor
+    from xdt.cluster._preprocess import Preprocessor
 
     df = pd.read_csv(require_shared(DATASETS / "titanic.csv"))
     X, y = df.drop(columns=["Survived"]), df["Survived"]

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from reference.cluster import training_frame
 from tiers import examples
 
-import xdt.cluster.supervised as cluster
-from xdt.cluster.preprocess import (
+import xdt.cluster._supervised as cluster
+from xdt.cluster._preprocess import (
     MISSING,
     ColumnTreatment,
     Preprocessor,
@@ -37,13 +37,13 @@ from xdt.cluster.preprocess import (
     _plain,
     _sort_key,
 )
-from xdt.cluster.supervised import SupervisedClusters, _rows_of, _same, tree_nodes
+from xdt.cluster._supervised import SupervisedClusters, _rows_of, _same, tree_nodes
 from xdt.errors import UnknownCategoryError
-from xdt.interop.columns import _named_like_an_id, id_column_reason
+from xdt.interop._columns import _named_like_an_id, id_column_reason
 from xdt.ir import CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.terms import Literal
-from xdt.ir.tree import Branch
-from xdt.learn.cart import CARTClassifier
+from xdt.ir._terms import Literal
+from xdt.ir._tree import Branch
+from xdt.learn._cart import CARTClassifier
 
 
 # ---------------------------------------------------------------------- what a fit gives
@@ -614,7 +614,7 @@ class OldPreprocessor(Preprocessor):
         return "categorical"
 
     def _fit(self, X, y, values):
-        from xdt.cluster.preprocess import _as_frame, _columns_arg
+        from xdt.cluster._preprocess import _as_frame, _columns_arg
 
         self._check_params()
         frame = _as_frame(X)
@@ -650,7 +650,7 @@ class OldPreprocessor(Preprocessor):
         return frame
 
     def _fit_categorical(self, name, col, method, ordinal, positive_rows, values=None):
-        from xdt.cluster.preprocess import group_values
+        from xdt.cluster._preprocess import group_values
 
         values = self._labels(col)
         counts = values.value_counts(sort=False)

@@ -1,4 +1,4 @@
-"""Background constraints (xdt.ir.constraints): explanations under constraints equal a brute
+"""Background constraints (xdt.ir._constraints): explanations under constraints equal a brute
 force over the points the constraints allow, on hand-made trees, DNFs and ensembles whose
 constrained AXps are strictly smaller than the unconstrained ones, on an ordering checked
 over a grid of real values, and on random trees with random forbidden combinations; the JSON
@@ -33,10 +33,10 @@ from xdt.errors import (
     InvalidModelError,
     OrderingFeatureError,
 )
-from xdt.explain.checks import verify
-from xdt.explain.checks.certificates import check_certificate
-from xdt.explain.checks.crosscheck import crosscheck
-from xdt.explain.queries.redundant_paths import path_redundancy
+from xdt.explain.checks import _verify as verify
+from xdt.explain.checks._certificates import check_certificate
+from xdt.explain.checks._crosscheck import crosscheck
+from xdt.explain.queries._redundant_paths import path_redundancy
 from xdt.ir import (
     DNF,
     Branch,
@@ -50,7 +50,7 @@ from xdt.ir import (
     model_from_dict,
     model_to_dict,
 )
-from xdt.ir.constraints import (
+from xdt.ir._constraints import (
     Forbidden,
     Implication,
     Ordering,
@@ -58,7 +58,7 @@ from xdt.ir.constraints import (
     parse_condition,
     parse_constraint,
 )
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -421,7 +421,7 @@ def test_nothing_ignores_the_constraints():
         path_redundancy(model)
     with pytest.raises(EngineNotAvailableError, match="brute_force"):
         crosscheck(model, [x])
-    from xdt.explain.engines.path import PathOracle
+    from xdt.explain.engines._path import PathOracle
 
     with pytest.raises(EngineNotAvailableError):
         PathOracle.of_cells(model, tuple(model.encode([x])[0]))
@@ -522,7 +522,7 @@ def test_cheapest_cxp_of_a_constrained_ensemble_is_certified():
     def stump(f, v):
         return DecisionTree(fs, ["a", "b"], ThresholdSplit(f, v, Leaf("a"), Leaf("b")))
 
-    from xdt.ir.ensemble import TreeEnsemble
+    from xdt.ir._ensemble import TreeEnsemble
 
     m = TreeEnsemble(fs, ["a", "b"], [stump("x", 1), stump("y", 1), stump("x", 2)],
                      "vote").with_constraints(["x <= y"])

@@ -14,9 +14,9 @@ from tiers import sweep
 
 import xdt
 from xdt.errors import DataError, MissingFeatureError, UnsupportedModelError
-from xdt.explain.checks.crosscheck import CHECKS, CrosscheckReport
-from xdt.explain.explainer import Explainer, ExplanationList
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.explain._explainer import Explainer, ExplanationList
+from xdt.explain.checks._crosscheck import CHECKS, CrosscheckReport
+from xdt.interop._fit import fit_sklearn_tree
 
 ROWS = 40
 DATASETS = [

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 import xdt
 import xdt.run as xb
 from xdt.cli import main
-from xdt.cli.common import read_csv
-from xdt.cli.demo_job import load_german
+from xdt.cli._common import read_csv
+from xdt.cli._demo_job import load_german
 from xdt.errors import FieldCountError
-from xdt.interop import csvfile
+from xdt.interop import _csvfile as csvfile
 
 
 @pytest.fixture(scope="module")

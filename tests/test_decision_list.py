@@ -1,4 +1,4 @@
-"""Decision lists (xdt.ir.decision_list): hand-made lists whose AXps and CXps are worked out
+"""Decision lists (xdt.ir._decision_list): hand-made lists whose AXps and CXps are worked out
 by hand in the comments (multi-class, binary / categorical / ordinal features, a rule of the
 default class, an always-true rule, no rules), the shipped example encodings/examples/
 risk-list.json, the model's own API (predict, firing, from_rule_sets, text, constraints),
@@ -24,11 +24,11 @@ from xdt.errors import (
     UnknownNodeFeatureError,
     ValueOutsideDomainError,
 )
-from xdt.explain.checks import verify
-from xdt.explain.queries.term_order import decision_list_weak_axp
+from xdt.explain.checks import _verify as verify
+from xdt.explain.queries._term_order import decision_list_weak_axp
 from xdt.ir import Condition, DecisionList, Feature, load_model, model_to_dict, save_model
-from xdt.ir.constraints import Forbidden
-from xdt.ir.decision_list import ListRule
+from xdt.ir._constraints import Forbidden
+from xdt.ir._decision_list import ListRule
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "encodings" / "examples" / "risk-list.json"

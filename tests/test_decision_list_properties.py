@@ -1,7 +1,7 @@
-"""Property tests of decision lists (xdt.ir.decision_list): on random lists over mixed binary /
+"""Property tests of decision lists (xdt.ir._decision_list): on random lists over mixed binary /
 categorical / ordinal features, every Explainer method equals the definitions, worked out here
 over the whole cell space with an evaluator of our own, and so do the independent checks of
-xdt.explain.checks.verify (brute force, box search, the chained CNF of DecisionListCnf).
+xdt.explain.checks._verify (brute force, box search, the chained CNF of DecisionListCnf).
 
 The evaluator (:func:`first_match`) reads the rules' Conditions on feature *values* (``v in
 values``, ``above < v <= upto``), first match wins, and knows nothing of the model's cells,
@@ -24,14 +24,14 @@ from tiers import examples
 
 import xdt
 from xdt.errors import ConstraintViolationError, NoExplanationError
-from xdt.explain.checks import verify
-from xdt.explain.checks.certificates import check_certificate
-from xdt.explain.queries.probability import EmpiricalDistribution
-from xdt.explain.queries.term_order import decision_list_weak_axp
+from xdt.explain.checks import _verify as verify
+from xdt.explain.checks._certificates import check_certificate
+from xdt.explain.queries._probability import EmpiricalDistribution
+from xdt.explain.queries._term_order import decision_list_weak_axp
 from xdt.ir import Condition
-from xdt.ir.cells import full_mask
-from xdt.ir.constraints import Forbidden
-from xdt.ir.decision_list import DecisionList
+from xdt.ir._cells import full_mask
+from xdt.ir._constraints import Forbidden
+from xdt.ir._decision_list import DecisionList
 
 THRESHOLDS = (0.5, 1.5, 2.5, 3.5)
 ORDINAL_VALUES = (-1.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 7.0)  # bounds and between
@@ -208,7 +208,7 @@ def test_every_explainer_method_equals_the_definitions(case, data):
     axps, cxps = space.explanations(x)
     label = first_match(model, x)
     event(f"{len(axps)} AXps, {len(cxps)} CXps")
-    # the model's own predict and the brute force of xdt.explain.checks.verify agree with ours
+    # the model's own predict and the brute force of xdt.explain.checks._verify agree with ours
     assert model.predict([x])[0] == label
     assert np.array_equal(model.predict(space.points).astype(object),
                           np.asarray(space.labels, dtype=object))

@@ -1,4 +1,4 @@
-"""The DIMACS export of one explanation query (xdt.explain.export.dimacs), checked through PySAT.
+"""The DIMACS export of one explanation query (xdt.explain.export._dimacs), checked through PySAT.
 
 For worked cases of the papers and for scikit-learn trees on real data, the written CNF is read
 back with ``pysat.formula.CNF`` and solved with a fresh PySAT solver, knowing nothing of xdt but
@@ -20,18 +20,18 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 import xdt
-from xdt.explain.engines.sat import ModelEncoding, SatOracle
-from xdt.explain.export.dimacs import (
+from xdt.explain.engines._sat import ModelEncoding, SatOracle
+from xdt.explain.export._dimacs import (
     dimacs_text,
     encode_query,
     parse_dimacs,
     read_dimacs,
     write_dimacs,
 )
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.interop._fit import fit_sklearn_tree
 from xdt.ir import DecisionTree, Feature, Leaf
-from xdt.ir.cells import full_mask
-from xdt.ir.instances import encode_instance
+from xdt.ir._cells import full_mask
+from xdt.ir._instances import encode_instance
 
 WORKED = ["izza-fig3-unrestricted", "zhou-thresholds", "playtennis-multiedge"]
 

@@ -28,8 +28,8 @@ from xdt.errors import (
     UnknownFeatureError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.sklearn_tree import float32_threshold
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._sklearn_tree import float32_threshold
+from xdt.interop._tabular import TabularEncoder
 from xdt.ir import (
     CategoricalSplit,
     DecisionTree,
@@ -40,7 +40,7 @@ from xdt.ir import (
     model_from_dict,
     model_to_dict,
 )
-from xdt.ir.values import display_threshold, float32_below
+from xdt.ir._values import display_threshold, float32_below
 
 F32 = np.float32
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "encodings"
@@ -360,7 +360,7 @@ def test_mushroom_bin_imported_with_binary_features(datasets_dir):
                                            (5, 5.0001, 5.00005), (1.0, 1.0000000000000002, 1.0),
                                            (48, 60, 54)])
 def test_learned_thresholds_are_short_midpoints(lo, hi, shown):
-    from xdt.learn.splitter import midpoint
+    from xdt.learn._splitter import midpoint
 
     t = midpoint(lo, hi)
     assert t == shown and lo <= t < hi
@@ -381,7 +381,7 @@ def test_a_learners_strict_tests_read_as_written():
     import math
 
     from xdt.ir import Condition, DecisionList, Feature
-    from xdt.ir.values import strict_threshold
+    from xdt.ir._values import strict_threshold
 
     below = math.nextafter(1.5, -math.inf)
     assert below == 1.4999999999999998 and strict_threshold(below) == 1.5

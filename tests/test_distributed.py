@@ -15,8 +15,8 @@ import xdt
 import xdt.run as xb
 from xdt.cli import main
 from xdt.errors import DataError, EngineNotAvailableError
-from xdt.explain.explainer import Explainer
-from xdt.run.records import _complete_lines
+from xdt.explain._explainer import Explainer
+from xdt.run._records import _complete_lines
 
 try:
     import dask.dataframe as dd
@@ -30,7 +30,7 @@ except ImportError:  # the test extra installs Dask; only a hand-made environmen
 @pytest.fixture(scope="module")
 def german():
     """The German credit rows (features only) and a CART tree of depth 6 on them."""
-    from xdt.cli.demo_job import load_german
+    from xdt.cli._demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german()

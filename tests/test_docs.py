@@ -65,7 +65,7 @@ def _check_output(block: Block, shown: str, printed: str | None, page: str) -> N
 
 
 def _setup(tmp_path: Path) -> Path:
-    from xdt.cli.demo_job import write_examples
+    from xdt.cli._demo_job import write_examples
 
     work = tmp_path / "work"
     write_examples(work)

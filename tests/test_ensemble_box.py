@@ -1,4 +1,4 @@
-"""The box engine on tree ensembles (:mod:`xdt.explain.engines.ensemble_box`): every entailment
+"""The box engine on tree ensembles (:mod:`xdt.explain.engines._ensemble_box`): every entailment
 answer and counterexample equals brute force over the cell space (every point's class by the
 IR's ``predict_cells``), its one-call deletion equals deletion query by query, and it gives
 the SAT engine's answers on real forests and boosted trees."""
@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from tiers import examples
 
 import xdt
-from xdt.explain.checks import verify
-from xdt.explain.engines.ensemble_box import BoxOracle
-from xdt.explain.queries.duality import deletion_axp
+from xdt.explain.checks import _verify as verify
+from xdt.explain.engines._ensemble_box import BoxOracle
+from xdt.explain.queries._duality import deletion_axp
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 SETTINGS = settings(max_examples=examples(80), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -173,8 +173,8 @@ def test_box_proof_is_rechecked_by_the_sat_engine(monkeypatch, rounds, how):
     when that meets its limit of solver calls, by enumerating the box."""
     from dataclasses import replace
 
-    from xdt.explain.checks import certificates
-    from xdt.explain.checks.certificates import BoxProof, check_certificate
+    from xdt.explain.checks import _certificates as certificates
+    from xdt.explain.checks._certificates import BoxProof, check_certificate
 
     if rounds is not None:
         monkeypatch.setattr(certificates, "SAT_CHECK_ROUNDS", rounds)
@@ -233,7 +233,7 @@ def test_compiled_classify_equals_predict_cells_on_every_point(data):
     from) is the IR's ``predict_cells`` on every point of the cell space, near-ties included."""
     import itertools
 
-    from xdt.explain.engines.ensemble_box import prepare
+    from xdt.explain.engines._ensemble_box import prepare
 
     model = data.draw(ensembles())
     grid = np.asarray(list(itertools.product(*[range(c.n_cells) for c in model.cells])))

@@ -73,7 +73,7 @@ def test_an_explainer_of_an_imported_ensemble_can_be_pickled(engine):
 def test_a_limit_out_of_range_is_an_xdt_error(limits):
     from xdt.errors import ParameterError
     from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-    from xdt.ir.ensemble import TreeEnsemble
+    from xdt.ir._ensemble import TreeEnsemble
 
     fs = [Feature("x", "ordinal")]
     tree = DecisionTree(fs, ["a", "b"], ThresholdSplit("x", 1.0, Leaf("a", (-1.0,)),
@@ -88,7 +88,7 @@ def test_xdt_redundancy_on_an_ensemble_file_does_not_speak_of_a_dnf(tmp_path):
 
     from xdt.cli import main
     from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-    from xdt.ir.ensemble import TreeEnsemble
+    from xdt.ir._ensemble import TreeEnsemble
 
     fs = [Feature("x", "ordinal")]
     tree = DecisionTree(fs, ["a", "b"], ThresholdSplit("x", 1.0, Leaf("a", (-1.0,)),
@@ -106,7 +106,7 @@ def test_box_points_and_an_ensembles_box_check_take_more_than_32_features():
     of a small box) must not: a forest over 40 binary features."""
     from sklearn.ensemble import GradientBoostingClassifier
 
-    from xdt.explain.checks.verify import box_points
+    from xdt.explain.checks._verify import box_points
 
     assert box_points([0b11, 0b1, 0b110]).tolist() == [[0, 0, 1], [0, 0, 2], [1, 0, 1],
                                                        [1, 0, 2]]

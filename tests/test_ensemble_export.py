@@ -13,10 +13,10 @@ from pysat.solvers import Solver
 from tiers import examples
 
 from xdt.errors import UnsupportedModelError
-from xdt.explain.checks import verify
-from xdt.explain.export.dimacs import dimacs_text, parse_dimacs, wcnf_query, wcnf_text
+from xdt.explain.checks import _verify as verify
+from xdt.explain.export._dimacs import dimacs_text, parse_dimacs, wcnf_query, wcnf_text
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 SETTINGS = settings(max_examples=examples(40), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,7 @@ import pytest
 from conftest import DATASETS, require_shared
 
 import xdt
-from xdt.explain.checks import verify
+from xdt.explain.checks import _verify as verify
 
 sklearn = pytest.importorskip("sklearn.ensemble")
 
@@ -23,7 +23,7 @@ def _fit(kind: str, X: pd.DataFrame, y: pd.Series):
                                              random_state=0).fit(X, y)
         return xdt.from_sklearn(est, X=X)
     xgboost = pytest.importorskip("xgboost")
-    from xdt.interop.xgboost import from_xgboost
+    from xdt.interop._xgboost import from_xgboost
 
     est = xgboost.XGBClassifier(n_estimators=10, max_depth=3, random_state=0)
     return from_xgboost(est.fit(X, pd.factorize(y, sort=True)[0]))

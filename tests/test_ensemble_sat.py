@@ -13,9 +13,9 @@ from tiers import examples
 
 import xdt
 from xdt.errors import EngineNotAvailableError
-from xdt.explain.checks import verify
+from xdt.explain.checks import _verify as verify
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -211,7 +211,7 @@ def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, boxes, li
     """A forged certificate (an AXp that is not one) is caught by the other engine (the box
     engine); when that meets its limit, by enumerating the box, or by sampling when the box is
     larger than the enumeration limit."""
-    from xdt.explain.engines import ensemble_box
+    from xdt.explain.engines import _ensemble_box as ensemble_box
 
     if boxes is not None:
         monkeypatch.setattr(ensemble_box, "MAX_BOXES", boxes)
@@ -231,7 +231,7 @@ def test_sat_proof_of_an_ensemble_is_rechecked_on_its_box(monkeypatch, boxes, li
                                          witnesses={"y": cert.witnesses["x"]},
                                          proof=replace(cert.proof, features=("y",))))
     with pytest.raises(xdt.errors.CertificateError, match=how + ".* finds a point of another"):
-        xdt.explain.checks.certificates.check_certificate(m, forged)
+        xdt.explain.checks._certificates.check_certificate(m, forged)
 
 
 # ---------------------------------------------------------------------- crosscheck
@@ -244,7 +244,7 @@ def test_crosscheck_of_ensembles_agrees_with_brute_force(data):
     assert report.checker == "brute force"
     assert report.ok, report.summary()
     assert report.rows == 3 and report.agreements["all_axps"] == 3
-    from xdt.explain.checks.crosscheck import crosscheck_ensemble
+    from xdt.explain.checks._crosscheck import crosscheck_ensemble
 
     by_sampling = crosscheck_ensemble(model, rows, max_points=0)
     assert by_sampling.checker == "sampling" and by_sampling.ok, by_sampling.summary()
@@ -256,8 +256,8 @@ def test_crosscheck_reports_a_wrong_engine():
     model is changed behind the engine's back (its encoding was made for the old leaves)."""
     fs = [Feature("x", "ordinal"), Feature("y", "ordinal")]
     m = _labelled(fs)
-    from xdt.explain.checks.crosscheck import crosscheck_ensemble
-    from xdt.explain.engines.sat_cache import shared_encoding
+    from xdt.explain.checks._crosscheck import crosscheck_ensemble
+    from xdt.explain.engines._sat_cache import shared_encoding
 
     enc = shared_encoding(m)
     enc.leaf_values = -enc.leaf_values  # the engine now sums the opposite margins

@@ -22,18 +22,18 @@ import pytest
 from click.testing import CliRunner, Result
 
 import xdt
-import xdt.cli.common as cli_common
-import xdt.cli.explain as cli
+import xdt.cli._common as cli_common
+import xdt.cli._explain as cli
 from xdt.cli import main
 from xdt.explain import Deadline, EnumerationInterrupted, Explainer
-from xdt.explain import explainer as explainer_module
-from xdt.explain.checks.crosscheck import CrosscheckInterrupted
-from xdt.explain.explanation import Explanation
+from xdt.explain import _explainer as explainer_module
+from xdt.explain._explanation import Explanation
+from xdt.explain.checks._crosscheck import CrosscheckInterrupted
 from xdt.ir import model_from_dict
 
 K = 4  # 16 AXps at the all-zeros instance
-# xdt.crosscheck is the function; its module is xdt.explain.checks.crosscheck
-crosscheck_module = importlib.import_module("xdt.explain.checks.crosscheck")
+# xdt.crosscheck is the function; its module is xdt.explain.checks._crosscheck
+crosscheck_module = importlib.import_module("xdt.explain.checks._crosscheck")
 
 
 def pairs_tree(k: int) -> dict:

@@ -30,12 +30,12 @@ from xdt.errors import (
     UnknownFeatureError,
     XdtError,
 )
-from xdt.explain.checks import verify
-from xdt.explain.engines.sat import ModelEncoding, SatOracle
-from xdt.explain.export.dimacs import encode_query
-from xdt.explain.queries.duality import Deadline
-from xdt.ir.cells import full_mask
-from xdt.ir.instances import encode_instance
+from xdt.explain.checks import _verify as verify
+from xdt.explain.engines._sat import ModelEncoding, SatOracle
+from xdt.explain.export._dimacs import encode_query
+from xdt.explain.queries._duality import Deadline
+from xdt.ir._cells import full_mask
+from xdt.ir._instances import encode_instance
 from xdt.metrics import redundancy_report
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """Explaining DNFs and nested k-DNFs (Cooper, Bousdira & Carbonnel, "Interpretable DNFs",
 IJCAI 2025) with the SAT engine: the encoding of both directions, every Explainer method, the
 default deletion order that keeps AXps inside a true term (size <= k for k-AXp-interpretable
-DNFs), certificates, DIMACS, the independent checks of xdt.explain.checks.verify, the path-only
+DNFs), certificates, DIMACS, the independent checks of xdt.explain.checks._verify, the path-only
 notions that must refuse a DNF, and the command line.
 
 The property tests draw random DNFs over mixed binary / categorical / ordinal features and
@@ -27,14 +27,14 @@ import xdt
 from xdt.cli import main
 from xdt.errors import CertificateError, EngineNotAvailableError, UnsupportedModelError
 from xdt.explain import path_redundancy
-from xdt.explain.checks import verify
-from xdt.explain.checks.certificates import check_certificate
-from xdt.explain.engines.sat import ModelEncoding, SatOracle
-from xdt.explain.export.dimacs import encode_query, parse_dimacs
-from xdt.explain.models import implying_terms
-from xdt.explain.queries.term_order import term_order
+from xdt.explain._models import implying_terms
+from xdt.explain.checks import _verify as verify
+from xdt.explain.checks._certificates import check_certificate
+from xdt.explain.engines._sat import ModelEncoding, SatOracle
+from xdt.explain.export._dimacs import encode_query, parse_dimacs
+from xdt.explain.queries._term_order import term_order
 from xdt.ir import DNF, Condition, Feature, NestedKDNF, save_model
-from xdt.ir.cells import full_mask
+from xdt.ir._cells import full_mask
 
 BITS = [Feature(n, "binary") for n in "abcd"]
 MIXED = [Feature("b", "binary"), Feature("colour", "categorical", ("red", "green", "blue")),
@@ -103,7 +103,7 @@ def test_constant_dnfs_entail_their_class_with_no_feature(terms, label):
 def test_sat_oracle_counterexamples_are_points_of_the_other_class():
     enc = ModelEncoding(RULES)
     x = {"b": 0, "colour": "green", "x": 0.5}  # term 2 holds: grant
-    _, cells = xdt.ir.instances.encode_instance(RULES.features, RULES.cells, x)
+    _, cells = xdt.ir._instances.encode_instance(RULES.features, RULES.cells, x)
     with SatOracle(enc, cells, [1 << j for j in cells], 0b111, 1) as oracle:
         assert oracle.entails(0b110) and not oracle.entails(0b100)
         point = oracle.counterexample(0b100)  # only x fixed (x <= 1)
@@ -240,7 +240,7 @@ def test_default_order_draws_from_a_shortest_true_term():
     five = [Feature(n, "binary") for n in "abcde"]
     f = DNF(five, [0, 1], [[c("a", 1), c("b", 1), c("c", 1)], [c("d", 1), c("e", 1)]])
     x = dict.fromkeys("abcde", 1)  # both terms hold; {d, e} is the shorter
-    _, cells = xdt.ir.instances.encode_instance(f.features, f.cells, x)
+    _, cells = xdt.ir._instances.encode_instance(f.features, f.cells, x)
     assert term_order(f, cells, 1) == [0, 1, 2, 3, 4]
     g = DNF(five, [0, 1], [[c("d", 1), c("e", 1)], [c("a", 1), c("b", 1), c("c", 1)]])
     assert term_order(g, cells, 1) == [0, 1, 2, 3, 4]

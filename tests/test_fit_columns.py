@@ -1,6 +1,6 @@
-"""Id and name columns in ``xdt fit`` and :func:`xdt.interop.fit.fit_tree`: dropped by
+"""Id and name columns in ``xdt fit`` and :func:`xdt.interop._fit.fit_tree`: dropped by
 default with the reason, ``keep`` / ``drop`` (``--keep`` / ``--drop``) to decide by hand; the
-one test of :func:`xdt.interop.columns.id_column_reason` that ``xdt cluster`` uses too."""
+one test of :func:`xdt.interop._columns.id_column_reason` that ``xdt cluster`` uses too."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from conftest import DATASETS, require_shared
 
 import xdt
 from xdt.cli import main
-from xdt.cluster.preprocess import Preprocessor
+from xdt.cluster._preprocess import Preprocessor
 from xdt.errors import DataError, MissingValueError
-from xdt.interop.columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES, id_column_reason
-from xdt.interop.fit import DROPPED_AS_ASKED, fit_tree
+from xdt.interop._columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES, id_column_reason
+from xdt.interop._fit import DROPPED_AS_ASKED, fit_tree
 
 
 def _people(n: int = 40) -> pd.DataFrame:

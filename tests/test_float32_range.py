@@ -17,7 +17,7 @@ from tiers import examples
 
 import xdt
 from xdt.errors import InstanceError, InvalidRowError, ValueOutOfRangeError
-from xdt.interop.sklearn_tree import float32_threshold
+from xdt.interop._sklearn_tree import float32_threshold
 from xdt.ir import IntervalCells
 from xdt.run import explain_table
 

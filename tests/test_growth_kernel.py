@@ -1,4 +1,4 @@
-"""The compiled growth kernel (xdt.learn.growth / xdt.learn.kernels) against the numpy
+"""The compiled growth kernel (xdt.learn._growth / xdt.learn._kernels) against the numpy
 splitter it replaced, kept as the reference (tests/reference/learners.py): the same trees, leaf
 statistics and three-way fallbacks on random tables of every column kind, with and without
 sample weights, for both criteria, depths and ``min_samples_leaf``; and on real data."""
@@ -15,11 +15,11 @@ from reference.learners import ReferenceCART, ReferenceSERDT
 from tiers import examples, sweep
 
 from xdt.ir import DecisionTree, Leaf, ThresholdSplit
-from xdt.ir.features import Feature
+from xdt.ir._features import Feature
 from xdt.learn import CARTClassifier, SERDTClassifier
-from xdt.learn import kernels as K
-from xdt.learn.data import read_training_data
-from xdt.learn.growth import LOW_CARD, prepare
+from xdt.learn import _kernels as K
+from xdt.learn._data import read_training_data
+from xdt.learn._growth import LOW_CARD, prepare
 
 PAIRS = {"cart": (CARTClassifier, ReferenceCART), "serdt": (SERDTClassifier, ReferenceSERDT)}
 

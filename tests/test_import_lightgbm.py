@@ -16,10 +16,10 @@ from tiers import sweep
 
 import xdt
 from xdt.errors import DataError, UnsupportedModelError
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 lgb = pytest.importorskip("lightgbm")
-from xdt.interop.lightgbm import _stub, from_lightgbm  # noqa: E402
+from xdt.interop._lightgbm import _stub, from_lightgbm  # noqa: E402
 
 
 def table(name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -26,11 +26,11 @@ from xdt.errors import (
     UnknownCategoryError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.rule_terms import below
-from xdt.interop.tabular import TabularEncoder
-from xdt.ir.conditions import Condition
-from xdt.ir.decision_list import DecisionList
-from xdt.ir.dnf import DNF
+from xdt.interop._rule_terms import below
+from xdt.interop._tabular import TabularEncoder
+from xdt.ir._conditions import Condition
+from xdt.ir._decision_list import DecisionList
+from xdt.ir._dnf import DNF
 
 imodels = require_package("imodels", "rules")
 lw = require_package("wittgenstein", "rules")
@@ -460,9 +460,9 @@ def test_readme_rules_block_runs_as_written():
 
 from imodels.tree.figs import Node as FigsNode  # noqa: E402
 
-from xdt.interop.imodels import FIGS_MAX_TREES  # noqa: E402
-from xdt.ir.ensemble import TreeEnsemble  # noqa: E402
-from xdt.ir.tree import CategoricalSplit, ThresholdSplit  # noqa: E402
+from xdt.interop._imodels import FIGS_MAX_TREES  # noqa: E402
+from xdt.ir._ensemble import TreeEnsemble  # noqa: E402
+from xdt.ir._tree import CategoricalSplit, ThresholdSplit  # noqa: E402
 
 
 def figs_cuts(est, names) -> dict[str, list[float]]:
@@ -623,14 +623,14 @@ def test_figs_refusals_and_errors():
 # boolean class labels)
 
 from xdt.errors import InvalidModelError  # noqa: E402
-from xdt.interop.rule_terms import check_same_predictions  # noqa: E402
+from xdt.interop._rule_terms import check_same_predictions  # noqa: E402
 
 
 def test_docstring_examples_of_both_importers_run_as_written():
     import doctest
 
-    from xdt.interop import imodels as imodels_module
-    from xdt.interop import wittgenstein as witt_module
+    from xdt.interop import _imodels as imodels_module
+    from xdt.interop import _wittgenstein as witt_module
 
     for module, fn in ((imodels_module, xdt.from_imodels), (witt_module, xdt.from_wittgenstein)):
         doc = fn.__doc__.replace("# doctest: +SKIP", "")  # run what the docs skip

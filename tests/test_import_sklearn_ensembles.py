@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression
 import xdt
 from xdt.errors import MissingValueError, NotFittedError, UnsupportedEstimatorError
 from xdt.ir import CategoricalSplit
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 DATA = "/work/shared/datasets"
 
@@ -51,7 +51,7 @@ def load(name: str, n: int | None = None) -> tuple[pd.DataFrame, pd.Series]:
 
 def labels_of(est, X) -> np.ndarray:
     """``est.predict`` as IR labels (str or int)."""
-    from xdt.interop.sklearn_tree import class_label
+    from xdt.interop._sklearn_tree import class_label
 
     return np.asarray([class_label(v) for v in est.predict(X)], dtype=object)
 
@@ -226,7 +226,7 @@ def test_forest_reference_sums_in_tree_order_whatever_n_jobs():
 def test_forest_with_encoder_and_given_feature_names():
     df = pd.read_csv(f"{DATA}/adult.csv.gz", nrows=2000).dropna()
     frame = df[["age", "workclass", "sex", "hours-per-week"]]
-    from xdt.interop.tabular import TabularEncoder
+    from xdt.interop._tabular import TabularEncoder
 
     enc = TabularEncoder().fit(frame)
     est = RandomForestClassifier(n_estimators=20, max_depth=5, random_state=0)

@@ -15,10 +15,10 @@ from conftest import DATASETS, require_shared
 
 import xdt
 from xdt.errors import DataError, UnsupportedModelError
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 xgb = pytest.importorskip("xgboost")
-from xdt.interop.xgboost import _zero_leaves, from_xgboost  # noqa: E402
+from xdt.interop._xgboost import _zero_leaves, from_xgboost  # noqa: E402
 
 
 def table(name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
-"""Inflated explanations (xdt.explain.queries.inflate; Izza, Ignatiev, Stuckey & Marques-Silva,
+"""Inflated explanations (xdt.explain.queries._inflate; Izza, Ignatiev, Stuckey & Marques-Silva,
 "Delivering Inflated Explanations", AAAI 2024): each feature of an AXp widened to a maximal
 cell set that still entails the prediction. Checked against the independent depth-first
-search of xdt.explain.checks.verify and against brute force over the cell space with
+search of xdt.explain.checks._verify and against brute force over the cell space with
 model.predict."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from test_properties import tree_and_instance
 from tiers import examples
 
 import xdt
-from xdt.explain.checks import verify
+from xdt.explain.checks import _verify as verify
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.cells import IntervalCells, cells_of, full_mask
+from xdt.ir._cells import IntervalCells, cells_of, full_mask
 
 ENGINES = ("path", "sat")
 TENNIS_X = {"Humidity": "high", "Outlook": "overcast", "Wind": "weak"}

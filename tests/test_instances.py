@@ -1,4 +1,4 @@
-"""One rule for reading instances (xdt.ir.instances): a dict, a pandas Series, a one-row
+"""One rule for reading instances (xdt.ir._instances): a dict, a pandas Series, a one-row
 DataFrame and a DataFrame are read by name -- every feature present, other keys or columns
 (the target, an id) ignored -- and sequences by position, one value per feature."""
 

@@ -27,7 +27,7 @@ from xdt.errors import (
     UnknownFeatureError,
     UnsupportedEstimatorError,
 )
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._tabular import TabularEncoder
 
 pystreed = require_package("pystreed", "optimal")
 pydl85 = require_package("pydl85", "optimal")

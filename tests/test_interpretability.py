@@ -1,4 +1,4 @@
-"""Tests of :mod:`xdt.metrics.interpretability`: certificate complexity and the induced-matching
+"""Tests of :mod:`xdt.metrics._interpretability`: certificate complexity and the induced-matching
 criterion of Cooper, Bousdira & Carbonnel, "Interpretable DNFs", IJCAI 2025 (Sections 2 and
 4: Definition 2, Proposition 1, Lemma 2, Example 3, Proposition 2).
 
@@ -24,7 +24,7 @@ from tiers import examples
 
 import xdt
 import xdt.metrics
-import xdt.metrics.interpretability as interp
+import xdt.metrics._interpretability as interp
 from xdt.errors import (
     ComputationLimitError,
     InvalidModelError,

@@ -34,7 +34,7 @@ from xdt.ir import (
     ThresholdSplit,
     load_model,
 )
-from xdt.ir.cells import cells_of, full_mask
+from xdt.ir._cells import cells_of, full_mask
 
 # --------------------------------------------------------------------------- features
 
@@ -701,8 +701,8 @@ def test_encode_gives_one_cell_per_feature():
 
 def test_edge_labels_show_thresholds_as_rules_do_and_categories_as_they_are():
     """The one place the pictures (xdt.plot, xdt.report) take their edge labels from."""
-    from xdt.interop.sklearn_tree import float32_threshold
-    from xdt.ir.tree import Branch, CategoricalSplit, Leaf, ThresholdSplit
+    from xdt.interop._sklearn_tree import float32_threshold
+    from xdt.ir._tree import Branch, CategoricalSplit, Leaf, ThresholdSplit
 
     split = ThresholdSplit("age", float32_threshold(17.5), Leaf("a"), Leaf("b"))
     assert split.edge_labels("float32") == ["<= 17.5", "> 17.5"]

@@ -26,7 +26,7 @@ from xdt.ir import (
     model_to_dict,
     save_model,
 )
-from xdt.ir.ensemble import TreeEnsemble
+from xdt.ir._ensemble import TreeEnsemble
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "encodings"
                      / "xdt-model-1.schema.json").read_text(encoding="utf-8"))

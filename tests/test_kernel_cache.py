@@ -25,7 +25,7 @@ caching._CacheLocator.ensure_cache_path = refuse
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import numpy as np
-    from xdt.explain.engines import kernels
+    from xdt.explain.engines import _kernels as kernels
 nodes = np.array([[0, 0, -1], [-1, 0, 0], [-1, 0, 1]], dtype=np.int64)
 children = np.array([1, 2], dtype=np.int64)
 print(json.dumps({

@@ -1,4 +1,4 @@
-"""The compiled kernels (:mod:`xdt.explain.engines.kernels`) against independent implementations:
+"""The compiled kernels (:mod:`xdt.explain.engines._kernels`) against independent implementations:
 the numpy formulation of the batch path-walker, the SAT engine on trees of more than 64
 features (multiword bitsets), and the exact instance reader."""
 
@@ -16,15 +16,15 @@ from test_properties import instance_strategy, trees
 from tiers import examples
 
 import xdt
-from xdt.explain import explainer as explainer_module
-from xdt.explain.engines import compiled as compiled_module
-from xdt.explain.engines.compiled import CompiledTree, NumberReader, masks_of
-from xdt.explain.engines.oracle import bits
-from xdt.explain.engines.vectorised import explain_batch
-from xdt.explain.engines.vectorised import explain_rows as kernel_rows
-from xdt.explain.queries import duality
+from xdt.explain import _explainer as explainer_module
+from xdt.explain.engines import _compiled as compiled_module
+from xdt.explain.engines._compiled import CompiledTree, NumberReader, masks_of
+from xdt.explain.engines._oracle import bits
+from xdt.explain.engines._vectorised import explain_batch
+from xdt.explain.engines._vectorised import explain_rows as kernel_rows
+from xdt.explain.queries import _duality as duality
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.instances import encode_instance
+from xdt.ir._instances import encode_instance
 
 
 @st.composite
@@ -178,7 +178,7 @@ def test_number_reader_equals_the_exact_reader():
 
 
 def test_number_reader_keeps_the_float32_limit():
-    from xdt.ir.cells import IntervalCells
+    from xdt.ir._cells import IntervalCells
 
     reader = NumberReader([IntervalCells("x", [0.5], input_dtype="float32")])
     assert reader.cells(np.asarray([3e38])).tolist() == [1]
@@ -252,7 +252,7 @@ def test_minimum_hitting_set_on_wide_sets_and_the_maxsat_fallback(monkeypatch):
 
 def test_entailment_by_kernel_equals_python(monkeypatch):
     """Entailment checks of many CXps run in a kernel: the same answers."""
-    from xdt.explain.engines import path as path_module
+    from xdt.explain.engines import _path as path_module
 
     tree = wide_tree(np.random.default_rng(7), 90, depth=9)
     rows = random_rows(tree, np.random.default_rng(8), 6)
@@ -269,7 +269,7 @@ def test_entailment_by_kernel_equals_python(monkeypatch):
 def test_sat_certificates_made_after_the_explainer_closed():
     """The SAT engine's certificates are made on first access too, with a new oracle when
     close() has closed the instance's."""
-    from xdt.explain.checks.certificates import check_certificate
+    from xdt.explain.checks._certificates import check_certificate
     from xdt.ir import DNF, Condition
 
     dnf = DNF([Feature(n, "binary") for n in "abcd"], [0, 1],

@@ -22,25 +22,26 @@ PACKAGE = Path(__file__).resolve().parent.parent / "xdt"
 #: own ``__init__`` (the version); the faces (run, plot, report, cli) sit over the wings.
 ALLOWED = {
     "ir": {"errors"},
-    "explain": {"ir", "errors", "_numba", "_version"},
+    "explain": {"ir", "errors", "_lazy", "_numba", "_version"},
     "learn": {"ir", "errors", "_numba"},
     "metrics": {"ir", "explain", "errors"},
     # fit_tree (interop/fit.py) fits the learners on a table and measures the tree
-    "interop": {"ir", "learn", "metrics", "errors"},
+    "interop": {"ir", "learn", "metrics", "errors", "_lazy"},
     # supervised clustering grows the learners' trees on tables read as interop reads them
     "cluster": {"ir", "learn", "interop", "errors", "_numba"},
     "run": {"ir", "explain", "interop", "errors"},
     "plot": {"ir", "explain", "metrics", "errors"},
-    # the report writes its page as the runners write theirs (xdt.run.outputs)
-    "report": {"ir", "explain", "metrics", "interop", "plot", "run", "errors", "_version"},
+    # the report writes its page as the runners write theirs (xdt.run._outputs)
+    "report": {"ir", "explain", "metrics", "interop", "plot", "run", "errors", "_lazy",
+               "_version"},
     "cli": {"ir", "explain", "learn", "cluster", "metrics", "interop", "run", "plot", "report",
             "errors", "xdt", "_version"},
 }
 
 #: Imports inside a function that a wing may make beyond ALLOWED: none. The IR imports no wing,
 #: not even lazily: a tree's Jupyter view (``DecisionTree._repr_html_``, drawn by the report's
-#: renderer) is attached from the report wing (xdt/report/jupyter.py) by the package's
-#: ``__init__`` once xdt.ir.tree is loaded.
+#: renderer) is attached from the report wing (xdt/report/_jupyter.py) by the package's
+#: ``__init__`` once xdt.ir._tree is loaded.
 LAZY_ALLOWED: dict[str, set[str]] = {}
 
 WINGS = set(ALLOWED)
@@ -132,8 +133,8 @@ def test_every_wing_is_a_folder_whose_docstring_says_its_job():
         assert doc and doc.splitlines()[0].strip().endswith("."), \
             f"xdt/{wing}/__init__.py needs a docstring whose first line says the wing's job"
     loose = sorted(p.name for p in PACKAGE.glob("*.py")
-                   if p.name not in {"__init__.py", "__main__.py", "errors.py", "_numba.py",
-                                     "_version.py"})
+                   if p.name not in {"__init__.py", "__main__.py", "errors.py", "_lazy.py",
+                                     "_numba.py", "_version.py"})
     assert loose == [], f"modules loose at the top of the package: {loose}"
 
 
@@ -178,7 +179,7 @@ def _sub_wing(module: str) -> str | None:
         return None
     if len(parts) > 3 or (len(parts) == 3 and parts[2] in EXPLAIN_PACKAGES):
         return parts[2]
-    return "models" if parts[-1] == "models" else "face"
+    return "models" if parts[-1] == "_models" else "face"
 
 
 def test_explain_is_split_into_sub_wings_whose_docstrings_say_their_job():
@@ -187,9 +188,9 @@ def test_explain_is_split_into_sub_wings_whose_docstrings_say_their_job():
     # descriptions its methods share (docstrings), and the model checks it reads; the
     # Explainer's query families beyond deletion are mixins beside it (explainer_enumeration,
     # explainer_smallest, explainer_probability), so that each module stays small
-    assert loose == ["__init__", "docstrings", "explainer", "explainer_enumeration",
-                     "explainer_probability", "explainer_smallest", "explanation", "models",
-                     "results"], loose
+    assert loose == ["__init__", "_docstrings", "_explainer", "_explainer_enumeration",
+                     "_explainer_probability", "_explainer_smallest", "_explanation", "_models",
+                     "_results"], loose
     for sub in sorted(EXPLAIN_PACKAGES):
         init = PACKAGE / "explain" / sub / "__init__.py"
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
@@ -206,11 +207,11 @@ def test_an_explain_sub_wing_imports_only_what_the_map_allows(sub):
 
 
 def test_the_sub_wing_of_a_module():
-    assert _sub_wing("xdt.explain.engines.path") == "engines"
-    assert _sub_wing("xdt.explain.models") == "models"
-    assert _sub_wing("xdt.explain.explainer") == "face"
+    assert _sub_wing("xdt.explain.engines._path") == "engines"
+    assert _sub_wing("xdt.explain._models") == "models"
+    assert _sub_wing("xdt.explain._explainer") == "face"
     assert _sub_wing("xdt.explain") == "face"
-    assert _sub_wing("xdt.ir.tree") is None
+    assert _sub_wing("xdt.ir._tree") is None
 
 
 def test_no_two_modules_share_a_name_outside_the_commands_and_kernels():
@@ -219,7 +220,7 @@ def test_no_two_modules_share_a_name_outside_the_commands_and_kernels():
     ``kernels``; ``__init__`` is every package's."""
     seen: dict[str, list[str]] = {}
     for path in PACKAGE.rglob("*.py"):
-        if path.parent.name == "cli" or path.stem in {"__init__", "kernels"}:
+        if path.parent.name == "cli" or path.stem in {"__init__", "_kernels"}:
             continue
         seen.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE.parent)))
     shared = {k: v for k, v in seen.items() if len(v) > 1}
@@ -244,13 +245,13 @@ def test_no_package_exports_a_name_that_hides_one_of_its_modules():
     assert hidden == []
 
 
-#: The IR's model classes: a query asks a model for a capability (xdt.ir.protocol.offers),
+#: The IR's model classes: a query asks a model for a capability (xdt.ir._protocol.offers),
 #: never for one of these types.
 MODEL_KINDS = {"DecisionTree", "DNF", "NestedKDNF", "DecisionList", "TreeEnsemble"}
 
 #: Where a model's type may be asked: the IR itself, and the one place that registers engines
 #: for kinds.
-KIND_CHECKS_ALLOWED_IN = ("xdt/ir/", "xdt/explain/engines/registry.py")
+KIND_CHECKS_ALLOWED_IN = ("xdt/ir/", "xdt/explain/engines/_registry.py")
 
 #: At most this many kind checks elsewhere (issue 31: 107 before the model protocol).
 MAX_KIND_CHECKS = 25
@@ -292,13 +293,13 @@ def test_the_kind_check_probe_finds_each_form():
     assert _kind_checks(source) == [1, 2, 3, 4]
 def test_the_ir_gets_its_jupyter_view_from_the_report_wing():
     """A tree shows itself in Jupyter although the IR imports no wing: in a fresh interpreter,
-    ``import xdt`` loads neither the IR nor the view; loading xdt.ir.tree (alone) gives
+    ``import xdt`` loads neither the IR nor the view; loading xdt.ir._tree (alone) gives
     DecisionTree the report wing's view as its ``_repr_html_``, and no more of the report."""
     code = ("import json, sys, xdt\n"
             "wings = lambda: sorted(m for m in sys.modules if m.startswith(('xdt.ir', "
             "'xdt.report')))\n"
             "before = wings()\n"
-            "from xdt.ir.tree import DecisionTree\n"
+            "from xdt.ir._tree import DecisionTree\n"
             "view = DecisionTree._repr_html_\n"
             "print(json.dumps([before, view.__module__, view.__name__, "
             "[m for m in wings() if m.startswith('xdt.report')]]))\n")
@@ -309,5 +310,5 @@ def test_the_ir_gets_its_jupyter_view_from_the_report_wing():
     assert proc.returncode == 0, proc.stderr
     before, module, name, report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert before == []
-    assert (module, name) == ("xdt.report.jupyter", "tree_html")
-    assert report == ["xdt.report", "xdt.report.jupyter", "xdt.report.svg"]
+    assert (module, name) == ("xdt.report._jupyter", "tree_html")
+    assert report == ["xdt.report", "xdt.report._jupyter", "xdt.report._svg"]

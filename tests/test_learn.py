@@ -22,10 +22,10 @@ from xdt.errors import (
 )
 from xdt.ir import Branch, CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import CARTClassifier, SERDTClassifier
-from xdt.learn.criteria import pair_count, wpm
-from xdt.learn.data import read_training_data
-from xdt.learn.serdt import preprocess_weights, three_way_split
-from xdt.learn.splitter import Split
+from xdt.learn._criteria import pair_count, wpm
+from xdt.learn._data import read_training_data
+from xdt.learn._serdt import preprocess_weights, three_way_split
+from xdt.learn._splitter import Split
 
 
 def splitter_for(X, y, weight=None, with_wpm=True, criterion="gini") -> Splitter:

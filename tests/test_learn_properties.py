@@ -13,7 +13,7 @@ from tiers import examples
 from xdt import Explainer
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import CARTClassifier, SERDTClassifier
-from xdt.learn.criteria import wpm
+from xdt.learn._criteria import wpm
 from xdt.metrics import leaf_depths, leaf_explanation_sizes
 
 

@@ -11,8 +11,8 @@ from conftest import DATASETS, require_shared
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from xdt.cli.demo_job import load_german
-from xdt.interop.tabular import TabularEncoder
+from xdt.cli._demo_job import load_german
+from xdt.interop._tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 from xdt.learn import Binarizer, CARTClassifier, NestedKDNFClassifier, SERDTClassifier
 
@@ -41,7 +41,7 @@ def _stump_decrease(X: np.ndarray, y: np.ndarray, criterion: str) -> float:
 
 def _our_decrease(est: CARTClassifier, node, rows: np.ndarray, X_ours, y: np.ndarray) -> float:
     """Impurity decrease of our test at ``node`` on the training ``rows`` reaching it."""
-    from xdt.learn.criteria import entropy, gini
+    from xdt.learn._criteria import entropy, gini
 
     f = gini if est.criterion == "gini" else entropy
     codes = np.searchsorted(est.classes_, y[rows])

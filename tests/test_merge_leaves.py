@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
 from tiers import examples
 
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.interop._fit import fit_sklearn_tree
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 
 

@@ -1,7 +1,7 @@
 """Nested k-DNFs learned by the heuristic of Cooper, Bousdira & Carbonnel ("Interpretable
 DNFs", IJCAI 2025, Section 6.1), and the Binarizer they are learned through.
 
-Literals are numbered as in :mod:`xdt.learn.nested`: ``2 j`` is Boolean column ``j`` true,
+Literals are numbered as in :mod:`xdt.learn._nested`: ``2 j`` is Boolean column ``j`` true,
 ``2 j + 1`` column ``j`` false. The hand-worked cases give every count in the comments.
 """
 
@@ -22,7 +22,7 @@ import xdt
 from xdt.errors import DataError, MissingValueError, ParameterError, UnknownCategoryError
 from xdt.ir import Condition, NestedKDNF
 from xdt.learn import Binarizer, NestedKDNFClassifier
-from xdt.learn.nested import (
+from xdt.learn._nested import (
     candidate_terms,
     construct_matrix,
     literal_table,

@@ -1,12 +1,12 @@
-"""The compiled nested k-DNF learner (:mod:`xdt.learn.nested_kernels`) learns the same models
+"""The compiled nested k-DNF learner (:mod:`xdt.learn._nested_kernels`) learns the same models
 as the numpy/Python implementation it replaced, kept here as the reference.
 
 ``reference_construct_matrix`` and ``reference_candidate_terms`` are the earlier
-:func:`xdt.learn.nested.construct_matrix` and :func:`~xdt.learn.nested.candidate_terms`,
+:func:`xdt.learn._nested.construct_matrix` and :func:`~xdt.learn._nested.candidate_terms`,
 verbatim; ``reference_learn`` is the earlier body of ``NestedKDNFClassifier.fit`` between
-the binarised table and the model (with :func:`~xdt.learn.nested.select_terms` and
-:func:`~xdt.learn.nested.prune_terms`, which still are the numpy code). A fit with
-``xdt.learn.nested._learn`` replaced by ``reference_learn`` is the earlier fit.
+the binarised table and the model (with :func:`~xdt.learn._nested.select_terms` and
+:func:`~xdt.learn._nested.prune_terms`, which still are the numpy code). A fit with
+``xdt.learn._nested._learn`` replaced by ``reference_learn`` is the earlier fit.
 
 Weights are integers or multiples of 1/4: every sum of them is exact, so the reference's
 BLAS/pairwise sums and the kernels' row-order sums agree to the last bit (with arbitrary
@@ -30,11 +30,11 @@ from hypothesis import given, settings
 from sklearn.utils import check_random_state
 from tiers import examples
 
-import xdt.learn.nested as nested
-from xdt.ir.json_io import model_to_dict
+import xdt.learn._nested as nested
+from xdt.ir._json_io import model_to_dict
 from xdt.learn import Binarizer, NestedKDNFClassifier
-from xdt.learn import nested_kernels as kernels
-from xdt.learn.nested import (
+from xdt.learn import _nested_kernels as kernels
+from xdt.learn._nested import (
     CandidateTerm,
     candidate_terms,
     construct_matrix,
@@ -360,7 +360,7 @@ caching._CacheLocator.ensure_cache_path = refuse
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import numpy as np
-    from xdt.learn import nested_kernels
+    from xdt.learn import _nested_kernels as nested_kernels
 bits = nested_kernels.pack_mask(np.array([1, 0, 1], dtype=np.uint8))
 print(json.dumps({"bits": int(bits[0]),
                   "warnings": [str(w.message) for w in caught

@@ -33,7 +33,7 @@ from xdt.plot import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def german():
-    from xdt.cli.demo_job import load_german
+    from xdt.cli._demo_job import load_german
     from xdt.learn import CARTClassifier
 
     frame = load_german().iloc[:300]
@@ -61,7 +61,7 @@ def _node_patches(fig):
 
 def _path_nodes(tree, x):
     """Preorder numbers of the nodes on x's path (Path.node numbering, walking the IR)."""
-    from xdt.plot.tree_plot import _instance_path, _walk
+    from xdt.plot._tree_plot import _instance_path, _walk
 
     return _instance_path(tree, _walk(tree), x)
 
@@ -139,7 +139,7 @@ def test_plot_tree_instance_and_max_depth(german, tmp_path):
 
 
 def _node_of(tree, i):
-    from xdt.plot.tree_plot import _walk
+    from xdt.plot._tree_plot import _walk
 
     return _walk(tree)[i].node
 
@@ -196,7 +196,7 @@ def test_plot_tradeoff(tmp_path):
 
 
 def test_plot_redundancy(german, tmp_path):
-    from xdt.explain.queries.redundant_paths import path_redundancy
+    from xdt.explain.queries._redundant_paths import path_redundancy
 
     tree, _ = german
     fig = plot_redundancy(tree)

@@ -1,4 +1,4 @@
-"""Excluded, immutable and weighted features (xdt.explain.queries.preferences): on random trees and
+"""Excluded, immutable and weighted features (xdt.explain.queries._preferences): on random trees and
 a DNF, both engines give exactly the explanations brute force over the cell space finds under
 the same terms, cheapest explanations cost the brute-force minimum, and their optimality
 certificates check out (and fail when tampered with)."""
@@ -26,9 +26,9 @@ from xdt.errors import (
     ParameterError,
     UnknownFeatureError,
 )
-from xdt.explain.checks import verify
-from xdt.explain.checks.certificates import check_certificate
-from xdt.explain.queries import duality
+from xdt.explain.checks import _verify as verify
+from xdt.explain.checks._certificates import check_certificate
+from xdt.explain.queries import _duality as duality
 from xdt.ir import DNF, Condition, DecisionTree, Feature, Leaf, ThresholdSplit
 
 SETTINGS = settings(max_examples=examples(120), deadline=None,
@@ -307,7 +307,7 @@ def test_compas_without_race_and_sex():
     and each one is certified."""
     from conftest import DATASETS, require_shared
 
-    from xdt.interop.fit import fit_tree
+    from xdt.interop._fit import fit_tree
 
     frame = pd.read_csv(require_shared(DATASETS / "compas.csv"))
     tree = fit_tree(frame, "Two_yr_Recidivism", max_depth=5).model
@@ -333,7 +333,7 @@ def test_compas_without_race_and_sex():
 def test_delta_axp_avoids_excluded_features():
     """A delta-AXp with exclude= never uses them; when no AXp avoids them a delta-AXp still
     can (precision, not certainty), and brute-force precision confirms it."""
-    from xdt.explain.queries.probability import ProductDistribution
+    from xdt.explain.queries._probability import ProductDistribution
 
     tree = loan_tree()
     d = ProductDistribution.uniform(tree)
@@ -389,7 +389,7 @@ def test_probabilistic_queries_under_background_constraints():
     from test_constraints import clinic_tree
 
     from xdt.errors import ConstraintViolationError, EngineNotAvailableError
-    from xdt.explain.queries.probability import EmpiricalDistribution, ProductDistribution
+    from xdt.explain.queries._probability import EmpiricalDistribution, ProductDistribution
 
     model = clinic_tree().with_constraints(["NOT (sex = male AND pregnant = yes)"])
     rows = pd.DataFrame({"sex": ["female", "female", "male", "male", "female"],
@@ -429,7 +429,7 @@ def test_weights_are_read_exactly():
 
     import numpy as np
 
-    from xdt.explain.queries.preferences import feature_weights
+    from xdt.explain.queries._preferences import feature_weights
 
     space = loan_tree().features
     scaled, exact = feature_weights(space, {"income": np.float32(0.1), "age": Decimal("0.2"),
@@ -467,7 +467,7 @@ def test_terms_that_cannot_hold_are_refused():
 
 def test_cheapest_searches_stop_at_their_time_limit():
     from xdt.errors import ComputationLimitError
-    from xdt.explain.queries.duality import Deadline
+    from xdt.explain.queries._duality import Deadline
 
     ticks = iter(range(10 ** 6))
     expired = Deadline(1.0, clock=lambda: next(ticks))  # past its end at the first poll

@@ -1,4 +1,4 @@
-"""xdt.cluster.preprocess: binning, grouping, date/time, ordinal encoding and symbolic reordering
+"""xdt.cluster._preprocess: binning, grouping, date/time, ordinal encoding and symbolic reordering
 ("Using Decision Trees for Interpretable Supervised Clustering", Section "Data Pre-processing
 Pipeline"), and the inversion of every transform to conditions on the original columns."""
 
@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiers import examples
 
-from xdt.cluster.preprocess import MISSING, DateCondition, Preprocessor, group_values
+from xdt.cluster._preprocess import MISSING, DateCondition, Preprocessor, group_values
 from xdt.errors import (
     NotFittedError,
     ParameterError,
     UnknownCategoryError,
     UnknownFeatureError,
 )
-from xdt.ir.dnf import Condition
+from xdt.ir._dnf import Condition
 
 # ---------------------------------------------------------------------------- reordering
 CITIES = {1: "Amsterdam", 2: "London", 3: "New York", 4: "Shanghai"}
@@ -435,7 +435,7 @@ def test_is_a_scikit_learn_transformer_and_its_doctest_passes():
 
     from sklearn.base import clone
 
-    import xdt.cluster.preprocess as module
+    import xdt.cluster._preprocess as module
 
     pre = Preprocessor(n_bins=4, reorder=["city"])
     assert clone(pre).get_params() == pre.get_params()
@@ -451,8 +451,8 @@ def _codes_with_gaps(n_distinct: int, repeat: int, extra: int, n_missing: int) -
 
 
 def test_a_column_whose_filled_cells_are_a_near_id_is_reduced_to_known_or_missing():
-    from xdt.cluster.preprocess import KNOWN
-    from xdt.interop.columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES
+    from xdt.cluster._preprocess import KNOWN
+    from xdt.interop._columns import ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES
 
     assert (ID_MIN_DISTINCT_SHARE, ID_MIN_OWN_VALUES) == (0.5, 20)
     # 20 codes in 40 filled cells (50%, 20 of them: the edge), 60 empty cells: the whole

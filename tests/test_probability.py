@@ -1,4 +1,4 @@
-"""Probabilistic AXps and coverage (xdt.explain.queries.probability), against brute force.
+"""Probabilistic AXps and coverage (xdt.explain.queries._probability), against brute force.
 
 Precision is recomputed here by its definition: every point of the cell space that agrees
 with the instance on the set, weighted by the product of its free features' marginals (or,
@@ -36,7 +36,7 @@ from xdt.errors import (
     UnknownCategoryError,
     UnknownFeatureError,
 )
-from xdt.explain.queries.probability import (
+from xdt.explain.queries._probability import (
     Coverage,
     EmpiricalDistribution,
     ProductDistribution,
@@ -362,7 +362,7 @@ def test_a_tampered_certificate_fails_its_check():
 
 def test_the_leaf_box_check_of_a_large_space():
     """Beyond max_points the check sums over the tree's leaf boxes; it agrees."""
-    from xdt.explain.queries.probability import brute_force_precision
+    from xdt.explain.queries._probability import brute_force_precision
 
     tree = small_tree()
     d = ProductDistribution(tree, {"x": [1, 3], "y": [2, 5]})
@@ -575,7 +575,7 @@ def test_readme_block_shows_what_it_claims():
     assert d.verified and all(p < Fraction(19, 20) for p in d.certificate.drops.values())
     assert {k: float(p) for k, p in d.certificate.drops.items()} == {
         "checking_status": 0.8546917966670096, "age": 0.873482958874456}
-    from xdt.explain.queries.probability import EmpiricalDistribution
+    from xdt.explain.queries._probability import EmpiricalDistribution
 
     emp = scope["ex"].delta_axp(scope["X"].iloc[2], 0.95,
                                 distribution=EmpiricalDistribution(scope["frame"], scope["tree"]))
@@ -608,7 +608,7 @@ def test_cli_names_the_bad_row_of_the_distribution_data_and_refuses_nan(tmp_path
 
 def test_a_marginal_that_is_no_sequence_is_a_clear_error():
     from xdt.errors import ParameterError
-    from xdt.explain.queries.probability import ProductDistribution
+    from xdt.explain.queries._probability import ProductDistribution
     from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 
     tree = DecisionTree([Feature("age", "ordinal")], ["young", "old"],

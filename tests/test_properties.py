@@ -1,6 +1,6 @@
 """Property-based tests: on random decision trees over mixed binary / categorical / ordinal
 features, the path-walker's explanations equal a brute-force enumeration over the cell space
-(xdt.explain.checks.verify), for random instances, path-restricted or not."""
+(xdt.explain.checks._verify), for random instances, path-restricted or not."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, event, given, settings, target
 from tiers import examples
 
 from xdt import Explainer
-from xdt.explain.checks import verify
-from xdt.explain.engines.oracle import EntailmentOracle, bits
-from xdt.explain.engines.path import PathOracle
-from xdt.explain.queries import duality
+from xdt.explain.checks import _verify as verify
+from xdt.explain.engines._oracle import EntailmentOracle, bits
+from xdt.explain.engines._path import PathOracle
+from xdt.explain.queries import _duality as duality
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.cells import full_mask
-from xdt.ir.instances import encode_instance
+from xdt.ir._cells import full_mask
+from xdt.ir._instances import encode_instance
 
 THRESHOLDS = (0.5, 1.5, 2.5, 3.5)  # a small set, so features get retested on a path
 ORDINAL_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, -7.25, 12.0)

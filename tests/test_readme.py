@@ -134,7 +134,7 @@ def test_readme_sklearn_block_runs_and_predicts_like_sklearn(tmp_path, monkeypat
 
 
 def test_readme_cluster_block_runs_and_values_match(tmp_path, monkeypatch):
-    from xdt.cli.demo_job import write_examples
+    from xdt.cli._demo_job import write_examples
 
     (block,) = [b for b in _python_blocks() if "SupervisedClusters" in b]
     write_examples(tmp_path)
@@ -150,7 +150,7 @@ def test_readme_cluster_block_runs_and_values_match(tmp_path, monkeypatch):
 
 
 def test_write_examples_refuses_to_overwrite(tmp_path):
-    from xdt.cli.demo_job import write_examples
+    from xdt.cli._demo_job import write_examples
     from xdt.errors import OutputError
 
     (tmp_path / "row.json").write_text("{}")

@@ -1,6 +1,6 @@
 """Real datasets (../shared/datasets): scikit-learn trees fitted through TabularEncoder and
 imported predict exactly like scikit-learn on every row, and on a sample of rows every AXp the
-explainer returns is checked independently (xdt.explain.checks.verify): fixing its features entails
+explainer returns is checked independently (xdt.explain.checks._verify): fixing its features entails
 the prediction (depth-first search over the tree; random points with those features fixed
 never change the prediction, by the imported tree nor by scikit-learn), and dropping any one
 of its features lets through a concrete point of another class."""
@@ -14,8 +14,8 @@ from sklearn.tree import DecisionTreeClassifier
 from tiers import sweep
 
 import xdt
-from xdt.explain.checks import verify
-from xdt.interop.tabular import TabularEncoder
+from xdt.explain.checks import _verify as verify
+from xdt.interop._tabular import TabularEncoder
 
 DATASETS = [
     "german",            # string categoricals + numeric, 2 classes

@@ -1,4 +1,4 @@
-"""Path redundancy by Algorithms 1-2 of Izza et al. (xdt.explain.queries.redundant_paths) against
+"""Path redundancy by Algorithms 1-2 of Izza et al. (xdt.explain.queries._redundant_paths) against
 the AXp-based definition (Explainer), on random trees, the worked cases and hand-built trees."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from test_properties import big_trees, trees
 from tiers import examples
 
 import xdt
-import xdt.explain.queries.redundant_paths as redundancy_module
+import xdt.explain.queries._redundant_paths as redundancy_module
 from xdt import Explainer
-from xdt.explain.queries.redundant_paths import PathRedundancy, path_redundancy
+from xdt.explain.queries._redundant_paths import PathRedundancy, path_redundancy
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
 
 

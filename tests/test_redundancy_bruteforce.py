@@ -1,4 +1,4 @@
-"""Path redundancy (xdt.explain.queries.redundant_paths, Algorithms 1-2 of Izza et al.) against an
+"""Path redundancy (xdt.explain.queries._redundant_paths, Algorithms 1-2 of Izza et al.) against an
 independent brute force over leaf boxes, built from the raw tree and not through the IR's
 cells, literals or paths.
 
@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from test_properties import big_trees, trees
 from tiers import examples
 
-from xdt.explain.queries.redundant_paths import path_redundancy
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.explain.queries._redundant_paths import path_redundancy
+from xdt.interop._fit import fit_sklearn_tree
 from xdt.ir import DecisionTree, Leaf, ThresholdSplit
 
 # a box: feature name -> (lo, hi) for an ordinal feature, frozenset of values otherwise

@@ -68,11 +68,11 @@ def mentions() -> dict[str, list[str]]:
 
 
 def test_the_probe_tells_real_names_from_gone_ones():
-    assert resolves("xdt.explain.engines.vectorised.explain_rows")
-    assert resolves("xdt.ir.tree.Path.node")  # a dataclass field
-    assert resolves("xdt.ir.ensemble.TreeEnsemble.reference")  # an instance attribute
+    assert resolves("xdt.explain.engines._vectorised.explain_rows")
+    assert resolves("xdt.ir._tree.Path.node")  # a dataclass field
+    assert resolves("xdt.ir._ensemble.TreeEnsemble.reference")  # an instance attribute
     assert not resolves("xdt.batch")
-    assert not resolves("xdt.explain.engines.compiled.explain_rows")
+    assert not resolves("xdt.explain.engines._compiled.explain_rows")
     assert "xdt.batch.explain_dask" in NAME.findall("see :func:`xdt.batch.explain_dask`.")
     assert NAME.findall("a.xdt.b and model.xdt.json") == []
 

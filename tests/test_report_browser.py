@@ -194,7 +194,7 @@ def test_a_row_whose_enumeration_stopped_early_does_not_claim_no_cxp(browser, tm
     from selenium.webdriver.support.ui import WebDriverWait
 
     from xdt.explain import ExplanationList
-    from xdt.report import html as report_html
+    from xdt.report import _html as report_html
 
     monkeypatch.setattr(report_html.Explainer, "all_cxps", lambda self, x, **options:
                         ExplanationList([], complete=False, stopped_by="time_limit"))

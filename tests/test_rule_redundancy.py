@@ -1,4 +1,4 @@
-"""Rule redundancy of decision lists (xdt.metrics.rule_redundancy): hand-made lists whose
+"""Rule redundancy of decision lists (xdt.metrics._rule_redundancy): hand-made lists whose
 figures are worked out by hand, brute force over the whole cell space of random small lists,
 the ``xdt redundancy`` command on saved lists and DNFs, and the error paths."""
 
@@ -17,19 +17,19 @@ from hypothesis import strategies as st
 from tiers import examples
 
 import xdt
-import xdt.metrics.rule_redundancy as rule_redundancy_module
+import xdt.metrics._rule_redundancy as rule_redundancy_module
 from xdt.errors import (
     ConstraintViolationError,
     EngineNotAvailableError,
     MissingFeatureError,
     UnknownCategoryError,
 )
-from xdt.explain.queries.term_order import decision_list_weak_axp
+from xdt.explain.queries._term_order import decision_list_weak_axp
 from xdt.ir import DNF, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.conditions import Condition
-from xdt.ir.decision_list import DecisionList
+from xdt.ir._conditions import Condition
+from xdt.ir._decision_list import DecisionList
 from xdt.metrics import rule_redundancy_report
-from xdt.metrics.rule_redundancy import as_decision_list
+from xdt.metrics._rule_redundancy import as_decision_list
 
 
 def eq(feature: str, *values) -> Condition:

@@ -1,4 +1,4 @@
-"""The SAT engine (xdt.explain.engines.sat): the CNF means what it says on every point of the cell
+"""The SAT engine (xdt.explain.engines._sat): the CNF means what it says on every point of the cell
 space, its oracle answers like the path-walker's, its solvers are always released, and the
 choice of PySAT solver does not change any answer."""
 
@@ -17,14 +17,14 @@ from tiers import examples
 
 import xdt
 from xdt.errors import EngineNotAvailableError, UnknownCategoryError
-from xdt.explain import explainer as explainer_module
-from xdt.explain.checks import verify
-from xdt.explain.engines.oracle import bits
-from xdt.explain.engines.path import PathOracle
-from xdt.explain.engines.sat import SOLVERS, ModelEncoding, SatOracle, check_solver
+from xdt.explain import _explainer as explainer_module
+from xdt.explain.checks import _verify as verify
+from xdt.explain.engines._oracle import bits
+from xdt.explain.engines._path import PathOracle
+from xdt.explain.engines._sat import SOLVERS, ModelEncoding, SatOracle, check_solver
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.cells import IntervalCells, full_mask
-from xdt.ir.instances import encode_instance
+from xdt.ir._cells import IntervalCells, full_mask
+from xdt.ir._instances import encode_instance
 
 SMALL = settings(max_examples=examples(100), deadline=None,
                  suppress_health_check=[HealthCheck.too_slow])

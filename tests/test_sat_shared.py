@@ -18,13 +18,13 @@ from test_properties import path_oracle
 from test_sat import INSTANCES, make_oracles, retest_tree
 
 import xdt
-from xdt.explain.checks import verify
-from xdt.explain.engines.oracle import bits
-from xdt.explain.engines.sat import ModelEncoding, SatOracle
-from xdt.explain.engines.sat_cache import release_solvers, shared_encoding
+from xdt.explain.checks import _verify as verify
+from xdt.explain.engines._oracle import bits
+from xdt.explain.engines._sat import ModelEncoding, SatOracle
+from xdt.explain.engines._sat_cache import release_solvers, shared_encoding
 from xdt.ir import Branch, CategoricalSplit, DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.cells import full_mask
-from xdt.ir.instances import encode_instance
+from xdt.ir._cells import full_mask
+from xdt.ir._instances import encode_instance
 
 
 def sat_oracles(ex: xdt.Explainer) -> list[SatOracle]:

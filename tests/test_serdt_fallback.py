@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 from conftest import DATASETS, require_shared
 
-from xdt.ir.tree import Leaf, ThresholdSplit
+from xdt.ir._tree import Leaf, ThresholdSplit
 from xdt.learn import SERDTClassifier
 
 

@@ -1,12 +1,12 @@
 """The Explainer's methods name shared parameter paragraphs by placeholders
-(:mod:`xdt.explain.docstrings`): what ``help()`` shows has every one filled in."""
+(:mod:`xdt.explain._docstrings`): what ``help()`` shows has every one filled in."""
 
 from __future__ import annotations
 
 import re
 
 import xdt
-from xdt.explain.docstrings import SHARED, fill
+from xdt.explain._docstrings import SHARED, fill
 
 PLACEHOLDER = re.compile(r"^\s*\{\w+\}\s*$", re.M)
 

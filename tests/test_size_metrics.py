@@ -1,4 +1,4 @@
-"""Tests of :mod:`xdt.metrics.size`: depth and explanation size, worst case and weighted
+"""Tests of :mod:`xdt.metrics._size`: depth and explanation size, worst case and weighted
 average (Souza, Cicalese, Laber & Molinaro, "Decision Trees with Short Explainable Rules",
 NeurIPS 2022, Section 3)."""
 
@@ -39,8 +39,8 @@ from xdt.metrics import (
     leaf_weights,
     tree_sizes,
 )
-from xdt.metrics import redundancy as redundancy_module
-from xdt.metrics import size as size_module
+from xdt.metrics import _redundancy as redundancy_module
+from xdt.metrics import _size as size_module
 
 
 def mixed_tree() -> DecisionTree:

@@ -12,8 +12,8 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTre
 
 import xdt
 from xdt.errors import NotFittedError, UnsupportedEstimatorError
-from xdt.interop.sklearn_tree import float32_threshold
-from xdt.interop.tabular import TabularEncoder
+from xdt.interop._sklearn_tree import float32_threshold
+from xdt.interop._tabular import TabularEncoder
 from xdt.ir import CategoricalSplit, Leaf, ThresholdSplit
 
 F32 = np.float32
@@ -217,7 +217,7 @@ def test_feature_names_from_a_frame_or_given():
 
 def test_imported_tree_explains():
     """An imported tree's explanations pass the independent check."""
-    from xdt.explain.checks import verify
+    from xdt.explain.checks import _verify as verify
     rng = np.random.default_rng(5)
     X, y = make_data(rng, n_classes=3)
     est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)

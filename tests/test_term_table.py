@@ -1,4 +1,4 @@
-"""A DNF's terms as flat arrays (xdt.ir.term_table.TermTable): which terms hold at many points at
+"""A DNF's terms as flat arrays (xdt.ir._term_table.TermTable): which terms hold at many points at
 once, and the deletion order of the SAT engine ("term") read from it, both equal to their
 definitions over the terms' literals."""
 
@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from test_explain_dnf import c, condition, mixed_features
 from tiers import examples
 
-from xdt.explain.engines.oracle import bits
-from xdt.explain.queries.duality import minimum_hitting_set
-from xdt.explain.queries.term_order import term_order
+from xdt.explain.engines._oracle import bits
+from xdt.explain.queries._duality import minimum_hitting_set
+from xdt.explain.queries._term_order import term_order
 from xdt.ir import DNF, Condition, Feature
-from xdt.ir.term_table import TermTable
+from xdt.ir._term_table import TermTable
 
 SETTINGS = settings(max_examples=examples(200), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""The SAT verifier of xdt.explain.checks.verify (its own CNF of the tree's nodes): it agrees with
+"""The SAT verifier of xdt.explain.checks._verify (its own CNF of the tree's nodes): it agrees with
 the depth-first search and with brute force over the cell space on random trees, and checks the
 AXps of an unbounded-depth tree fitted on a real dataset, where brute force is hopeless."""
 
@@ -14,8 +14,8 @@ from test_properties import big_tree_and_instance, tree_and_instance, trees
 from tiers import examples
 
 import xdt
-from xdt.explain.checks import verify
-from xdt.explain.checks.verify import (
+from xdt.explain.checks import _verify as verify
+from xdt.explain.checks._verify import (
     TreeCnf,
     check_axp,
     check_axp_sat,
@@ -24,9 +24,9 @@ from xdt.explain.checks.verify import (
     sat_entails,
     sat_reachable_classes,
 )
-from xdt.interop.fit import fit_sklearn_tree
+from xdt.interop._fit import fit_sklearn_tree
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
-from xdt.ir.cells import full_mask
+from xdt.ir._cells import full_mask
 
 SETTINGS = settings(max_examples=examples(100), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -11,8 +11,8 @@ import pytest
 from conftest import ABSENT, CASES, case_names, load_case, require_shared, tree_case_names
 
 import xdt
-from xdt.explain.checks import verify
-from xdt.ir.cells import cells_of
+from xdt.explain.checks import _verify as verify
+from xdt.ir._cells import cells_of
 
 NAMES = tree_case_names()
 DNF_NAMES = [n for n in case_names() if n == ABSENT or n not in NAMES]
@@ -76,7 +76,7 @@ def test_dnf_query_reproduced(name, k):
     """The SAT engine (the default for DNFs) reproduces a DNF case: prediction, all AXps,
     all CXps, a smallest AXp; the default AXp is one of them and has at most
     ``expected_certificate_complexity`` features (Cooper et al., Section 2); every
-    certificate re-checks and the SAT verifier of xdt.explain.checks.verify agrees."""
+    certificate re-checks and the SAT verifier of xdt.explain.checks._verify agrees."""
     case = load_case(name)
     q = case["queries"][k]
     model = xdt.load_model(case["model"])

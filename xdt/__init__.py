@@ -27,30 +27,30 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
     from types import ModuleType
 
     from xdt.explain import Explainer, Explanation
-    from xdt.explain.checks.crosscheck import crosscheck
-    from xdt.interop.dl85 import from_dl85
-    from xdt.interop.imodels import from_imodels
-    from xdt.interop.lightgbm import from_lightgbm
-    from xdt.interop.sklearn import from_sklearn
-    from xdt.interop.streed import from_pystreed
-    from xdt.interop.wittgenstein import from_wittgenstein
-    from xdt.interop.xgboost import from_xgboost
+    from xdt.explain.checks._crosscheck import crosscheck
+    from xdt.interop._dl85 import from_dl85
+    from xdt.interop._imodels import from_imodels
+    from xdt.interop._lightgbm import from_lightgbm
+    from xdt.interop._sklearn import from_sklearn
+    from xdt.interop._streed import from_pystreed
+    from xdt.interop._wittgenstein import from_wittgenstein
+    from xdt.interop._xgboost import from_xgboost
     from xdt.ir import DecisionTree, Feature, load_model, save_model
 
 #: Public name -> the module it comes from, imported on first access.
 _LAZY = {
-    "crosscheck": "xdt.explain.checks.crosscheck",
+    "crosscheck": "xdt.explain.checks._crosscheck",
     "DecisionTree": "xdt.ir",
     "Explainer": "xdt.explain",
     "Explanation": "xdt.explain",
     "Feature": "xdt.ir",
-    "from_dl85": "xdt.interop.dl85",
-    "from_imodels": "xdt.interop.imodels",
-    "from_lightgbm": "xdt.interop.lightgbm",
-    "from_pystreed": "xdt.interop.streed",
-    "from_sklearn": "xdt.interop.sklearn",
-    "from_wittgenstein": "xdt.interop.wittgenstein",
-    "from_xgboost": "xdt.interop.xgboost",
+    "from_dl85": "xdt.interop._dl85",
+    "from_imodels": "xdt.interop._imodels",
+    "from_lightgbm": "xdt.interop._lightgbm",
+    "from_pystreed": "xdt.interop._streed",
+    "from_sklearn": "xdt.interop._sklearn",
+    "from_wittgenstein": "xdt.interop._wittgenstein",
+    "from_xgboost": "xdt.interop._xgboost",
     "load_model": "xdt.ir",
     "save_model": "xdt.ir",
 }
@@ -85,7 +85,7 @@ def __dir__() -> list[str]:
 
 #: Module of the IR -> (the face's module whose ``attach(cls)`` gives the class ``cls`` its
 #: Jupyter view, the name of ``cls``): attached as soon as the IR's module has been loaded.
-_VIEWS = {"xdt.ir.tree": ("xdt.report.jupyter", "DecisionTree")}
+_VIEWS = {"xdt.ir._tree": ("xdt.report._jupyter", "DecisionTree")}
 
 
 class _AttachViews:

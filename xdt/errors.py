@@ -54,6 +54,20 @@ what to do about it.
 
 from __future__ import annotations
 
+__all__ = [
+    "BranchCoverageError", "BruteForceLimitError", "CertificateError",
+    "ComputationLimitError", "ConstraintFeatureError", "ConstraintValueError",
+    "ConstraintViolationError", "DataError", "EmptyConditionError", "EngineClosedError",
+    "EngineError", "EngineNotAvailableError", "EstimatorError", "FieldCountError",
+    "InstanceError", "InstanceShapeError", "InternalError", "InvalidConstraintError",
+    "InvalidModelError", "InvalidRowError", "MissingFeatureError", "MissingFileError",
+    "MissingValueError", "ModelError", "ModelFormatError", "NoExplanationError",
+    "NoSelectorError", "NotFittedError", "OrderingFeatureError", "OutputError",
+    "OutputExistsError", "ParameterError", "ParameterTypeError", "UnknownCategoryError",
+    "UnknownFeatureError", "UnknownNodeFeatureError", "UnsupportedEstimatorError",
+    "UnsupportedModelError", "ValueOutOfRangeError", "ValueOutsideDomainError", "XdtError",
+]
+
 
 class XdtError(Exception):
     """Base class of every error raised by xdt."""
@@ -102,7 +116,7 @@ class UnknownNodeFeatureError(InvalidModelError, UnknownFeatureError):
 
 
 class InvalidConstraintError(InvalidModelError):
-    """A background constraint of a model (:mod:`xdt.ir.constraints`) is not acceptable:
+    """A background constraint of a model (:mod:`xdt.ir._constraints`) is not acceptable:
     unreadable text, an empty combination, a condition of the wrong form for its feature,
     or contradictory orderings. ``where`` names the constraint (``constraints[i]``)."""
 
@@ -121,7 +135,7 @@ class OrderingFeatureError(InvalidConstraintError):
 
 
 class NoSelectorError(UnknownFeatureError, KeyError):
-    """A CNF query (:class:`xdt.explain.export.dimacs.CnfQuery`) has no selector variable for a
+    """A CNF query (:class:`xdt.explain.export.CnfQuery`) has no selector variable for a
     feature name: the name is not one of the query's candidate features (for a
     path-restricted query, the features of the instance's path). Also a ``KeyError``, as a
     lookup of the query's ``selectors`` by that name."""
@@ -187,7 +201,7 @@ class EngineClosedError(EngineError, RuntimeError):
 
 class CertificateError(XdtError):
     """The certificate of an explanation does not check out against the model's ``predict``
-    (see :func:`xdt.explain.checks.certificates.check_certificate`): a witness point is predicted
+    (see :func:`xdt.explain.checks.check_certificate`): a witness point is predicted
     the explained class or leaves its allowed cells, or the proof of entailment misses or
     mislabels a path. This is not bad input: it means an engine returned a wrong answer.
 
@@ -286,7 +300,7 @@ class InvalidRowError(DataError):
 class EmptyConditionError(DataError):
     """No row of a dataset lies in an instance's cells on a set of features, so a probability
     conditioned on them under the dataset's empirical distribution (the precision of a
-    delta-AXp, :mod:`xdt.explain.queries.probability`) is undefined.
+    delta-AXp, :mod:`xdt.explain.queries._probability`) is undefined.
 
     Attributes
     ----------
@@ -362,9 +376,9 @@ class ComputationLimitError(XdtError, RuntimeError):
 
 
 class BruteForceLimitError(ComputationLimitError, ValueError):
-    """A brute-force check (:mod:`xdt.explain.checks.verify`) would enumerate more than its limit:
+    """A brute-force check (:mod:`xdt.explain.checks._verify`) would enumerate more than its limit:
     the points of a box or of the cell space (``limit="max_points"``,
-    :data:`~xdt.explain.checks.verify.MAX_POINTS` by default), or the subsets of too many
+    :data:`~xdt.explain.checks._verify.MAX_POINTS` by default), or the subsets of too many
     candidate features (``limit="MAX_CANDIDATES"``). Check with the polynomial or SAT-based
     checks instead, or use a smaller model. Also a ``ValueError``, as these checks have
     always raised."""

@@ -1,6 +1,6 @@
 """A griffe extension: mkdocstrings reads docstrings from the source, where the
 ``Explainer``'s methods name their shared parameter paragraphs by placeholders (``{x}``);
-this fills them as :func:`xdt.explain.docstrings.doc` does at import, so the API reference
+this fills them as :func:`xdt.explain._docstrings.doc` does at import, so the API reference
 shows the same text as ``help()``."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import griffe
 
-from xdt.explain.docstrings import fill
+from xdt.explain._docstrings import fill
 
 
 class SharedDocstrings(griffe.Extension):

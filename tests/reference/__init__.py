@@ -7,10 +7,10 @@ than speed; a test runs both on the same input and asserts the same answer.
 
 * :mod:`reference.splitter`, :mod:`reference.criteria`, :mod:`reference.grow`,
   :mod:`reference.learners` -- CART and SER-DT grown node by node by the vectorised numpy
-  splitter, against the growth kernel of :mod:`xdt.learn.growth` (``tests/test_growth_kernel.py``,
+  splitter, against the growth kernel of :mod:`xdt.learn._growth` (``tests/test_growth_kernel.py``,
   ``tests/test_learn.py``).
 * :mod:`reference.batch` -- the batch path-walker as (rows x paths) numpy matrices of one-word
-  masks, against the kernels of :mod:`xdt.explain.engines.vectorised` (``tests/test_kernels.py``,
+  masks, against the kernels of :mod:`xdt.explain.engines._vectorised` (``tests/test_kernels.py``,
   ``tests/test_batch.py``).
 * :mod:`reference.cluster` -- a supervised-clustering round's training rows taken from the
   table, then adapted and transformed, against the views' one reading per fit

@@ -1,6 +1,6 @@
 """The batch path-walker in numpy: one AXp and all CXps of many rows of a decision tree, as
 (rows x paths) matrices of one-word masks -- the reference the compiled kernels of
-:mod:`xdt.explain.engines.vectorised` (:func:`xdt.explain.engines.vectorised.explain_rows`) are
+:mod:`xdt.explain.engines._vectorised` (:func:`xdt.explain.engines._vectorised.explain_rows`) are
 compared with.
 
 Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020;
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xdt.ir.tree import DecisionTree
+from xdt.ir._tree import DecisionTree
 
 MAX_WORD_FEATURES = 63
 """Largest number of features of the numpy formulation (one ``uint64`` word, with the top bit
@@ -215,7 +215,7 @@ def deletion_axps(sets: np.ndarray, orders: np.ndarray, n_features: int) -> np.n
     numpy.ndarray of shape (n,), ``sets.dtype``
         Bit mask of each row's AXp: starting from all features, feature ``orders[r, s]``
         is dropped at step ``s`` when the rest still hits every set of row ``r``
-        (:func:`xdt.explain.queries.duality.deletion_axp`, with the same order, gives the same
+        (:func:`xdt.explain.queries._duality.deletion_axp`, with the same order, gives the same
         AXp).
     """
     word = sets.dtype.type

@@ -1,5 +1,5 @@
 """A supervised-clustering round's training rows the plain way: the reference of the views'
-``training_frame`` (:mod:`xdt.cluster.supervised`), which read the table once per fit and
+``training_frame`` (:mod:`xdt.cluster._supervised`), which read the table once per fit and
 then take each round's rows of it.
 """
 

@@ -1,11 +1,11 @@
 """Greedy top-down growth over the numpy splitter, sibling-leaf merging on the grown nodes,
-and conversion to the IR: the reference of the compiled growth (:mod:`xdt.learn.growth`,
-whose :func:`~xdt.learn.growth.merge_table` and :func:`~xdt.learn.growth.table_to_ir` do the
+and conversion to the IR: the reference of the compiled growth (:mod:`xdt.learn._growth`,
+whose :func:`~xdt.learn._growth.merge_table` and :func:`~xdt.learn._growth.table_to_ir` do the
 same on the kernel's node tables).
 
 :func:`grow` is shared by the reference learners; what differs between them is the *rule*
 that picks a node's test (:class:`SplitRule`). A rule returns a
-:class:`~xdt.learn.splitter.Plan`: the node's test and, optionally, a test forced on its
+:class:`~xdt.learn._splitter.Plan`: the node's test and, optionally, a test forced on its
 right child (SER-DT's three-way split is two binary tests on one feature, Souza et al.,
 NeurIPS 2022, Algorithm 1, line 8).
 """
@@ -17,10 +17,10 @@ from typing import Protocol
 
 import numpy as np
 
-from xdt.ir.tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
-from xdt.learn.growth import Compiled
-from xdt.learn.splitter import Node as Rows
-from xdt.learn.splitter import Plan, Split
+from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.learn._growth import Compiled
+from xdt.learn._splitter import Node as Rows
+from xdt.learn._splitter import Plan, Split
 
 from .splitter import Splitter
 
@@ -129,7 +129,7 @@ def merge_leaves(node: Grown) -> int:
 
 def to_ir(root: Grown, features: list, classes: list, target: str | None = None
           ) -> Compiled:
-    """The IR :class:`~xdt.ir.tree.DecisionTree` of a grown tree.
+    """The IR :class:`~xdt.ir._tree.DecisionTree` of a grown tree.
 
     Ordinal tests become :class:`ThresholdSplit`; a categorical test ``x = v`` becomes a
     :class:`CategoricalSplit` with branches ``{v}`` then the rest of the domain (for a binary

@@ -1,9 +1,9 @@
 """CART and SER-DT grown by the numpy splitter (:mod:`reference.splitter`) and the greedy
 growth of :mod:`reference.grow`, node by node in Python: the trees the compiled growth kernel
-(:mod:`xdt.learn.growth`) must grow.
+(:mod:`xdt.learn._growth`) must grow.
 
 :class:`ReferenceCART` and :class:`ReferenceSERDT` are the package's learners with one step
-replaced, :meth:`~xdt.learn.base.TreeClassifierBase._grow`: the data they read, their
+replaced, :meth:`~xdt.learn._base.TreeClassifierBase._grow`: the data they read, their
 parameters, their checks and their fitted attributes are the package's own, so a test fits
 both and compares the trees, leaf statistics, merges and three-way splits.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from xdt.learn import CARTClassifier, SERDTClassifier
-from xdt.learn.criteria import wpm
-from xdt.learn.growth import Compiled
-from xdt.learn.serdt import BALANCE_SLACK, three_way_split
-from xdt.learn.splitter import TIE, Node, Plan
+from xdt.learn._criteria import wpm
+from xdt.learn._growth import Compiled
+from xdt.learn._serdt import BALANCE_SLACK, three_way_split
+from xdt.learn._splitter import TIE, Node, Plan
 
 from .grow import SplitRule, grow, merge_leaves, to_ir
 from .splitter import Block, Splitter

@@ -1,5 +1,5 @@
 """The vectorised numpy splitter: every candidate test of every feature of a node, scored at
-once -- the reference the compiled growth kernel (:mod:`xdt.learn.kernels`) is compared with.
+once -- the reference the compiled growth kernel (:mod:`xdt.learn._kernels`) is compared with.
 
 For a node holding ``m`` training rows, the splitter keeps, per ordinal feature, the node's
 rows sorted by that feature (sorted once at the root, then partitioned stably at each split,
@@ -21,8 +21,8 @@ deterministic.
 
 The learners grow their trees with the compiled kernel, which makes the same choices node by
 node; :mod:`reference.learners` grows them with this splitter instead, and the tests compare
-the two. :class:`Splitter` is a :class:`xdt.learn.splitter.TrainingRows`, so SER-DT's
-three-way split (:func:`xdt.learn.serdt.three_way_split`) reads it as it reads the kernel's
+the two. :class:`Splitter` is a :class:`xdt.learn._splitter.TrainingRows`, so SER-DT's
+three-way split (:func:`xdt.learn._serdt.three_way_split`) reads it as it reads the kernel's
 nodes.
 """
 
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xdt.learn.criteria import pair_count
-from xdt.learn.data import TrainingData
-from xdt.learn.splitter import TIE, Node, Split, TrainingRows, midpoint
+from xdt.learn._criteria import pair_count
+from xdt.learn._data import TrainingData
+from xdt.learn._splitter import TIE, Node, Split, TrainingRows, midpoint
 
 from .criteria import CRITERION, MASS
 
@@ -102,7 +102,7 @@ class Splitter(TrainingRows):
     Parameters
     ----------
     data : TrainingData
-        The columns (:func:`xdt.learn.data.read_training_data`).
+        The columns (:func:`xdt.learn._data.read_training_data`).
     y : numpy.ndarray of shape (n,), int64
         Class number of each row, in ``0 .. n_classes-1``.
     weight : numpy.ndarray of shape (n,), float64

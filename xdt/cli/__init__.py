@@ -1,7 +1,7 @@
 """The ``xdt`` command line, one module per subcommand.
 
-The group is :mod:`xdt.cli.app`, the helpers the commands share are in :mod:`xdt.cli.common`,
-and the demo's job is :mod:`xdt.cli.demo_job`.
+The group is :mod:`xdt.cli._app`, the helpers the commands share are in :mod:`xdt.cli._common`,
+and the demo's job is :mod:`xdt.cli._demo_job`.
 
 ::
 
@@ -19,21 +19,21 @@ and the demo's job is :mod:`xdt.cli.demo_job`.
 Errors of the user's making (a missing file, an unknown feature, a NaN, a malformed model)
 end with the message of the :mod:`xdt.errors` exception and a non-zero exit code, never a
 traceback: every command catches :class:`~xdt.errors.XdtError` at its boundary
-(:func:`xdt.cli.common.cli_errors`). The command modules import numpy, pandas, the engines
+(:func:`xdt.cli._common.cli_errors`). The command modules import numpy, pandas, the engines
 and the learners inside the commands, so that ``xdt --help`` starts without them.
 """
 
 from xdt.cli import (  # noqa: F401  (importing a command module registers its command)
-    cluster,
-    crosscheck,
-    demo,
-    encode,
-    explain,
-    fit,
-    import_model,
-    redundancy,
-    report,
+    _cluster,
+    _crosscheck,
+    _demo,
+    _encode,
+    _explain,
+    _fit,
+    _import_model,
+    _redundancy,
+    _report,
 )
-from xdt.cli.app import main
+from xdt.cli._app import main
 
 __all__ = ["main"]

@@ -15,10 +15,10 @@ the nested k-DNF learner keeps an :class:`xdt.ir.NestedKDNF` over the original f
 (``est.model_``). Missing values are rejected: impute or drop them before fitting.
 """
 
-from xdt.learn.binarize import Binarizer, BooleanColumn
-from xdt.learn.cart import CARTClassifier
-from xdt.learn.nested import NestedKDNFClassifier
-from xdt.learn.serdt import SERDTClassifier
+from xdt.learn._binarize import Binarizer, BooleanColumn
+from xdt.learn._cart import CARTClassifier
+from xdt.learn._nested import NestedKDNFClassifier
+from xdt.learn._serdt import SERDTClassifier
 
 __all__ = ["Binarizer", "BooleanColumn", "CARTClassifier", "NestedKDNFClassifier",
            "SERDTClassifier"]

@@ -1,25 +1,25 @@
 """Metrics of interpretability: depth, explanation size, path redundancy, certificate complexity.
 
-* :mod:`xdt.metrics.size` — depth and explanation size, worst case and weighted average
+* :mod:`xdt.metrics._size` — depth and explanation size, worst case and weighted average
   (Souza, Cicalese, Laber & Molinaro, "Decision Trees with Short Explainable Rules",
   NeurIPS 2022, Section 3): :func:`tree_sizes`, :func:`depth_wc`, :func:`depth_avg`,
   :func:`expl_wc`, :func:`expl_avg` and the per-leaf :func:`leaf_depths`,
   :func:`leaf_explanation_sizes`, :func:`leaf_weights`.
-* :mod:`xdt.metrics.redundancy` — explanation-redundancy of a tree's paths (Table 1 of
+* :mod:`xdt.metrics._redundancy` — explanation-redundancy of a tree's paths (Table 1 of
   Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees"):
   :func:`redundancy_report`, :func:`covered_share`.
-* :mod:`xdt.metrics.rule_redundancy` — explanation-redundancy of the firing rules of a decision
+* :mod:`xdt.metrics._rule_redundancy` — explanation-redundancy of the firing rules of a decision
   list (or DNF) row by row, as measured by xdl-tool (Ignatiev & Marques-Silva, "SAT-Based
   Rigorous Explanations for Decision Lists", SAT 2021): redundant literals, rules that are no
   AXp, and the "why not earlier" features: :func:`rule_redundancy_report`.
-* :mod:`xdt.metrics.interpretability` — k-AXp-interpretability (Cooper, Bousdira &
+* :mod:`xdt.metrics._interpretability` — k-AXp-interpretability (Cooper, Bousdira &
   Carbonnel, "Interpretable DNFs", IJCAI 2025): the exact :func:`certificate_complexity` and
   :func:`is_k_axp_interpretable` of any model, and for DNFs the induced-matching criterion
   of their Lemma 2: :func:`literal_term_graph`, :func:`max_induced_matching`,
   :func:`mim_criterion`.
 """
 
-from xdt.metrics.interpretability import (
+from xdt.metrics._interpretability import (
     certificate_complexity,
     is_induced_matching,
     is_k_axp_interpretable,
@@ -28,14 +28,14 @@ from xdt.metrics.interpretability import (
     mim_criterion,
     term_literals,
 )
-from xdt.metrics.redundancy import RedundancyReport, covered_share, redundancy_report
-from xdt.metrics.rule_redundancy import (
+from xdt.metrics._redundancy import RedundancyReport, covered_share, redundancy_report
+from xdt.metrics._rule_redundancy import (
     RowRuleRedundancy,
     RuleRedundancy,
     RuleRedundancyReport,
     rule_redundancy_report,
 )
-from xdt.metrics.size import (
+from xdt.metrics._size import (
     TreeSizes,
     depth_avg,
     depth_wc,

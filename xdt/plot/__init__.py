@@ -7,9 +7,9 @@ matplotlib (``pip install "xdt[plot]"``) is needed by the ``plot_*`` functions o
 it they raise :class:`PlotDependencyError`. :func:`to_dot` needs none.
 """
 
-from xdt.plot.backend import PlotDependencyError
-from xdt.plot.charts import plot_feature_importance, plot_redundancy, plot_tradeoff
-from xdt.plot.tree_plot import plot_tree, to_dot
+from xdt.plot._backend import PlotDependencyError
+from xdt.plot._charts import plot_feature_importance, plot_redundancy, plot_tradeoff
+from xdt.plot._tree_plot import plot_tree, to_dot
 
 __all__ = ["PlotDependencyError", "plot_feature_importance", "plot_redundancy",
            "plot_tradeoff", "plot_tree", "to_dot"]

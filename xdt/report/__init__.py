@@ -1,26 +1,22 @@
 """The HTML audit report of a model's explanations, the tree as SVG, its Jupyter view.
 
-The view is attached to the IR's DecisionTree from here (:mod:`xdt.report.jupyter`)."""
+The view is attached to the IR's DecisionTree from here (:mod:`xdt.report._jupyter`)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xdt._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from xdt.report.html import build_report, write_report
+    from xdt.report._html import build_report, write_report
+    from xdt.report._svg import tree_svg
 
-__all__ = ["build_report", "write_report"]
+#: Public name -> its module, imported on first use, so that xdt.report._svg and
+#: xdt.report._jupyter (the tree's Jupyter view, loaded with xdt.ir._tree) load no engine.
+_WHERE = {"build_report": "xdt.report._html", "tree_svg": "xdt.report._svg",
+          "write_report": "xdt.report._html"}
 
-# imported on first use, so that xdt.report.svg and xdt.report.jupyter (the tree's Jupyter
-# view, loaded with xdt.ir.tree) load no engine
+__all__ = ["build_report", "tree_svg", "write_report"]
 
-
-def __getattr__(name: str) -> Any:
-    """:func:`build_report` and :func:`write_report`, from :mod:`xdt.report.html` on first
-    use."""
-    if name in __all__:
-        value = getattr(importlib.import_module("xdt.report.html"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'xdt.report' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -35,9 +35,9 @@ Dask is optional: ``pip install "xdt[dask]"``. Without it :func:`explain_dask` r
 :class:`DaskNotInstalledError`; Parquet output needs pyarrow (which ``xdt[dask]`` brings).
 """
 
-from xdt.run.chunked import explain_table
-from xdt.run.distributed import explain_dask, local_cluster, read_dask, read_outputs
-from xdt.run.records import (
+from xdt.run._chunked import explain_table
+from xdt.run._distributed import explain_dask, local_cluster, read_dask, read_outputs
+from xdt.run._records import (
     DEFAULT_CHUNK_ROWS,
     BatchInterrupted,
     BatchSummary,

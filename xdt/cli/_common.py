@@ -1,0 +1,552 @@
+"""What the commands share: error handling at the boundary, reading CSV files and instances,
+row ranges, option types, wrapping rules to the terminal."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import sys
+import textwrap
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from xdt.errors import (
+    ComputationLimitError,
+    DataError,
+    InstanceError,
+    MissingFileError,
+    NoExplanationError,
+    XdtError,
+)
+
+# numpy, pandas, the engines and the learners are imported inside the command, so that
+# `xdt --help` (and every command's --help) starts without them
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xdt.explain import Explainer
+    from xdt.explain._models import Model
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+#: Rows above which ``xdt explain`` shows a progress bar (unless ``--quiet``).
+PROGRESS_MIN_ROWS = 20
+
+
+# ---------------------------------------------------------------------- shared helpers
+def cli_errors(fn: F) -> F:
+    """Turn xdt's errors, and missing files, into click errors (message, exit code 1)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except (XdtError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
+            raise click.ClickException(error_message(e)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def error_message(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+        return f"{e.strerror}: {e.filename}"
+    return str(e)
+
+
+def read_csv(path: str | Path, dtype: dict | None = None) -> pd.DataFrame:
+    """Read a CSV file (``.gz`` and other compressions by extension) into a DataFrame.
+
+    Only empty cells are missing values; text such as ``NA`` or ``None`` is kept as a value.
+
+    A line with fewer fields than the header is read with its last cells empty (missing
+    values, which the commands report by row).
+
+    Raises
+    ------
+    MissingFileError
+        (a ``FileNotFoundError``) No file at ``path``.
+    FieldCountError
+        A line has more fields than the header (:mod:`xdt.interop._csvfile`; the message
+        names the line, 1-based with the header as line 1).
+    DataError
+        The path is empty or a folder; the file is empty, not parseable as CSV, not text,
+        has no rows, or is a damaged compressed file (``.gz`` that ends early or is not
+        gzip).
+    """
+    import pandas as pd
+
+    from xdt.interop import _csvfile as csvfile
+
+    if not str(path):
+        raise DataError("no data file named (an empty path); give the CSV file's path")
+    path = Path(path)
+    if not path.exists():
+        raise MissingFileError(f"no data file at {str(path)!r}", path=str(path))
+    if path.is_dir():
+        raise DataError(f"{path} is a folder, not a data file; give a CSV file's path")
+    try:
+        csvfile.check_first_line(path)  # pandas would read its extra field as a row label
+        # only empty cells are missing: text such as "None" or "NA" is a category's name
+        # (e.g. Capital Gain = None in the discretised Adult data); low_memory=False reads
+        # each column in one piece, so a column with text among numbers gets one type
+        # (the rows' own checks then name the bad value) and pandas warns of nothing
+        frame = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""],
+                            low_memory=False)
+    except XdtError:  # FieldCountError from the first line's check
+        raise
+    except (EOFError, OSError) as e:  # a damaged .gz/.bz2/.xz/.zip file (not a missing one)
+        raise DataError(f"{path}: cannot read it ({e or type(e).__name__}); the file is "
+                        "damaged or not in the compression its name says") from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty; a CSV file with a header row is "
+                        "expected") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+        if isinstance(e, pd.errors.ParserError):
+            csvfile.find_long_line(path)  # pandas counts records, not lines
+        raise DataError(f"{path}: cannot read it as CSV ({e})") from None
+    if len(frame) == 0:
+        raise DataError(f"{path}: the file has a header but no rows")
+    return frame
+
+
+def pack_tokens(tokens: Sequence[str], width: int, max_lines: int | None = None,
+                indent: int = 0) -> list[str]:
+    """Pack ``tokens`` (joined by spaces) into lines of at most ``width`` characters.
+
+    A token longer than a line is broken at spaces. With ``max_lines``, what does not fit
+    is dropped and the last kept line ends with ``... (+k more)`` (``k`` tokens not shown
+    at all). Lines after the first are meant to be shown ``indent`` characters further
+    right, so they get ``width - indent`` characters.
+
+    >>> pack_tokens(["{alpha}", "{beta, gamma}", "{delta}", "{epsilon}"], 24, max_lines=1)
+    ['{alpha} ... (+3 more)']
+    """
+    width = max(width, 20)
+    pieces = [(piece, k) for k, tok in enumerate(tokens)
+              for piece in textwrap.wrap(tok, width - indent, break_on_hyphens=False) or [""]]
+    lines: list[list[tuple[str, int]]] = [[]]
+
+    def length(line: list[tuple[str, int]]) -> int:
+        return sum(len(p) for p, _ in line) + max(len(line) - 1, 0)
+
+    for piece, k in pieces:
+        room = width - (indent if len(lines) > 1 else 0)
+        if lines[-1] and length(lines[-1]) + 1 + len(piece) > room:
+            lines.append([])
+        lines[-1].append((piece, k))
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[:max_lines]
+        last = lines[-1]
+        room = width - (indent if max_lines > 1 else 0)
+        while True:
+            kept = sum(len(line) for line in lines)
+            cut = {k for _, k in pieces[kept:]}  # tokens with a piece not shown
+            more = len(cut)
+            tail = f"... (+{more} more)"
+            if not last or length(last) + 1 + len(tail) <= room:
+                break
+            last.pop()
+        last.append((tail, -1))
+    return [" ".join(p for p, _ in line) for line in lines]
+
+
+def wrap_rule(rule: str, width: int, max_lines: int | None = None, indent: int = 0
+              ) -> list[str]:
+    """Lines of at most ``width`` characters, breaking a rule after ``AND`` where possible
+    (see :func:`pack_tokens` for ``max_lines`` and ``indent``).
+
+    >>> wrap_rule("IF a = 1 AND b = 2 AND c = 3 THEN yes", 24)
+    ['IF a = 1 AND b = 2 AND', 'c = 3 THEN yes']
+    """
+    parts = rule.split(" AND ")
+    tokens = [p + (" AND" if i < len(parts) - 1 else "") for i, p in enumerate(parts)]
+    return pack_tokens(tokens, width, max_lines, indent)
+
+
+def terminal_width(limit: int = 100) -> int:
+    """The terminal's width, at most ``limit`` and at least 60 columns."""
+    return max(60, min(limit, shutil.get_terminal_size((limit, 24)).columns))
+
+
+def describe_features(model: Model) -> str:
+    """``21 features (13 categorical, 7 ordinal, 1 binary)``."""
+    kinds = Counter(f.kind for f in model.features)
+    detail = ", ".join(f"{kinds[k]} {k}" for k in ("categorical", "ordinal", "binary") if kinds[k])
+    return f"{len(model.features)} features ({detail})"
+
+
+def outcome(model: Model, label: object) -> str:
+    return f"{model.target} = {label}" if model.target else str(label)
+
+
+# ---------------------------------------------------------------------- xdt fit
+def split_names(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str]:
+    if not value:
+        return []
+    names = [n.strip() for n in value.split(",")]
+    if any(not n for n in names):
+        raise click.BadParameter(f"empty column name in {value!r}; write COL1,COL2")
+    return names
+
+
+class SecondsType(click.ParamType):
+    """A time limit: a positive, finite number of seconds (``nan`` and ``inf`` refused)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a time limit; give a positive number of seconds "
+                      "(leave the option out for no limit)", param, ctx)
+        return seconds
+
+
+# ---------------------------------------------------------------------- xdt explain
+def parse_rows(spec: str, n: int) -> range:
+    """Row positions selected by a python-like slice ``A:B`` (either side optional, negative
+    counts from the end) or a single position ``A``, among ``n`` rows.
+
+    Raises
+    ------
+    click.BadParameter
+        A malformed slice, or a single position out of range.
+    """
+    text = spec.strip()
+    if text.count(":") > 1:
+        raise _not_a_slice(spec)
+    try:
+        if ":" in text:
+            a, _, b = text.partition(":")
+            start = int(a) if a.strip() else None
+            stop = int(b) if b.strip() else None
+            selected = range(n)[slice(start, stop)]
+            if len(selected) == 0:
+                raise click.BadParameter(f"{spec!r} selects no rows; the data has {n} rows",
+                                         param_hint="'--rows'")
+            return selected
+        i = int(text)
+    except ValueError:  # int() of text that is not a number
+        raise _not_a_slice(spec) from None
+    if not -n <= i < n:
+        raise click.BadParameter(f"row {i} is out of range; the data has {n} rows",
+                                 param_hint="'--rows'")
+    return range(n)[i:i + 1] if i >= 0 else range(n)[i:(i + 1) or None]
+
+
+def _not_a_slice(spec: str) -> click.BadParameter:
+    return click.BadParameter(f"{spec!r} is not a row slice; write A:B, A:, :B or A (0-based "
+                              "row positions, B excluded)", param_hint="'--rows'")
+
+
+def parse_instance(text: str, option: str = "--instance",
+                   example: str = '{"age": 31, "purpose": "car"}',
+                   what: str = "feature name to value") -> dict:
+    """The instance of ``--instance`` (or the object of another ``option``): a JSON object,
+    or ``@path`` to a file holding one."""
+    source = option
+    hint = f"'{option}'"
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise click.BadParameter(f"no file at {str(path)!r}", param_hint=hint)
+        source = str(path)
+        text = path.read_text(encoding="utf-8")
+    from xdt.ir._json_io import RepeatedKey, unique_keys
+
+    try:
+        value = json.loads(text, object_pairs_hook=unique_keys)
+    except json.JSONDecodeError as e:
+        raise click.BadParameter(
+            f"{source} is not valid JSON ({e}); write an object such as '{example}'",
+            param_hint=hint) from None
+    except RepeatedKey as e:
+        raise click.BadParameter(
+            f"{source} names {e.key!r} twice; give each feature one value",
+            param_hint=hint) from None
+    if not isinstance(value, dict):
+        raise click.BadParameter(
+            f"{source} must be a JSON object mapping {what}, got "
+            f"{type(value).__name__}", param_hint=hint)
+    return value
+
+
+def csv_dtypes(model: Model) -> dict:
+    """Read categorical features whose domain is all strings as strings (so ``"01"`` stays
+    ``"01"``)."""
+    return {f.name: str for f in model.features
+            if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
+
+
+def read_labelled_csv(model: Model, data: str, target: str | None
+                      ) -> tuple[pd.DataFrame, str | None]:
+    """Read the rows of ``data`` for ``model``, and find their column of true labels.
+
+    Parameters
+    ----------
+    model : Model
+    data : str
+        The CSV file.
+    target : str or None
+        The ``--target`` option: the column of labels. Without it, the model's own target
+        column is the labels' when the file has it.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Every column, the features read as :func:`csv_dtypes` says and the labels as text
+        when the model's classes are text.
+    label : str or None
+        The labels' column, or None when there is none.
+
+    Raises
+    ------
+    click.UsageError
+        ``target`` is not a column of ``data``.
+
+    Notes
+    -----
+    When no label of the column is a class of the model (another column named as the
+    target, labels coded otherwise), a warning on stderr says so: every row would count as
+    wrongly predicted.
+    """
+    label = target if target is not None else getattr(model, "target", None)
+    dtype = csv_dtypes(model)
+    if label is not None and all(isinstance(c, str) for c in model.classes) \
+            and label not in model.features.names:  # a feature is read as the model reads it
+        dtype[label] = str
+    frame = read_csv(data, dtype=dtype)
+    if target is not None and target not in frame.columns:
+        raise click.UsageError(
+            f"target column {target!r} is not in {data}; its columns are: "
+            f"{', '.join(map(str, frame.columns))}")
+    if label is None or label not in frame.columns:
+        return frame, None
+    labels = set(frame[label].dropna().tolist())
+    if labels and not (set(model.classes) & labels
+                       or {str(c) for c in model.classes} & {str(v) for v in labels}):
+        click.echo(f"warning: no label of column {label!r} is a class of the model "
+                   f"({', '.join(map(str, model.classes))}), so every row counts as "
+                   "wrongly predicted; is it the target column?", err=True)
+    return frame, label
+
+
+class ExplainInterrupted(KeyboardInterrupt):
+    """:func:`explain_one` was interrupted (Ctrl-C); ``record`` holds what was done: the
+    keys computed so far, an interrupted enumeration with the explanations it had found
+    (``axps_complete``/``cxps_complete`` False, ``..._stopped_by`` ``"interrupted"``), and
+    ``"interrupted": True``."""
+
+    def __init__(self, record: dict):
+        self.record = record
+        super().__init__("interrupted")
+
+
+def explain_one(explainer: Explainer, x: object, *, all_axps: bool = False,
+                all_cxps: bool = False, path_restricted: bool = False, inflate: bool = False,
+                verify: bool = False, max_count: int | None = None,
+                time_limit: float | None = None,
+                on_found: Callable[[str, int], None] | None = None,
+                certificates: bool = True, exclude: Sequence[str] | None = None,
+                immutable: Sequence[str] | None = None,
+                weights: dict | None = None) -> dict:
+    """The explanations of one instance, as a JSON-ready dict.
+
+    Parameters
+    ----------
+    max_count : int, optional
+        Most explanations listed by each enumeration.
+    time_limit : float, optional
+        Seconds allowed to the whole instance: one :class:`~xdt.explain.queries.Deadline`,
+        started first, is shared by the enumerations, the re-checking of their
+        certificates and the making of their records, each as it is found (the single AXp
+        and CXp, polynomial, are always made and checked).
+    on_found : callable, optional
+        ``on_found(kind, count)`` as each enumeration finds an explanation (``kind``
+        ``"AXp"`` or ``"CXp"``, ``count`` found so far), e.g. for a progress counter.
+    certificates : bool
+        Give each explanation's certificate in the record (``False``: ``None``, for output
+        that does not show them).
+    exclude, immutable : sequence of str, optional
+        Features the AXps may not use, and features the CXps may not change
+        (:mod:`xdt.explain.queries._preferences`).
+    weights : dict, optional
+        Feature name -> cost: the one AXp and CXp are then cheapest ones
+        (``smallest_axp`` / ``smallest_cxp``, with their optimality certificates), and the
+        enumerations list them cheapest first.
+
+    Returns
+    -------
+    dict
+        ``prediction``; for a tree ``path`` (features tested, root first, one entry per
+        test), ``path_length`` (tests on the path) and ``path_redundant``; for a DNF
+        ``true_terms`` (the numbers of the terms that hold, each with its ``rule``); for a
+        decision list ``firing_rule`` (``rule``: the number of the rule that fires, or
+        ``None`` for the default; ``text``: the rule);
+        ``path_restricted``,
+        ``axp`` (one AXp, :meth:`Explanation.to_dict`), ``axps`` (all AXps, only with
+        ``all_axps``) and ``cxps`` (one CXp, or all of them with ``all_cxps``; empty when no
+        change of features changes the prediction); with the enumerations
+        ``axps_complete`` / ``cxps_complete`` (False when ``max_count``, ``time_limit`` or
+        an interruption cut them short) and ``axps_stopped_by`` / ``cxps_stopped_by``
+        (``None``, ``"max_count"``: more exist, ``"time_limit"`` or ``"interrupted"``).
+        With ``verify`` every explanation's certificate is re-checked against the model's
+        ``predict`` first, and each explanation's ``verified`` says whether it was: only
+        those of an enumeration whose time limit passed before their check are not. With
+        ``inflate`` the AXp is widened to maximal cell sets. When no AXp avoids the
+        ``exclude`` features, ``axp`` is ``None`` and ``no_axp`` says why (with its
+        ``counterexample``).
+
+    Raises
+    ------
+    ExplainInterrupted
+        On Ctrl-C, with the partial record.
+    """
+    import numpy as np
+
+    from xdt.explain._explainer import EnumerationInterrupted
+    from xdt.explain._explanation import Explanation
+    from xdt.explain.queries._duality import Deadline
+    from xdt.ir._instances import encode_instance
+    from xdt.ir._protocol import PATHS, RULES, TREES, offers
+    from xdt.ir._values import to_python
+
+    model = explainer.model
+    deadline = None if time_limit is None else Deadline(time_limit)
+    out: dict = {}
+    complete: dict = {}
+    running = None  # the enumeration under way, for a partial record
+    single_cxp: list | None = None  # the one CXp's record, without all_cxps
+
+    built: dict = {}  # (kind, features) -> record of an enumerated explanation
+
+    def counted(kind: str) -> Callable[[int, Explanation], None]:
+        def found(count: int, explanation: Explanation) -> None:
+            # its record is made as it is found, so that the time limit covers it too
+            built[kind, explanation.features] = explanation.to_dict(certificates)
+            if on_found is not None:
+                on_found(kind, count)
+        return found
+
+    def record(e: Explanation) -> dict:
+        d = built.pop((e.kind, e.features), None) or e.to_dict(certificates)
+        d["verified"] = e.verified  # re-checked after it was found, or not
+        return d
+
+    def enumeration(key: str, found: Sequence, done: bool, stopped: str | None) -> None:
+        out[key] = [record(e) for e in found]
+        complete[f"{key}_complete"] = done
+        complete[f"{key}_stopped_by"] = stopped
+
+    try:
+        _, cells = encode_instance(model.features, model.cells, x)
+        out["prediction"] = to_python(explainer.predict(x))
+        if offers(model, PATHS):
+            path = model.paths[int(model.leaf_paths(np.asarray([cells]))[0])]
+            names = model.features.names
+            out.update({"path": [names[lit.feature] for lit in path.term.literals],
+                        "path_length": len(path),
+                        "path_redundant": explainer.path_is_redundant(x)})
+        elif offers(model, TREES):  # the scores the class is decided on
+            scores = model.scores_of_leaves(model.leaves(np.asarray([cells])))[0]
+            out["scores"] = [float(v) for v in scores]
+        elif offers(model, RULES):
+            first = int(model.firing_cells(np.asarray([cells]))[0])
+            out["firing_rule"] = (
+                {"rule": None, "text": model.lines()[-1]} if first < 0 else
+                {"rule": first, "text": model.rules()[first].text(model.target)})
+        else:
+            true = np.flatnonzero(model.satisfied_terms(np.asarray([cells]))[0])
+            rules = model.rules()
+            out["true_terms"] = [{"term": int(p), "rule": str(rules[p])} for p in true]
+        out["path_restricted"] = path_restricted
+        if exclude:
+            out["exclude"] = list(exclude)
+        if immutable:
+            out["immutable"] = list(immutable)
+        if weights is not None:
+            out["weights"] = {k: to_python(v) for k, v in weights.items()}
+        try:
+            one_axp = (explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
+                                     verify=verify, exclude=exclude) if weights is None else
+                       explainer.smallest_axp(x, path_restricted=path_restricted,
+                                              inflate=inflate, verify=verify,
+                                              exclude=exclude, weights=weights,
+                                              time_limit=deadline))
+            out["axp"] = one_axp.to_dict(certificates)
+        except NoExplanationError as e:
+            out["axp"] = None
+            out["no_axp"] = {"reason": str(e), "counterexample": {
+                k: to_python(v) for k, v in (e.counterexample or {}).items()},
+                "counterexample_class": to_python(e.counterexample_class)}
+        except ComputationLimitError as e:  # the cheapest AXp's search, not polynomial
+            out["axp"] = None
+            out["no_axp"] = {"reason": str(e), "stopped_by": "time_limit"}
+        if not all_cxps:  # before the enumerations, which take what time is left
+            try:
+                one = (explainer.cxp(x, path_restricted=path_restricted, verify=verify,
+                                     immutable=immutable) if weights is None else
+                       explainer.smallest_cxp(x, path_restricted=path_restricted,
+                                              verify=verify, immutable=immutable,
+                                              weights=weights, time_limit=deadline))
+                single_cxp = [] if one is None else [one.to_dict(certificates)]
+            except ComputationLimitError as e:
+                single_cxp = []
+                complete["cxps_complete"] = False
+                complete["cxps_stopped_by"] = "time_limit"
+                out["cxp_stopped"] = str(e)
+        limits = {"path_restricted": path_restricted, "verify": verify,
+                  "max_count": max_count, "time_limit": deadline, "weights": weights}
+        if all_axps:
+            running = "axps"
+            axps = explainer.all_axps(x, on_found=counted("AXp"), exclude=exclude, **limits)
+            enumeration("axps", axps, axps.complete, axps.stopped_by)
+        if all_cxps:
+            running = "cxps"
+            cxps = explainer.all_cxps(x, on_found=counted("CXp"), immutable=immutable,
+                                      **limits)
+            enumeration("cxps", cxps, cxps.complete, cxps.stopped_by)
+        else:
+            out["cxps"] = single_cxp
+    except KeyboardInterrupt as e:
+        if isinstance(e, EnumerationInterrupted):
+            assert running is not None
+            enumeration(running, e.found, False, "interrupted")
+        if single_cxp is not None:
+            out["cxps"] = single_cxp
+        raise ExplainInterrupted({**out, **complete, "interrupted": True}) from None
+    out.update(complete)  # False when --max-count / --time-limit cut an enumeration
+    return out
+
+
+def validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) -> None:
+    """Check every selected row once, before any output; name the first bad row."""
+    try:
+        model.encode(frame.iloc[list(positions)])
+    except InstanceError:
+        for pos in positions:
+            try:  # the same vectorised reading as above, one row at a time
+                model.encode(frame.iloc[[pos]])
+            except XdtError as e:
+                raise DataError(f"row {pos}: {e}") from None
+        raise
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (where a live counter makes sense)."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())

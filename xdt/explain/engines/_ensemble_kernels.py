@@ -1,0 +1,334 @@
+"""Compiled kernels of the box engine for tree ensembles (:mod:`xdt.explain.engines._ensemble_box`).
+
+A *box* is a set of points given per feature: an interval of cells ``lo[f]..hi[f]`` for an
+ordinal feature, a set of allowed cells (a row of ``cat``) for a categorical or binary one.
+Fixing a feature to the instance's cell makes its side of the box a single cell; a free
+feature's side is all its cells.
+
+:func:`search` decides whether some point of a box has another class than ``c``, exactly as
+:meth:`xdt.ir._ensemble.TreeEnsemble.predict_cells` decides, by branch and bound over boxes:
+
+* **Bound.** Each tree is walked over the nodes the box reaches (both children of a split
+  the box straddles); over the leaves reached, per score, the largest and the smallest
+  value. For a class ``k`` against ``c``: put every tree at its largest value on ``k`` and
+  its smallest on ``c``, sum in tree order and in the ensemble's precision from the start
+  scores, divide as the ensemble does, and compare as ``numpy.argmax`` does (``k`` beats
+  ``c`` when ``S_k > S_c``, or ``S_k == S_c`` and ``k < c``; a binary margin compares its one
+  score with the threshold). Floating-point addition, division by a positive number and
+  comparison are monotone in each summand, so when even this does not let ``k`` beat ``c``,
+  no point of the box has class ``k`` — exactly, in the library's arithmetic, not up to a
+  rounding error. When no ``k`` can, the box is done.
+* **Exact leaves.** When every tree reaches one leaf only, its largest and smallest values are
+  the values of every point of the box: a ``k`` that can beat ``c`` does, at any point of the
+  box (a counterexample).
+* **Branch.** Otherwise the box is split on the feature that the most straddled splits test
+  (an ordinal interval at the mean of those splits' cuts, a categorical set in two halves),
+  and both halves are searched, depth first.
+
+The same bound-and-branch scheme over boxes is used to verify tree ensembles by Chen, Zhang,
+Si, Li, Boning & Hsieh, "Robustness Verification of Tree-based Models" (NeurIPS 2019) and
+Devos, Meert & Davis, "Versatile Verification of Tree Ensembles" (ICML 2021); here its bound
+is computed in the library's floating point so that its answers are exact.
+
+Arrays (prepared once per model by :func:`xdt.explain.engines._ensemble_box.prepare`): every tree's
+nodes numbered together; ``feature[n]`` (-1 at a leaf), ``cut[n]`` (a threshold node: the
+last of the ensemble's cells that goes left; -1 for a categorical node), ``offset[n]`` into
+``child`` (two children for a threshold node, one per cell for a categorical one),
+``leaf[n]`` (the row of ``values`` of a leaf, -1 elsewhere), ``roots[t]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xdt._numba import njit
+
+ENTAILED = 0
+""":func:`search` status: no point of the box has another class."""
+COUNTEREXAMPLE = 1
+"""A point of another class was found (its cells are returned)."""
+GAVE_UP = 2
+"""The search met its limit on the number of boxes before deciding."""
+
+
+@njit(cache=True)
+def _bound(feature, cut, offset, child, leaf, roots, values, lo, hi, cat, cat_offset,
+           tmax, tmin, nreach, split_count, split_sum, stack):
+    """Per tree, the largest and smallest value per score over the leaves the box reaches
+    (``tmax``, ``tmin``, shape (T, S)) and how many leaves (``nreach``); per feature, how many
+    reached splits the box straddles and the sum of their cuts (``split_count``,
+    ``split_sum``)."""
+    n_scores = values.shape[1]
+    split_count[:] = 0
+    split_sum[:] = 0
+    for t in range(len(roots)):
+        for s in range(n_scores):
+            tmax[t, s] = -np.inf
+            tmin[t, s] = np.inf
+        nreach[t] = 0
+        top = 0
+        stack[0] = roots[t]
+        top = 1
+        while top > 0:
+            top -= 1
+            n = stack[top]
+            f = feature[n]
+            if f < 0:
+                row = leaf[n]
+                nreach[t] += 1
+                for s in range(n_scores):
+                    v = values[row, s]
+                    if v > tmax[t, s]:
+                        tmax[t, s] = v
+                    if v < tmin[t, s]:
+                        tmin[t, s] = v
+                continue
+            j = cut[n]
+            base = offset[n]
+            if j >= 0:
+                go_left = lo[f] <= j
+                go_right = hi[f] > j
+                if go_left and go_right:
+                    split_count[f] += 1
+                    split_sum[f] += j
+                if go_right:
+                    stack[top] = child[base + 1]
+                    top += 1
+                if go_left:
+                    stack[top] = child[base]
+                    top += 1
+            else:
+                first = -1
+                many = False
+                start = cat_offset[f]
+                for cell in range(hi[f] + 1):
+                    if cat[start + cell]:
+                        ch = child[base + cell]
+                        if first < 0:
+                            first = ch
+                        elif ch != first:
+                            many = True
+                if many:
+                    split_count[f] += 1
+                    # each distinct child once (children of a node are few)
+                    for cell in range(hi[f] + 1):
+                        if cat[start + cell]:
+                            ch = child[base + cell]
+                            seen = False
+                            for q in range(cell):
+                                if cat[start + q] and child[base + q] == ch:
+                                    seen = True
+                                    break
+                            if not seen:
+                                stack[top] = ch
+                                top += 1
+                elif first >= 0:
+                    stack[top] = first
+                    top += 1
+
+
+@njit(cache=True)
+def _total(start, per_tree, s, divisor):
+    """``start[s]`` plus ``per_tree[t, s]`` for t in order, in their precision, divided."""
+    acc = start[s]
+    for t in range(per_tree.shape[0]):
+        acc = acc + per_tree[t, s]
+    return acc / divisor
+
+
+@njit(cache=True)
+def _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
+    """Whether ``k`` can beat ``c`` by the bounds (see the module docstring)."""
+    if n_scores == 1:
+        if k == 1:
+            return _total(start, tmax, 0, divisor) > threshold
+        return _total(start, tmin, 0, divisor) <= threshold
+    a = _total(start, tmax, k, divisor)
+    b = _total(start, tmin, c, divisor)
+    return a > b or (a == b and k < c)
+
+
+@njit(cache=True)
+def search(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
+           n_classes, ordinal, n_cells, cat_offset, lo0, hi0, cat0, c, max_boxes, out,
+           capacity=16):
+    """Whether some point of the box ``(lo0, hi0, cat0)`` has another class than ``c``.
+
+    Returns the status (:data:`ENTAILED`, :data:`COUNTEREXAMPLE` with the point's cells
+    written to ``out``, or :data:`GAVE_UP` after ``max_boxes`` boxes) and the number of boxes
+    searched. ``hi0[f]`` of a categorical feature is its number of cells less one;
+    ``capacity`` is the initial room of the depth-first stack of boxes (doubled when full)."""
+    n_trees = len(roots)
+    n_feat = len(lo0)
+    n_scores = values.shape[1]
+    tmax = np.empty((n_trees, n_scores), dtype=values.dtype)
+    tmin = np.empty((n_trees, n_scores), dtype=values.dtype)
+    nreach = np.empty(n_trees, dtype=np.int64)
+    split_count = np.zeros(n_feat, dtype=np.int64)
+    split_sum = np.zeros(n_feat, dtype=np.int64)
+    node_stack = np.empty(len(feature) + 1, dtype=np.int64)
+    los = np.empty((capacity, n_feat), dtype=np.int64)
+    his = np.empty((capacity, n_feat), dtype=np.int64)
+    cats = np.empty((capacity, len(cat0)), dtype=np.bool_)
+    los[0] = lo0
+    his[0] = hi0
+    cats[0] = cat0
+    top = 1
+    boxes = 0
+    while top > 0:
+        if boxes >= max_boxes:
+            return GAVE_UP, boxes
+        boxes += 1
+        top -= 1
+        lo = los[top].copy()
+        hi = his[top].copy()
+        cat = cats[top].copy()
+        _bound(feature, cut, offset, child, leaf, roots, values, lo, hi, cat, cat_offset,
+               tmax, tmin, nreach, split_count, split_sum, node_stack)
+        possible = False
+        for k in range(n_classes):
+            if k != c and _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
+                possible = True
+                break
+        if not possible:
+            continue
+        exact = True
+        for t in range(n_trees):
+            if nreach[t] != 1:
+                exact = False
+                break
+        if exact:
+            for f in range(n_feat):
+                if ordinal[f]:
+                    out[f] = lo[f]
+                else:
+                    o = cat_offset[f]
+                    for cell in range(n_cells[f]):
+                        if cat[o + cell]:
+                            out[f] = cell
+                            break
+            return COUNTEREXAMPLE, boxes
+        best = -1
+        for f in range(n_feat):
+            if split_count[f] > 0 and (best < 0 or split_count[f] > split_count[best]):
+                best = f
+        f = best
+        if top + 2 > capacity:
+            capacity *= 2
+            grown_lo = np.empty((capacity, n_feat), dtype=np.int64)
+            grown_hi = np.empty((capacity, n_feat), dtype=np.int64)
+            grown_cat = np.empty((capacity, len(cat0)), dtype=np.bool_)
+            grown_lo[:top] = los[:top]
+            grown_hi[:top] = his[:top]
+            grown_cat[:top] = cats[:top]
+            los, his, cats = grown_lo, grown_hi, grown_cat
+        los[top] = lo
+        his[top] = hi
+        cats[top] = cat
+        los[top + 1] = lo
+        his[top + 1] = hi
+        cats[top + 1] = cat
+        if ordinal[f]:
+            m = (split_sum[f] + split_count[f] // 2) // split_count[f]
+            if m < lo[f]:
+                m = lo[f]
+            if m >= hi[f]:
+                m = hi[f] - 1
+            his[top, f] = m          # searched second: cells lo..m
+            los[top + 1, f] = m + 1  # searched first: cells m+1..hi
+        else:
+            o = cat_offset[f]
+            count = 0
+            for cell in range(n_cells[f]):
+                if cat[o + cell]:
+                    count += 1
+            half = count // 2
+            seen = 0
+            for cell in range(n_cells[f]):
+                if cat[o + cell]:
+                    if seen < half:
+                        cats[top + 1, o + cell] = False
+                    else:
+                        cats[top, o + cell] = False
+                    seen += 1
+        top += 2
+    return ENTAILED, boxes
+
+
+@njit(cache=True)
+def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
+             n_classes, ordinal, n_cells, cat_offset, cells, fixed, order, c, max_boxes,
+             capacity=16):
+    """One AXp by deletion, in one call: for each feature of ``order`` (all fixed features,
+    in the order to try them), free it and keep it free when the rest still entails ``c``.
+
+    ``fixed`` (bool, shape (F,)) is updated in place. Returns :data:`ENTAILED` when done, or
+    :data:`GAVE_UP` with the position in ``order`` of the query that met the limit (the
+    features before it are decided)."""
+    n_feat = len(cells)
+    lo = np.empty(n_feat, dtype=np.int64)
+    hi = np.empty(n_feat, dtype=np.int64)
+    total = 0
+    for f in range(n_feat):
+        if not ordinal[f]:
+            total += n_cells[f]
+    cat = np.zeros(total, dtype=np.bool_)
+    out = np.empty(n_feat, dtype=np.int64)
+    for pos in range(len(order)):
+        g = order[pos]
+        fixed[g] = False
+        for f in range(n_feat):
+            if ordinal[f]:
+                if fixed[f]:
+                    lo[f] = cells[f]
+                    hi[f] = cells[f]
+                else:
+                    lo[f] = 0
+                    hi[f] = n_cells[f] - 1
+            else:
+                lo[f] = 0
+                hi[f] = n_cells[f] - 1
+                o = cat_offset[f]
+                for cell in range(n_cells[f]):
+                    cat[o + cell] = (not fixed[f]) or cell == cells[f]
+        status, _ = search(feature, cut, offset, child, leaf, roots, values, start, divisor,
+                           threshold, n_classes, ordinal, n_cells, cat_offset, lo, hi, cat, c,
+                           max_boxes, out, capacity)
+        if status == GAVE_UP:
+            fixed[g] = True
+            return GAVE_UP, pos
+        if status == COUNTEREXAMPLE:
+            fixed[g] = True
+    return ENTAILED, len(order)
+
+
+@njit(cache=True)
+def classify(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
+             cells):
+    """The class index of one point given by its cells, as
+    :meth:`xdt.ir._ensemble.TreeEnsemble.predict_cells` computes it: each tree's leaf, the
+    values summed in tree order in their precision from ``start``, divided, then the first
+    largest score (a binary margin: ``score > threshold``)."""
+    n_scores = values.shape[1]
+    acc = start.copy()
+    for t in range(len(roots)):
+        n = roots[t]
+        while feature[n] >= 0:
+            j = cut[n]
+            c = cells[feature[n]]
+            if j >= 0:
+                n = child[offset[n] + (1 if c > j else 0)]
+            else:
+                n = child[offset[n] + c]
+        row = leaf[n]
+        for s in range(n_scores):
+            acc[s] = acc[s] + values[row, s]
+    for s in range(n_scores):
+        acc[s] = acc[s] / divisor
+    if n_scores == 1:
+        return 1 if acc[0] > threshold else 0
+    best = 0
+    for s in range(1, n_scores):
+        if acc[s] > acc[best]:
+            best = s
+    return best

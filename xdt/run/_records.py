@@ -1,0 +1,472 @@
+"""The records of a table run and their files: checking outputs before any work, atomic and
+appended writes, the side file of rows that cannot be read, and the rows of one chunk
+(shared by :mod:`xdt.run._chunked` and :mod:`xdt.run._distributed`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from xdt.errors import (
+    DataError,
+    EngineNotAvailableError,
+    InstanceError,
+    OutputError,
+    OutputExistsError,
+    ParameterError,
+)
+from xdt.explain._explainer import Explainer
+from xdt.explain._models import Model
+from xdt.explain.engines._vectorised import WHAT, batch_columns
+from xdt.ir._instances import as_frame
+from xdt.ir._values import to_python
+from xdt.run._outputs import output_error, path_problem
+
+#: Rows explained (and written) together by :func:`explain_table` by default.
+DEFAULT_CHUNK_ROWS = 5000
+#: Output formats.
+FORMATS = ("jsonl", "parquet")
+#: What to do with a row the model cannot read: stop the run, or skip it to the side file.
+ON_INVALID = ("raise", "skip")
+_INSTALL = 'pip install "xdt[dask]"'
+#: The files a folder output is made of (one per chunk or partition).
+_PART_FILE = re.compile(r"part-\d+\.(jsonl|parquet)")
+
+
+class DaskNotInstalledError(EngineNotAvailableError):
+    """Dask (``dask[dataframe]`` and ``distributed``) or pyarrow is needed and not
+    installed: ``pip install "xdt[dask]"``."""
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """A batch run was interrupted (Ctrl-C); what was written is complete.
+
+    Attributes
+    ----------
+    rows : int
+        Rows whose records were written in full before the interruption.
+    outputs : list of str
+        The files holding them.
+    partitions : list of int
+        With :func:`explain_dask`: the partitions whose files were written.
+    total : int or None
+        With :func:`explain_dask`: the number of partitions of the run.
+    skipped : int
+        Invalid rows skipped so far (``on_invalid="skip"``), written to ``invalid_output``.
+    invalid_output : str or None
+        The side file of the skipped rows (None if none was skipped).
+    """
+
+    def __init__(self, rows: int, outputs: Sequence[str], *,
+                 partitions: Sequence[int] = (), total: int | None = None,
+                 skipped: int = 0, invalid_output: str | None = None):
+        self.rows = rows
+        self.outputs = list(outputs)
+        self.partitions = list(partitions)
+        self.total = total
+        self.skipped = skipped
+        self.invalid_output = invalid_output
+        super().__init__(f"interrupted: {rows} rows written to {', '.join(self.outputs) or '-'}")
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did.
+
+    Attributes
+    ----------
+    rows : int
+        Rows explained and written.
+    partitions : int
+        Chunks (:func:`explain_table`) or Dask partitions (:func:`explain_dask`).
+    seconds : float
+        Wall-clock time of the run.
+    outputs : list of str
+        The files written (one JSON lines file, or one file per chunk/partition).
+    skipped : int
+        Invalid rows left out (``on_invalid="skip"``).
+    invalid_output : str or None
+        The side file holding them (None when no row was skipped).
+    """
+
+    rows: int
+    partitions: int
+    seconds: float
+    outputs: list[str] = field(default_factory=list)
+    skipped: int = 0
+    invalid_output: str | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict of the summary."""
+        return {"rows": self.rows, "partitions": self.partitions, "seconds": self.seconds,
+                "outputs": list(self.outputs), "skipped": self.skipped,
+                "invalid_output": self.invalid_output}
+
+
+# ---------------------------------------------------------------------- records and files
+def _check(what: Sequence[str] | str, fmt: str) -> tuple[str, ...]:
+    what = (what,) if isinstance(what, str) else tuple(what)
+    if not what or any(w not in WHAT for w in what):
+        raise ParameterError(f"what must name some of {WHAT}, got {what!r}")
+    if fmt not in FORMATS:
+        raise ParameterError(f"fmt must be one of {FORMATS}, got {fmt!r}")
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise DaskNotInstalledError(
+                f"Parquet output needs pyarrow, which is not installed: {_INSTALL} "
+                "(or pip install pyarrow), or write JSON lines (fmt='jsonl')") from None
+    return what
+
+
+def _records_frame(result: pd.DataFrame, rows: Sequence[Any]) -> pd.DataFrame:
+    """The output records of one chunk: ``row`` first, explanations as lists of names."""
+    out = pd.DataFrame({"row": [to_python(r) for r in rows]})
+    for c in result.columns:
+        values = result[c].tolist()
+        if c == "axp":
+            values = [list(a) for a in values]
+        elif c == "cxps":
+            values = [[list(e) for e in cs] for cs in values]
+        elif c == "prediction":
+            values = [to_python(v) for v in values]
+        out[c] = values
+    return out
+
+
+def _jsonl_bytes(records: pd.DataFrame) -> bytes:
+    cols = list(records.columns)
+    lines = (json.dumps(dict(zip(cols, row, strict=True)), ensure_ascii=False,
+                        default=to_python)
+             for row in zip(*(records[c].tolist() for c in cols), strict=True))
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def _write_atomic(records: pd.DataFrame, path: Path, fmt: str) -> None:
+    """Write ``records`` to ``path`` through a temporary file renamed into place; a path that
+    cannot be written raises :class:`~xdt.errors.OutputError`."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        if fmt == "jsonl":
+            tmp.write_bytes(_jsonl_bytes(records))
+        else:
+            records.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise output_error(e, path) from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _complete_lines(path: Path) -> int:
+    """Cut ``path`` after its last newline (dropping a half-written line) and count its
+    lines."""
+    with open(path, "r+b") as f:
+        data = f.read()
+        keep = data.rfind(b"\n") + 1
+        if keep != len(data):
+            f.truncate(keep)
+    return data.count(b"\n", 0, keep)
+
+
+def _append(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _open_append(path: Path) -> int:
+    """A new (emptied) file at ``path`` for appending; :class:`OutputError` if it cannot be."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+    except OSError as e:
+        raise output_error(e, path) from None
+
+
+# ---------------------------------------------------------------------- output paths
+def default_invalid_output(output: str | os.PathLike) -> Path:
+    """The side file of the rows skipped by ``on_invalid="skip"``: ``OUT.invalid.jsonl``
+    next to the output (``out.jsonl`` -> ``out.invalid.jsonl``; a folder ``out/`` ->
+    ``out.invalid.jsonl`` beside it)."""
+    path = Path(output)
+    if path.name in ("", ".", ".."):
+        path = path.resolve()
+    name = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(f"{name}.invalid.jsonl")
+
+
+def _part_files(folder: Path) -> list[Path]:
+    """The ``part-NNNNN.jsonl`` / ``.parquet`` files of a folder output, sorted."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if _PART_FILE.fullmatch(p.name))
+
+
+def describe_files(paths: Sequence[str | os.PathLike]) -> str:
+    """``a.jsonl, b.jsonl`` or ``part-00000.jsonl .. part-00029.jsonl (30 files)``: names."""
+    names = [Path(p).name for p in paths]
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{names[0]} .. {names[-1]} ({len(names)} files)"
+
+
+def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool = False,
+                 invalid_output: str | os.PathLike | None = None) -> list[Path]:
+    """Check, before any work, that a batch run may write ``output`` (and the side file).
+
+    Parameters
+    ----------
+    output : path
+        A JSON lines file (``directory=False``) or a folder of ``part-*`` files.
+    directory : bool
+        Whether ``output`` is a folder (Parquet chunks, Dask partitions).
+    overwrite : bool
+        Replace what exists (the caller removes the returned files).
+    invalid_output : path, optional
+        The side file of skipped rows, when rows are skipped.
+
+    Returns
+    -------
+    list of Path
+        The existing files the run replaces (only with ``overwrite``): the output file, or
+        the folder's ``part-*`` files, and the side file.
+
+    Raises
+    ------
+    OutputExistsError
+        Something would be replaced and ``overwrite`` is False.
+    OutputError
+        A file stands where the folder should be (or a folder where the file should be), or
+        the file's folder does not exist.
+    """
+    out = Path(output)
+    if directory:
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"{out} is a file, and this output is a folder of part-* files "
+                              "(one per chunk or partition); choose another path", out)
+        problem = path_problem(out / "part-00000", folders_made=True)
+        existing = _part_files(out)
+        detail = (f"{out}{os.sep} holds {len(existing)} part file"
+                  f"{'' if len(existing) == 1 else 's'} of an earlier run "
+                  f"({describe_files(existing)})")
+    else:
+        if out.is_dir():
+            raise OutputError(f"{out} is a folder, and JSON lines output is one file: give a "
+                              f"file path (e.g. {out / 'explanations.jsonl'})", out)
+        problem = path_problem(out)
+        existing = [out] if out.exists() else []
+        detail = f"{out} exists"
+    if problem is not None:
+        raise OutputError(f"cannot write {out}: {problem}", out)
+    if existing and not overwrite:
+        raise OutputExistsError(detail, out, [str(p) for p in existing],
+                                advice="pass overwrite=True to replace it, or choose another "
+                                       "path")
+    if invalid_output is not None:
+        existing += _check_side_file(Path(invalid_output), overwrite, out)
+    return existing
+
+
+def _check_side_file(side: Path, overwrite: bool, output: Path | None = None) -> list[Path]:
+    if output is not None and side.resolve() == output.resolve():
+        raise OutputError(f"{side} is the output itself; give the skipped rows another file",
+                          side)
+    if side.is_dir():
+        raise OutputError(f"{side} is a folder, and skipped rows go to a JSON lines file: "
+                          "give a file path", side)
+    problem = path_problem(side)
+    if problem is not None:
+        raise OutputError(f"cannot write {side}: {problem}", side)
+    if not side.exists():
+        return []
+    if not overwrite:
+        raise OutputExistsError(f"{side} exists (the skipped rows of an earlier run)", side,
+                                [str(side)], advice="pass overwrite=True to replace it, or "
+                                                    "choose another path")
+    return [side]
+
+
+def _remove(paths: Sequence[Path]) -> None:
+    """Remove the files an overwriting run replaces (and half-written ``.tmp`` files)."""
+    for p in paths:
+        try:
+            p.unlink(missing_ok=True)
+        except OSError as e:
+            raise output_error(e, p) from None
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise output_error(e, folder / "part-00000") from None
+
+
+def _side_path(output: str | os.PathLike | None, on_invalid: str,
+               invalid_output: str | os.PathLike | None) -> Path | None:
+    if on_invalid not in ON_INVALID:
+        raise ParameterError(f"on_invalid must be one of {ON_INVALID}, got {on_invalid!r}")
+    if on_invalid != "skip":
+        if invalid_output is not None:
+            raise ParameterError('invalid_output goes with on_invalid="skip"; pass both, or '
+                                 'leave invalid_output out')
+        return None
+    if invalid_output is not None:
+        return Path(invalid_output)
+    return default_invalid_output(output) if output is not None else None
+
+
+class _SideFile:
+    """The JSON lines file of skipped rows, created at the first one (so that it exists only
+    when rows were skipped)."""
+
+    def __init__(self, path: Path | None):
+        self.path, self.rows, self._fd = path, 0, -1
+
+    def write(self, records: Sequence[dict]) -> None:
+        if not records or self.path is None:
+            return
+        if self._fd < 0:
+            self._fd = _open_append(self.path)
+        payload = "".join(json.dumps(r, ensure_ascii=False, default=to_python) + "\n"
+                          for r in records).encode("utf-8")
+        try:
+            _append(self._fd, payload)
+        except OSError as e:
+            raise output_error(e, self.path) from None
+        self.rows += len(records)
+
+    def close(self, interrupted: bool = False) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+            if interrupted:
+                self.rows = _complete_lines(self.path)
+
+    @property
+    def where(self) -> str | None:
+        return str(self.path) if self.rows else None
+
+
+# ---------------------------------------------------------------------- bad rows
+def _plain(value: Any, number: bool = False) -> Any:
+    """A cell's value as JSON writes it: missing -> None, infinities as text; with
+    ``number`` (an ordinal feature), a number read as text (``"12"``) as the number."""
+    value = to_python(value)
+    if number and isinstance(value, str):
+        converted = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+        if not pd.isna(converted):
+            value = to_python(converted)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    try:
+        return None if pd.isna(value) else value
+    except (TypeError, ValueError):
+        return value
+
+
+def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
+             out: list[tuple[int, str]]) -> None:
+    """Append ``(position, reason)`` for the values of ``column[lo:hi]`` that ``cells``
+    rejects, halving the range where it fails: for b bad values, O(b log n) encode calls
+    over O(n log n) values at most; with ``first_only``, stop at the first one."""
+    try:
+        cells.encode(column.iloc[lo:hi])
+        return
+    except InstanceError as e:
+        if hi - lo == 1:
+            out.append((lo, str(e)))
+            return
+    mid = (lo + hi) // 2
+    _failing(cells, column, lo, mid, first_only, out)
+    if not (first_only and out):
+        _failing(cells, column, mid, hi, first_only, out)
+
+
+def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool) -> dict[int, str]:
+    """Positions of the rows of ``frame`` (the model's features, in order) that the model
+    cannot read, each with the reason of its first bad value in feature order (the error
+    ``model.encode`` gives for that row alone); with ``first_only``, the first such row."""
+    bad: dict[int, str] = {}
+    for j, cells in enumerate(model.cells):
+        found: list[tuple[int, str]] = []
+        _failing(cells, frame.iloc[:, j], 0, len(frame), first_only, found)
+        if first_only:
+            if found and (not bad or found[0][0] < min(bad)):
+                bad = {found[0][0]: found[0][1]}
+        else:
+            for pos, reason in found:
+                bad.setdefault(pos, reason)
+    return bad
+
+
+@dataclass
+class _Rows:
+    """The outcome of explaining some rows: the records of those explained, the skipped (or
+    first bad) rows as side-file records, and whether a bad row stopped it."""
+
+    records: pd.DataFrame
+    invalid: list[dict] = field(default_factory=list)
+    stopped: bool = False
+
+
+def _empty_records(what: tuple[str, ...]) -> pd.DataFrame:
+    return pd.DataFrame(columns=["row"] + batch_columns(what))
+
+
+def _explain_rows(explainer: Explainer, part: Any, labels: Sequence[Any],
+                  what: tuple[str, ...], chunk_rows: int | None = None,
+                  on_invalid: str = "raise") -> _Rows:
+    """Explain the rows of ``part`` (labelled ``labels``). A row the model cannot read stops
+    it (``on_invalid="raise"``: the rows before it are explained) or is skipped; a problem
+    of the whole table (a missing column) raises :class:`~xdt.errors.DataError`."""
+    model = explainer.model
+    try:
+        frame = as_frame(model.features, part)
+    except InstanceError as e:
+        raise DataError(str(e)) from None
+    try:
+        return _Rows(_records_frame(explainer.explain_batch(frame, what,
+                                                            chunk_rows=chunk_rows), labels))
+    except InstanceError as e:
+        error = e
+    bad = _bad_rows(model, frame, first_only=on_invalid == "raise")
+    if not bad:
+        raise DataError(str(error)) from None
+    ordinal = {f.name for f in model.features if f.kind == "ordinal"}
+    invalid = [{"row": to_python(labels[k]), "reason": reason,
+                "values": {name: _plain(v, name in ordinal)
+                           for name, v in frame.iloc[k].items()}}
+               for k, reason in sorted(bad.items())]
+    keep = list(range(min(bad))) if on_invalid == "raise" else \
+        [k for k in range(len(frame)) if k not in bad]
+    if not keep:
+        return _Rows(_empty_records(what), invalid, on_invalid == "raise")
+    try:
+        result = explainer.explain_batch(frame.iloc[keep], what, chunk_rows=chunk_rows)
+    except InstanceError as e:
+        raise DataError(str(e)) from None
+    return _Rows(_records_frame(result, [labels[k] for k in keep]), invalid,
+                 on_invalid == "raise")
+
+
+def _rows_text(n: int, first: Any, last: Any) -> str:
+    if n == 1:
+        return f"1 row ({first})"
+    return f"{n} rows ({first}..{last})"
+
+
+# ---------------------------------------------------------------------- one process
+def _table_index(X: Any, n: int) -> list:
+    return list(X.index) if isinstance(X, pd.DataFrame) else list(range(n))
