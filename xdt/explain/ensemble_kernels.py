@@ -196,16 +196,17 @@ def _total(start, per_tree, s, divisor):
 
 
 @njit(cache=True)
-def _can_beat(t, b, k, c):
-    """Whether ``k`` can beat ``c`` by the bounds ``b`` (:class:`_Bounds`) of a box of the
-    ensemble of tables ``t`` (see the module docstring)."""
-    start, divisor = t.start, t.divisor
-    if t.values.shape[1] == 1:
+def _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
+    """Whether ``k`` can beat ``c`` by the bounds ``tmax``, ``tmin`` of a box (of
+    :class:`_Bounds`), from the start scores ``start`` and by ``divisor`` and ``threshold`` of
+    :class:`EnsembleTables` (see the module docstring). Called once per box and class, it
+    takes the arrays themselves: a field read costs a reference count."""
+    if n_scores == 1:
         if k == 1:
-            return _total(start, b.tmax, 0, divisor) > t.threshold
-        return _total(start, b.tmin, 0, divisor) <= t.threshold
-    high = _total(start, b.tmax, k, divisor)
-    low = _total(start, b.tmin, c, divisor)
+            return _total(start, tmax, 0, divisor) > threshold
+        return _total(start, tmin, 0, divisor) <= threshold
+    high = _total(start, tmax, k, divisor)
+    low = _total(start, tmin, c, divisor)
     return high > low or (high == low and k < c)
 
 
@@ -232,7 +233,9 @@ def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
                 np.empty((n_trees, n_scores), dtype=t.values.dtype),
                 np.empty(n_trees, dtype=np.int64), np.zeros(n_feat, dtype=np.int64),
                 np.zeros(n_feat, dtype=np.int64), np.empty(len(t.feature) + 1, dtype=np.int64))
-    nreach, split_count, split_sum = b.nreach, b.split_count, b.split_sum
+    tmax, tmin, nreach, split_count, split_sum = (b.tmax, b.tmin, b.nreach, b.split_count,
+                                                  b.split_sum)
+    start, divisor, threshold = t.start, t.divisor, t.threshold
     los = np.empty((capacity, n_feat), dtype=np.int64)
     his = np.empty((capacity, n_feat), dtype=np.int64)
     cats = np.empty((capacity, len(cat0)), dtype=np.bool_)
@@ -252,7 +255,7 @@ def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
         _bound(t, lo, hi, cat, b)
         possible = False
         for k in range(t.n_classes):
-            if k != c and _can_beat(t, b, k, c):
+            if k != c and _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
                 possible = True
                 break
         if not possible:

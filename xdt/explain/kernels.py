@@ -377,7 +377,7 @@ def path_order(t, p, out):
     _path_order_in(t, p, out, np.zeros(out.shape[0], dtype=np.bool_))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _path_order_in(t, p, out, on):
     """:func:`path_order` with scratch ``on`` (bool (F,))."""
     n_features = out.shape[0]
@@ -428,8 +428,8 @@ def sort_sets(sets, m, sizes):
 @njit(cache=True, inline="always")
 def _sets_of(t, cells, prediction, out, rows, unused):
     """The disagreement sets of an instance held to its cells: from the tables when the
-    tree has them (``excl`` not empty), else literal by literal (``unused``: an
-    :class:`AllowedCells` that is not read)."""
+    tree has them (``excl`` not empty), else literal by literal (``unused``:
+    :func:`_no_cells`)."""
     if t.excl.shape[0] > 0:
         return _by_table(t, cells, prediction, out)
     return _disagreements(t, cells, False, unused, prediction, out, rows)
@@ -437,9 +437,10 @@ def _sets_of(t, cells, prediction, out, rows, unused):
 
 @njit(cache=True, inline="always")
 def _no_cells():
-    """An :class:`AllowedCells` that is not read (instances held to their cells)."""
-    return AllowedCells(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                        np.zeros(1, dtype=np.uint64))
+    """The fields of an :class:`AllowedCells` that is not read (instances held to their
+    cells), as the plain tuple :func:`disagreements` takes (one compiled version)."""
+    return (np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.uint64))
 
 
 @njit(cache=True, inline="always")
@@ -709,7 +710,7 @@ def distinct_rows(words):
 # cell. A set S of features hits every D_p exactly when the union of its E_f is every such
 # path, so entailment and deletion need no D_p at all: O(F P / 64) per test.
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def feature_slices(t, cells, prediction, out):
     """Fill ``out[j]`` (uint64 (T, PW)) with ``E_f`` for the ``j``-th tested feature ``f``
     (from ``t.excl`` etc., :class:`TreeTables`)."""
