@@ -7,18 +7,7 @@ its path reaches (a leaf, or an internal node none of whose edges takes the row)
 the rows of node ``u`` are those whose deepest node lies in ``u .. end[u]``. One pass over
 the rows replaces a mask per node over all rows.
 
-Node table (built by :func:`xdt.cluster._supervised.tree_nodes`):
-
-``kind``, int64 (N,)
-    0 leaf, 1 threshold test ``x <= threshold`` on a column of ``values``, 2 a table from
-    the cell of a column of ``cells`` to the child (-1: no edge takes that cell).
-``column``, int64 (N,)
-    The column of ``values`` (kind 1) or of ``cells`` (kind 2).
-``threshold``, float64 (N,); ``left``, ``right``, int64 (N,)
-    Kind 1: the threshold and the two children.
-``offset``, int64 (N,); ``table``, int64
-    Kind 2: the node's child per cell is ``table[offset + cell]``.
-
+The tree is one :class:`NodeTable` (built by :func:`xdt.cluster._supervised.tree_nodes`).
 ``values`` is float64 (A, n) (one row per tested numeric column, finite), ``cells`` int64
 (B, n), ``target`` int64 (n,) of 0/1. Compiled by numba on first use (``cache=True``: once
 per machine, then loaded from the cache; where numba finds no writable cache folder, once per
@@ -27,17 +16,42 @@ process, with a warning naming ``NUMBA_CACHE_DIR``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from xdt._numba import njit
 
 
+class NodeTable(NamedTuple):
+    """A tree's ``N`` nodes in preorder, as :func:`route` reads them."""
+
+    kind: np.ndarray
+    """int64 (N,): 0 leaf, 1 threshold test ``x <= threshold`` on a column of ``values``, 2 a
+    table from the cell of a column of ``cells`` to the child (-1: no edge takes that
+    cell)."""
+    column: np.ndarray
+    """int64 (N,): the column of ``values`` (kind 1) or of ``cells`` (kind 2)."""
+    threshold: np.ndarray
+    """float64 (N,): kind 1, the threshold."""
+    left: np.ndarray
+    """int64 (N,): kind 1, the child of ``x <= threshold``."""
+    right: np.ndarray
+    """int64 (N,): kind 1, the other child."""
+    offset: np.ndarray
+    """int64 (N,): kind 2, the node's child per cell is ``table[offset + cell]``."""
+    table: np.ndarray
+    """int64: the children per cell of the kind-2 nodes."""
+    parent: np.ndarray
+    """int64 (N,): each node's parent (-1 for the root), a smaller number than its own."""
+
+
 @njit(cache=True)
-def route(kind, column, threshold, left, right, offset, table, parent, values, cells,
-          target):
-    """Per node the rows reaching it and their target rows (int64 (N,) each), and per row
-    the deepest node it reaches (int64 (n,)); see the module docstring. ``parent``: int64
-    (N,), each node's parent (-1 for the root), a smaller number than its own."""
+def route(nodes, values, cells, target):
+    """Per node of ``nodes`` (:class:`NodeTable`) the rows reaching it and their target rows
+    (int64 (N,) each), and per row the deepest node it reaches (int64 (n,)); see the module
+    docstring."""
+    kind, column, threshold, left, right, offset, table, parent = nodes
     n_nodes = kind.shape[0]
     n = target.shape[0]
     size = np.zeros(n_nodes, dtype=np.int64)

@@ -607,7 +607,7 @@ def tree_nodes(tree: DecisionTree, X: pd.DataFrame | np.ndarray,
     values the tree cannot route: missing, unknown, not finite). Then one compiled pass
     (:func:`xdt.cluster._kernels.route`) sends every row down the tree.
     """
-    from xdt.cluster._kernels import route
+    from xdt.cluster._kernels import NodeTable, route
 
     n = len(X)
     # preorder, children in edge order
@@ -695,9 +695,9 @@ def tree_nodes(tree: DecisionTree, X: pd.DataFrame | np.ndarray,
     hits = (np.zeros(n, dtype=np.int64) if target is None
             else np.asarray(target, dtype=np.int64))
     parents = np.asarray([parent for _, parent, _, _ in visited], dtype=np.int64)
-    size, n_target, deepest = route(kind, column, threshold, left, right, offset,
-                                    np.asarray(table, dtype=np.int64), parents, value_rows,
-                                    cell_rows, hits)
+    nodes = NodeTable(kind, column, threshold, left, right, offset,
+                      np.asarray(table, dtype=np.int64), parents)
+    size, n_target, deepest = route(nodes, value_rows, cell_rows, hits)
     return [_Node(u, parent, lits, int(size[u]), int(n_target[u]), end[u], deepest)
             for u, (_, parent, lits, _) in enumerate(visited)]
 

@@ -1,7 +1,7 @@
 """What the explainers need from a model, asked through the model protocol.
 
-The engines, queries and checks see a model only through :class:`~xdt.ir._protocol.Model`:
-its capabilities (:func:`~xdt.ir._protocol.offers`), its prediction on cells, the terms that
+The engines, queries and checks see a model only through :class:`~xdt.ir.Model`:
+its capabilities (:func:`~xdt.ir.offers`), its prediction on cells, the terms that
 imply each class where it lists them, its readable kind. This module adds what every caller
 shares on top of it: the refusal when a model lacks what a query needs (one message,
 :func:`refusal`), background constraints (:func:`is_constrained`, :func:`check_instance`),
@@ -30,7 +30,7 @@ __all__ = ["Model", "TermMasks", "check_instance", "check_model", "constrained_r
 
 def check_model(model: object, what: str) -> None:
     """Raise :class:`EngineNotAvailableError` unless ``model`` is a model the explainers know
-    (a :class:`~xdt.ir._protocol.Model`).
+    (a :class:`~xdt.ir.Model`).
 
     ``what`` names the caller in the message (``"the sat engine"``, ``"crosscheck"``).
     """
@@ -51,7 +51,7 @@ _NEEDS = {PATHS: ("decision trees", "it reads the instance's root-to-leaf path")
 def refusal(what: str, instead: str, model: object = None,
             needs: str = PATHS) -> EngineNotAvailableError:
     """The one error for a query asked of a model that lacks the capability it needs
-    (:data:`~xdt.ir._protocol.PATHS` by default: a path-based notion asked of a DNF, a decision
+    (:data:`~xdt.ir.PATHS` by default: a path-based notion asked of a DNF, a decision
     list, or a tree ensemble, which has many paths, one per tree, and no single one decides);
     the message names the model's kind and says what to use instead."""
     kind = model.kind_name if isinstance(model, Model) else "DNF"
@@ -66,7 +66,7 @@ def refusal(what: str, instead: str, model: object = None,
 
 
 def tree_only(what: str, instead: str, model: object = None) -> EngineNotAvailableError:
-    """:func:`refusal` of a path-based notion (the capability :data:`~xdt.ir._protocol.PATHS`)."""
+    """:func:`refusal` of a path-based notion (the capability :data:`~xdt.ir.PATHS`)."""
     return refusal(what, instead, model, PATHS)
 
 
@@ -106,13 +106,13 @@ def check_instance(model: Model, values: Sequence, cells: Sequence[int]) -> None
 
 def kind_name(model: Model) -> str:
     """``"decision tree"``, ``"tree ensemble"``, ``"decision list"``, ``"DNF"`` or
-    ``"nested k-DNF"`` (:attr:`~xdt.ir._protocol.Model.kind_name`)."""
+    ``"nested k-DNF"`` (:attr:`~xdt.ir.Model.kind_name`)."""
     return model.kind_name
 
 
 def describe(model: Model) -> str:
     """One readable line: the kind of model and its sizes
-    (:meth:`~xdt.ir._protocol.Model.describe`)."""
+    (:meth:`~xdt.ir.Model.describe`)."""
     return model.describe()
 
 
@@ -123,7 +123,7 @@ def predict_cells(model: Model, cells: Sequence[Sequence[int]] | np.ndarray) -> 
 
 
 def predict_one(model: Model, cells: Sequence[int]) -> int:
-    """Class index of one point given by its cells (:meth:`~xdt.ir._protocol.Model.predict_one`;
+    """Class index of one point given by its cells (:meth:`~xdt.ir.Model.predict_one`;
     for a decision list, from its term table's answer at that point, which the deletion order
     then reuses)."""
     return model.predict_one(cells)
@@ -131,7 +131,7 @@ def predict_one(model: Model, cells: Sequence[int]) -> int:
 
 def implying_terms(model: Model, c: int) -> list[TermMasks] | None:
     """The consistent terms that imply class index ``c``, when the model lists them
-    (:meth:`~xdt.ir._protocol.Model.implying_terms`): a tree's paths of class ``c``, a DNF's
+    (:meth:`~xdt.ir.Model.implying_terms`): a tree's paths of class ``c``, a DNF's
     terms when ``c == 1``; ``None`` for a DNF's class 0, a decision list, a tree ensemble."""
     return model.implying_terms(c)
 

@@ -5,7 +5,7 @@ imodels (Singh, Nasseri, Tan, Tang & Yu, "imodels: a python package for fitting 
 models", JOSS 6(61), 3192, 2021) fits interpretable models behind scikit-learn's interface.
 Its binary rule lists become :class:`~xdt.ir.DecisionList` models, its
 Bayesian rule sets :class:`~xdt.ir.DNF` models and its sums of trees (FIGS)
-:class:`~xdt.ir._ensemble.TreeEnsemble` models, each predicting what the learner's own
+:class:`~xdt.ir.TreeEnsemble` models, each predicting what the learner's own
 ``predict`` returns on every row (checked on real data in ``tests/test_import_rules.py``,
 and at import on the rows ``X`` given, where a difference is a
 :class:`~xdt.errors.DataError`):
@@ -153,7 +153,7 @@ def from_imodels(model, feature_names: Sequence[str] | None = None, *, X=None,
                  encoder: TabularEncoder | None = None, target: str | None = None
                  ) -> DecisionList | DNF | TreeEnsemble:
     """A :class:`~xdt.ir.DecisionList` (rule lists), a :class:`~xdt.ir.DNF`
-    (rule sets) or a :class:`~xdt.ir._ensemble.TreeEnsemble` (FIGS) from a fitted imodels
+    (rule sets) or a :class:`~xdt.ir.TreeEnsemble` (FIGS) from a fitted imodels
     classifier.
 
     The rules are read from the fitted model as the module documentation describes; the

@@ -1,4 +1,4 @@
-"""Import LightGBM classifiers into the IR (:class:`~xdt.ir._ensemble.TreeEnsemble`, ``"margin"``).
+"""Import LightGBM classifiers into the IR (:class:`~xdt.ir.TreeEnsemble`, ``"margin"``).
 
 The importer reads LightGBM's own JSON dump (``Booster.dump_model()``; a text model file
 written by ``save_model`` is read by LightGBM itself first), never a pickle, and checks each
@@ -135,7 +135,7 @@ def _objective(dump: dict) -> tuple[str, int, float]:
 
 def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
                   classes: Sequence | None = None, target: str | None = None) -> TreeEnsemble:
-    """A :class:`~xdt.ir._ensemble.TreeEnsemble` (``"margin"``, float64) from a LightGBM model.
+    """A :class:`~xdt.ir.TreeEnsemble` (``"margin"``, float64) from a LightGBM model.
 
     Parameters
     ----------

@@ -20,7 +20,7 @@ def from_sklearn(estimator, feature_names: Sequence[str] | None = None, *,
                  encoder: TabularEncoder | None = None, target: str | None = None
                  ) -> DecisionTree | TreeEnsemble:
     """A :class:`~xdt.ir.DecisionTree` from a fitted scikit-learn classifier tree, or a
-    :class:`~xdt.ir._ensemble.TreeEnsemble` from a fitted tree ensemble.
+    :class:`~xdt.ir.TreeEnsemble` from a fitted tree ensemble.
 
     Each input column becomes an ordinal feature (tests ``x <= t``), or a binary feature
     (tests ``x = 0`` / ``x = 1``) when it holds only 0 and 1. The tree alone cannot tell:

@@ -1,4 +1,4 @@
-"""Import fitted scikit-learn tree ensembles into the IR (:class:`~xdt.ir._ensemble.TreeEnsemble`).
+"""Import fitted scikit-learn tree ensembles into the IR (:class:`~xdt.ir.TreeEnsemble`).
 
 Each estimator's ``predict`` is reproduced exactly, floating point included (read in
 scikit-learn 1.9's source and checked against ``predict`` in
@@ -164,7 +164,7 @@ def from_sklearn_ensemble(estimator, feature_names: Sequence[str] | None = None,
                           X=None, binary_features: Iterable[str] | None = None,
                           encoder: TabularEncoder | None = None, target: str | None = None
                           ) -> TreeEnsemble:
-    """A :class:`~xdt.ir._ensemble.TreeEnsemble` from a fitted scikit-learn ensemble.
+    """A :class:`~xdt.ir.TreeEnsemble` from a fitted scikit-learn ensemble.
 
     Called by :func:`xdt.interop.from_sklearn`, which documents the parameters
     (feature names and kinds are decided as for one tree). The model predicts exactly what

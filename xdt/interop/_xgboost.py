@@ -1,4 +1,4 @@
-"""Import XGBoost classifiers into the IR (:class:`~xdt.ir._ensemble.TreeEnsemble`, ``"margin"``).
+"""Import XGBoost classifiers into the IR (:class:`~xdt.ir.TreeEnsemble`, ``"margin"``).
 
 The importer reads XGBoost's own JSON model (``Booster.save_raw("json")``, the format of
 ``save_model("m.json")``; a ``.ubj`` file is read by XGBoost itself first), never a pickle,
@@ -136,7 +136,7 @@ def _trees_json(doc: dict) -> tuple[dict, list[dict], list[int]]:
 
 def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
                  classes: Sequence | None = None, target: str | None = None) -> TreeEnsemble:
-    """A :class:`~xdt.ir._ensemble.TreeEnsemble` (``"margin"``, float32) from an XGBoost model.
+    """A :class:`~xdt.ir.TreeEnsemble` (``"margin"``, float32) from an XGBoost model.
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ Kind ``decision-list`` (:class:`~xdt.ir.DecisionList`) replaces ``root`` by
 ``"rules": [{"if": [<condition>, ...], "then": c}, ...]`` (in order: the first rule whose
 conditions all hold decides) and ``"default": c`` (the class when none does).
 
-Kind ``tree-ensemble`` (:class:`~xdt.ir._ensemble.TreeEnsemble`) replaces ``root`` by
+Kind ``tree-ensemble`` (:class:`~xdt.ir.TreeEnsemble`) replaces ``root`` by
 ``"trees": [<node>, ...]`` (one root per tree) and adds ``"combine"`` (``"vote"``,
 ``"proba"``, ``"margin"``) and the optional ``input_dtype``, ``precision``, ``base``,
 ``divisor``, ``threshold`` and ``source``; a leaf of its trees is
@@ -116,7 +116,7 @@ def load_model(source) -> Model:
     InvalidModelError, UnknownFeatureError
         The model breaks a rule of the IR (see :class:`~xdt.ir.DecisionTree`,
         :class:`~xdt.ir.DNF`, :class:`~xdt.ir.NestedKDNF` and
-        :class:`~xdt.ir._ensemble.TreeEnsemble`); an error inside tree ``t`` of an ensemble
+        :class:`~xdt.ir.TreeEnsemble`); an error inside tree ``t`` of an ensemble
         has ``where`` ``"trees[t] > root > ..."``.
     MissingFileError
         (a ``FileNotFoundError``) ``source`` names no file.

@@ -2,7 +2,7 @@
 
 Every model of the IR (:class:`~xdt.ir.DecisionTree`, :class:`~xdt.ir.DNF` and
 :class:`~xdt.ir.NestedKDNF`, :class:`~xdt.ir.DecisionList`,
-:class:`~xdt.ir._ensemble.TreeEnsemble`) is a :class:`Model`: it states, in its own class,
+:class:`~xdt.ir.TreeEnsemble`) is a :class:`Model`: it states, in its own class,
 
 * its **capabilities** (:attr:`Model.capabilities`, among the constants below): what a query
   may ask of it beyond prediction — root-to-leaf paths, listed implying terms, ordered rules,

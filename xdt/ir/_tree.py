@@ -50,7 +50,7 @@ class Leaf:
     """A leaf predicting ``label`` (one of the tree's classes).
 
     ``value`` is what the leaf adds to the scores of a tree ensemble
-    (:class:`~xdt.ir._ensemble.TreeEnsemble`): one number per score, e.g. the class
+    (:class:`~xdt.ir.TreeEnsemble`): one number per score, e.g. the class
     probabilities of a random forest's tree or the margin of a boosted tree. A lone decision
     tree ignores it."""
 

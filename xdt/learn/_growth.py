@@ -19,30 +19,21 @@ import numpy as np
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.learn import _kernels as K
 from xdt.learn._data import TrainingData
+from xdt.learn._kernels import (
+    FEAT_BIN_OFFSET,
+    FEAT_COLUMNS,
+    FEAT_INDEX,
+    FEAT_KIND,
+    FEAT_N_BINS,
+    FEAT_X,
+    Columns,
+)
 from xdt.learn._splitter import Node as Rows
 from xdt.learn._splitter import Plan, Split, TrainingRows, midpoint
 
 #: Ordinal columns with at most this many distinct values are *binned*: scored from one
 #: count pass per node instead of a sorted order (no partition work either).
 LOW_CARD = 64
-
-
-@dataclass
-class Columns:
-    """The training columns as the growth kernel reads them (see :mod:`xdt.learn._kernels`,
-    Layout): ``X`` float64 (n, n_ordinal), C-ordered, or (``tr``) its C-ordered transpose;
-    ``orders`` int32 (n_sorted, n), the root's sorted
-    order of each sorted column; ``codes`` (n, n_binned), bins in the smallest unsigned
-    dtype; ``feat`` int64 (F, 5); ``bin_values`` float64, per binned ordinal column its
-    distinct values, ascending (0 for a categorical bin); ``n_bins`` the total."""
-
-    X: np.ndarray
-    tr: bool
-    orders: np.ndarray
-    codes: np.ndarray
-    feat: np.ndarray
-    bin_values: np.ndarray
-    n_bins: int
 
 
 def _bin_dtype(top: int):
@@ -63,8 +54,8 @@ def prepare(data: TrainingData) -> Columns:
     XK.flags.writeable = False       # one compiled version, whether the caller's is or not
     n = data.n_rows
     n_features = len(data.features)
-    feat = np.zeros((n_features, 5), dtype=np.int64)
-    feat[:, 2] = -1
+    feat = np.zeros((n_features, FEAT_COLUMNS), dtype=np.int64)
+    feat[:, FEAT_X] = -1
     table = np.zeros((X.shape[1], LOW_CARD))
     counts = np.zeros(X.shape[1], dtype=np.int64)
     K.distinct_values(XK, tr, LOW_CARD, table, counts)
@@ -88,10 +79,11 @@ def prepare(data: TrainingData) -> Columns:
         if j >= 0:
             ordinal_bins.append((jb, j))
             bin_values[offset:offset + size] = distinct[j]
-            feat[f] = (K.BINNED, jb, j, size, offset)
         else:
             codes[:, jb] = data.codes[:, cat_column[f]]
-            feat[f] = (K.CATEGORICAL, jb, -1, size, offset)
+        feat[f, FEAT_KIND] = K.BINNED if j >= 0 else K.CATEGORICAL
+        feat[f, FEAT_INDEX], feat[f, FEAT_X] = jb, j
+        feat[f, FEAT_N_BINS], feat[f, FEAT_BIN_OFFSET] = size, offset
         offset += size
     if ordinal_bins:
         where, columns = (np.asarray(v, dtype=np.int64) for v in zip(*ordinal_bins, strict=True))
@@ -104,7 +96,8 @@ def prepare(data: TrainingData) -> Columns:
     orders = np.empty((len(sorted_cols), n), dtype=np.int32)
     for i, j in enumerate(sorted_cols):
         orders[i] = np.argsort(X[:, j])
-        feat[data.ordinal_features[j]] = (K.SORTED, i, j, 0, 0)
+        f = data.ordinal_features[j]
+        feat[f, FEAT_KIND], feat[f, FEAT_INDEX], feat[f, FEAT_X] = K.SORTED, i, j
     return Columns(XK, tr, orders, codes, feat, bin_values, offset)
 
 
@@ -147,34 +140,33 @@ def grow_compiled(data: TrainingData, y: np.ndarray, weight: np.ndarray, n_class
     ww = weight if wpm_weight is None else np.ascontiguousarray(wpm_weight, dtype=np.float64)
     # every weight 1 (no sample weights): counts are weights, sums are exact integers
     unit = bool(np.all(weight == 1.0) and (ww is weight or np.array_equal(ww, weight)))
+    targets = K.Targets(y, weight, ww, unit)
     nodes = np.full((256, K.N_INT), -1, dtype=np.int32)
     nodes_f = np.zeros((256, K.N_FLOAT))
     node_cw = np.zeros((256, n_classes))
     nodes[0, K.N_START], nodes[0, K.N_END], nodes[0, K.N_DEPTH] = 0, n, 0
     nodes[0, K.N_FORCED] = K.FORCED_NONE
-    stack = np.zeros(64, dtype=np.int64)
     counters = np.zeros(3, dtype=np.int64)
     counters[K.C_STACK], counters[K.C_NODES] = 1, 1
-    samples = np.arange(n, dtype=np.int32)
-    mark = np.zeros(n, dtype=np.bool_)
-    buf = np.empty(n, dtype=np.int32)
-    hist_w = np.zeros(cols.n_bins * n_classes)
-    hist_c = np.zeros(cols.n_bins * n_classes)
-    hist_ww = np.zeros(max(cols.n_bins, 1))
+    tree = K.Nodes(nodes, nodes_f, node_cw, np.zeros(64, dtype=np.int64), counters)
+    bufs = K.Buffers(np.arange(n, dtype=np.int32), np.zeros(n, dtype=np.bool_),
+                     np.empty(n, dtype=np.int32), np.zeros(cols.n_bins * n_classes),
+                     np.zeros(cols.n_bins * n_classes), np.zeros(max(cols.n_bins, 1)))
+    samples = bufs.samples
     # a limit beyond the rows is no limit (and numba's integers are 64-bit)
     depth = -1 if max_depth is None or max_depth >= n else int(max_depth)
     min_samples_leaf = min(int(min_samples_leaf), n + 1)
+    rules = K.Rules(depth, int(min_samples_leaf), criterion == "entropy", bool(serdt),
+                    float(factor_expl), float(slack))
     view = None
     while True:
-        status = K.grow(cols.X, cols.tr, cols.orders, cols.codes, y, weight, ww, cols.feat,
-                        cols.bin_values, depth, int(min_samples_leaf), criterion == "entropy",
-                        serdt, unit, float(factor_expl), float(slack), samples, mark, buf, stack,
-                        counters, nodes, nodes_f, node_cw, hist_w, hist_c, hist_ww)
+        status = K.grow(cols, targets, rules, tree, bufs)
         if status == K.DONE:
             break
         if status == K.FULL:
-            if counters[K.C_STACK] + 2 > len(stack):
-                stack = np.concatenate([stack, np.zeros_like(stack)])
+            if counters[K.C_STACK] + 2 > len(tree.stack):
+                tree = tree._replace(stack=np.concatenate([tree.stack,
+                                                           np.zeros_like(tree.stack)]))
             if counters[K.C_NODES] + 2 <= len(nodes):
                 continue
             # in place (realloc): no second copy of the tables while they grow
@@ -265,7 +257,7 @@ def _as_table(nodes: np.ndarray, nodes_f: np.ndarray, node_cw: np.ndarray,
     :func:`~xdt.learn._splitter.midpoint` writes them."""
     feature = nodes[:, K.N_FEATURE].copy()
     threshold = np.zeros(len(nodes))
-    inner = np.flatnonzero((feature >= 0) & (cols.feat[np.maximum(feature, 0), 0]
+    inner = np.flatnonzero((feature >= 0) & (cols.feat[np.maximum(feature, 0), FEAT_KIND]
                                              != K.CATEGORICAL))
     lo = nodes_f[inner, K.F_LO].tolist()
     hi = nodes_f[inner, K.F_HI].tolist()

@@ -34,16 +34,25 @@ Layout
 ``codes``, uint8/uint16/int32 (n, n_binned)
     Per binned column, each row's bin: its value's rank (ordinal) or domain position
     (categorical).
-``feat``, int64 (F, 5)
+``feat``, int64 (F, FEAT_COLUMNS)
     Per feature (IR position): kind (``SORTED``, ``BINNED``, ``CATEGORICAL``), its row in
     ``orders`` or column in ``codes``, its column in ``X`` (-1 for a categorical feature),
-    number of bins, offset of its bins in the bin tables (``bin_values``, the histograms).
+    number of bins, offset of its bins in the bin tables (``bin_values``, the histograms):
+    columns named by the ``FEAT_*`` constants below.
 ``nodes``, int64 (capacity, N_INT); ``nodes_f``, float64 (capacity, N_FLOAT);
 ``node_cw``, float64 (capacity, k)
     The tree as it grows: columns named by the ``N_*`` / ``F_*`` constants below.
+
+The kernel takes them grouped: the columns (:class:`Columns`), the classes and weights of
+the rows (:class:`Targets`), the rule (:class:`Rules`), the tree as it grows
+(:class:`Nodes`) and the rows' working arrays (:class:`Buffers`), each a named tuple whose
+fields the kernels read into locals before their loops (a field read in a loop costs a
+reference count each time).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,6 +64,12 @@ LN2 = float(np.log(2.0))
 
 #: Feature kinds.
 SORTED, BINNED, CATEGORICAL = 0, 1, 2
+
+#: Columns of ``feat``: per feature, its kind, its row in ``orders`` (sorted) or column in
+#: ``codes`` (binned, categorical), its column in ``X`` (-1 for a categorical feature), its
+#: number of bins and the offset of its bins in ``bin_values`` and the histograms.
+FEAT_KIND, FEAT_INDEX, FEAT_X, FEAT_N_BINS, FEAT_BIN_OFFSET = range(5)
+FEAT_COLUMNS = 5
 
 #: What :func:`grow` returns: finished; the node tables are full (grow them and call again);
 #: a SER-DT node needs the three-way split of Algorithm 1, lines 6-8 (computed by the
@@ -77,6 +92,117 @@ FORCED_NONE, FORCED_FALLBACK, FORCED_THEN, FORCED_LEAF = 0, 1, 2, 3
 
 #: ``counters``: stack size, number of nodes, the node waiting for a three-way split.
 C_STACK, C_NODES, C_WAITING = 0, 1, 2
+
+
+class Columns(NamedTuple):
+    """The training columns as the growth kernel reads them (built once per fit by
+    :func:`xdt.learn._growth.prepare`; see the module docstring's Layout)."""
+
+    X: np.ndarray
+    """float64 (n, n_ordinal), C-ordered, or (``tr``) its C-ordered transpose."""
+    tr: bool
+    """Whether ``X`` is the transpose."""
+    orders: np.ndarray
+    """int32 (n_sorted, n): the root's sorted order of each sorted column."""
+    codes: np.ndarray
+    """(n, n_binned), the smallest unsigned dtype that holds them: the rows' bins."""
+    feat: np.ndarray
+    """int64 (F, FEAT_COLUMNS): per feature, where it is (``FEAT_*``)."""
+    bin_values: np.ndarray
+    """float64: per binned ordinal column its distinct values, ascending (0 for a
+    categorical bin)."""
+    n_bins: int
+    """The number of bins of all binned columns."""
+
+
+class Targets(NamedTuple):
+    """What the impurities count, per row."""
+
+    y: np.ndarray
+    """int64 (n,): the class number of each row."""
+    weight: np.ndarray
+    """float64 (n,): the sample weights (impurities, leaf weights)."""
+    wpm_weight: np.ndarray
+    """float64 (n,): the weights of ``wpm`` (SER-DT's preprocessed weights)."""
+    unit: bool
+    """Whether every weight is 1 (counts are weights: sums are exact integers)."""
+
+
+class Rules(NamedTuple):
+    """How the tree grows."""
+
+    max_depth: int
+    """Deepest node that may split; < 0: no limit."""
+    min_samples_leaf: int
+    entropy: bool
+    """Entropy instead of Gini."""
+    serdt: bool
+    """SER-DT's rule (balanced tests, ``factor``, the three-way fallback) instead of
+    CART's."""
+    factor: float
+    """SER-DT's ``factor_expl``."""
+    slack: float
+    """Relative slack of the balanced-test comparison."""
+
+
+class Nodes(NamedTuple):
+    """The tree as it grows (grown in place; the caller enlarges the tables when
+    :func:`grow` returns ``FULL``)."""
+
+    nodes: np.ndarray
+    """int32 (capacity, N_INT): integer node columns (``N_*``)."""
+    nodes_f: np.ndarray
+    """float64 (capacity, N_FLOAT): float node columns (``F_*``)."""
+    node_cw: np.ndarray
+    """float64 (capacity, k): the class weights of each node."""
+    stack: np.ndarray
+    """int64: the nodes still to grow, depth first."""
+    counters: np.ndarray
+    """int64 (3,): ``C_*``."""
+
+
+class Buffers(NamedTuple):
+    """The rows' working arrays of one fit."""
+
+    samples: np.ndarray
+    """int32 (n,): the rows, every node's a segment ``[start, end)``."""
+    mark: np.ndarray
+    """bool (n,): the rows that go left under a node's test."""
+    buf: np.ndarray
+    """int32 (n,): room for a stable partition."""
+    hist_w: np.ndarray
+    """float64 (n_bins * k,): per bin and class, the weight of the node's rows."""
+    hist_c: np.ndarray
+    """float64 (n_bins * k,): per bin and class, the node's rows."""
+    hist_ww: np.ndarray
+    """float64 (max(n_bins, 1),): per bin, the ``wpm`` weight of the node's rows."""
+
+
+class _Scratch(NamedTuple):
+    """The per-node working arrays of :func:`grow` and :func:`_search` (``k`` classes)."""
+
+    cw: np.ndarray
+    """float64 (k,): the node's class weights."""
+    cc: np.ndarray
+    """float64 (k,): the node's class counts."""
+    left: np.ndarray
+    """float64 (k,): a candidate's left class weights."""
+    cnt_left: np.ndarray
+    """float64 (k,): its left class counts."""
+    best: np.ndarray
+    """float64 (4,): the best score and impurity so far, a threshold's (lo, hi)."""
+    choice: np.ndarray
+    """int64 (2,): the best test's (feature, category)."""
+    lowers: np.ndarray
+    """int64 (1,): whether some candidate lowers the node's impurity."""
+    on_path: np.ndarray
+    """bool (F,): the features tested above the node (SER-DT)."""
+    bin_offset: np.ndarray
+    """int64 (n_binned,): each binned column's offset in the histograms."""
+    bin_sizes: np.ndarray
+    """int64 (n_binned,): each binned column's number of bins."""
+    node_codes: np.ndarray
+    """int64 (n,): the codes of one column on a node's rows."""
 
 _jit = njit(cache=True, nogil=True)
 #: Small helpers called per candidate: inlined, so no call (and no reference counting of
@@ -203,12 +329,19 @@ def _may_win(imp, parent, factor, best, lowers):
 
 
 @_jit
-def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_node, ww_total,
-            parent, msl, entropy, serdt, unit, factor, half, on_path, samples, hist_w, hist_c,
-            hist_ww, bin_offset, bin_sizes, node_codes, left, cnt_left, best, choice,
-            lowers):
-    """The best test of the node ``samples[s:e]``; ``choice`` gets (feature, category) and
-    ``best[2:4]`` the (lo, hi) values of a threshold. Returns whether a test was found."""
+def _search(cols, targets, rules, bufs, scratch, s, e, w_node, ww_total, parent, half):
+    """The best test of the node ``samples[s:e]`` (of class weights ``scratch.cw``, sum
+    ``w_node``, ``wpm`` weight ``ww_total``, impurity ``parent``; SER-DT's balance bound
+    ``half``); ``scratch.choice`` gets (feature, category) and ``scratch.best[2:4]`` the (lo,
+    hi) values of a threshold. Returns whether a test was found."""
+    X, tr, orders, codes, feat, bin_values = (cols.X, cols.tr, cols.orders, cols.codes,
+                                              cols.feat, cols.bin_values)
+    y, w, ww, unit = targets
+    msl, entropy, serdt, factor = (rules.min_samples_leaf, rules.entropy, rules.serdt,
+                                   rules.factor)
+    samples, hist_w, hist_c, hist_ww = bufs.samples, bufs.hist_w, bufs.hist_c, bufs.hist_ww
+    (cw, cc, left, cnt_left, best, choice, lowers, on_path, bin_offset, bin_sizes,
+     node_codes) = scratch
     k = cw.shape[0]
     m = e - s
     mf = float(m)
@@ -244,7 +377,7 @@ def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_no
                     rest -= hist_c[base + b * k + c]
                 hist_c[base + c] = rest
     for f in range(feat.shape[0]):
-        kind = feat[f, 0]
+        kind = feat[f, FEAT_KIND]
         fac = factor if on_path[f] else 1.0
         left[:] = 0.0
         cnt_left[:] = 0.0
@@ -254,8 +387,8 @@ def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_no
         if kind == SORTED and unit and not entropy:
             # unit weights and Gini: the children's sums of squared class counts move by
             # one row at a time, exactly (integers), so a candidate costs O(1) for any k
-            j = feat[f, 1]
-            col = feat[f, 2]
+            j = feat[f, FEAT_INDEX]
+            col = feat[f, FEAT_X]
             r = orders[j, s]
             v = _at(X, tr, r, col)
             sq_l = 0.0
@@ -289,8 +422,8 @@ def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_no
                     best[3] = nxt
             continue
         if kind == SORTED:
-            j = feat[f, 1]
-            col = feat[f, 2]
+            j = feat[f, FEAT_INDEX]
+            col = feat[f, FEAT_X]
             r = orders[j, s]
             v = _at(X, tr, r, col)
             for i in range(s, e - 1):
@@ -318,8 +451,8 @@ def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_no
                     best[2] = lo
                     best[3] = nxt
             continue
-        off = feat[f, 4]
-        nb = feat[f, 3]
+        off = feat[f, FEAT_BIN_OFFSET]
+        nb = feat[f, FEAT_N_BINS]
         if kind == BINNED:
             prev = -1
             for b in range(nb):
@@ -352,7 +485,7 @@ def _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc, w_no
         n_values = nb
         values = node_codes[:0]
         if nb > 4 * m:
-            jb = feat[f, 1]
+            jb = feat[f, FEAT_INDEX]
             for i in range(s, e):
                 node_codes[i - s] = codes[samples[i], jb]
             values = np.unique(node_codes[:m])
@@ -421,19 +554,21 @@ def _stable_partition(arr, s, e, mark, buf):
 
 
 @_jit
-def _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark):
-    """``mark[r]``: whether row ``r`` of the node goes left under the test on feature ``f``
-    (``x <= lo``, or ``x = category``); returns how many do."""
+def _mark(cols, bufs, s, e, f, lo, category):
+    """``bufs.mark[r]``: whether row ``r`` of the node ``bufs.samples[s:e]`` goes left under
+    the test on feature ``f`` (``x <= lo``, or ``x = category``); returns how many do."""
+    X, tr, codes, feat = cols.X, cols.tr, cols.codes, cols.feat
+    samples, mark = bufs.samples, bufs.mark
     n_left = 0
-    if feat[f, 0] == CATEGORICAL:
-        jb = feat[f, 1]
+    if feat[f, FEAT_KIND] == CATEGORICAL:
+        jb = feat[f, FEAT_INDEX]
         for i in range(s, e):
             r = samples[i]
             g = codes[r, jb] == category
             mark[r] = g
             n_left += g
     else:
-        col = feat[f, 2]
+        col = feat[f, FEAT_X]
         for i in range(s, e):
             r = samples[i]
             g = _at(X, tr, r, col) <= lo
@@ -443,29 +578,33 @@ def _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark):
 
 
 @_jit
-def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entropy, serdt,
-         unit, factor, slack, samples, mark, buf, stack, counters, nodes, nodes_f, node_cw,
-         hist_w, hist_c, hist_ww):
-    """Grow the tree depth first from the nodes on ``stack`` (the root first); returns
-    ``DONE``, ``FULL`` (call again with larger node tables) or ``FALLBACK`` (give
-    ``counters[C_WAITING]`` a forced test, then call again). ``max_depth`` < 0: no limit."""
+def grow(cols, targets, rules, tree, bufs):
+    """Grow the tree (:class:`Nodes`) depth first from the nodes on ``tree.stack`` (the root
+    first), over the columns ``cols`` (:class:`Columns`), the rows' classes and weights
+    ``targets`` (:class:`Targets`) by the rule ``rules`` (:class:`Rules`), with the working
+    arrays ``bufs`` (:class:`Buffers`); returns ``DONE``, ``FULL`` (call again with larger
+    node tables) or ``FALLBACK`` (give ``counters[C_WAITING]`` a forced test, then call
+    again)."""
+    orders, codes, feat = cols.orders, cols.codes, cols.feat
+    y, w, ww = targets.y, targets.weight, targets.wpm_weight
+    max_depth, msl, entropy, serdt, slack = (rules.max_depth, rules.min_samples_leaf,
+                                             rules.entropy, rules.serdt, rules.slack)
+    nodes, nodes_f, node_cw, stack, counters = tree
+    samples, mark, buf = bufs.samples, bufs.mark, bufs.buf
     k = node_cw.shape[1]
     n_features = feat.shape[0]
-    cw = np.zeros(k)
-    cc = np.zeros(k)
-    left = np.zeros(k)
-    cnt_left = np.zeros(k)
-    best = np.zeros(4)
-    choice = np.zeros(2, dtype=np.int64)
-    lowers = np.zeros(1, dtype=np.int64)
-    on_path = np.zeros(n_features, dtype=np.bool_)
-    bin_offset = np.zeros(codes.shape[1], dtype=np.int64)
-    bin_sizes = np.zeros(codes.shape[1], dtype=np.int64)
+    scratch = _Scratch(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4),
+                       np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                       np.zeros(n_features, dtype=np.bool_),
+                       np.zeros(codes.shape[1], dtype=np.int64),
+                       np.zeros(codes.shape[1], dtype=np.int64),
+                       np.zeros(samples.shape[0], dtype=np.int64))
+    cw, cc, best, choice, lowers, on_path = (scratch.cw, scratch.cc, scratch.best,
+                                             scratch.choice, scratch.lowers, scratch.on_path)
     for f in range(n_features):
-        if feat[f, 0] != SORTED:
-            bin_offset[feat[f, 1]] = feat[f, 4]
-            bin_sizes[feat[f, 1]] = feat[f, 3]
-    node_codes = np.zeros(samples.shape[0], dtype=np.int64)
+        if feat[f, FEAT_KIND] != SORTED:
+            scratch.bin_offset[feat[f, FEAT_INDEX]] = feat[f, FEAT_BIN_OFFSET]
+            scratch.bin_sizes[feat[f, FEAT_INDEX]] = feat[f, FEAT_N_BINS]
     capacity = nodes.shape[0]
     msl1 = max(1, msl)
     while counters[C_STACK] > 0:
@@ -508,7 +647,7 @@ def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entro
             lo = nodes_f[node, F_FORCED_T]
             hi = lo
             if forced == FORCED_THEN:
-                n_left = _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark)
+                n_left = _mark(cols, bufs, s, e, f, lo, category)
                 if n_left < msl1 or m - n_left < msl1:
                     f = -1
         if f < 0:
@@ -521,10 +660,8 @@ def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entro
                     on_path[nodes[a, N_FEATURE]] = True
                     a = nodes[a, N_PARENT]
             lowers[0] = 0
-            found = _search(X, tr, orders, codes, y, w, ww, feat, bin_values, s, e, cw, cc,
-                            w_node, ww_total, parent, msl, entropy, serdt, unit, factor,
-                            half, on_path, samples, hist_w, hist_c, hist_ww, bin_offset,
-                            bin_sizes, node_codes, left, cnt_left, best, choice, lowers)
+            found = _search(cols, targets, rules, bufs, scratch, s, e, w_node, ww_total,
+                            parent, half)
             if serdt:
                 on_path[:] = False
             if not found:
@@ -538,7 +675,7 @@ def grow(X, tr, orders, codes, y, w, ww, feat, bin_values, max_depth, msl, entro
             category = choice[1]
             lo = best[2]
             hi = best[3]
-        n_left = _mark(X, tr, codes, feat, samples, s, e, f, lo, category, mark)
+        n_left = _mark(cols, bufs, s, e, f, lo, category)
         _stable_partition(samples, s, e, mark, buf)
         for j in range(orders.shape[0]):
             _stable_partition(orders[j], s, e, mark, buf)

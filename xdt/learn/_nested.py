@@ -730,6 +730,7 @@ class NestedKDNFClassifier(ClassifierMixin, BaseEstimator):
 def _filler(binarizer: Binarizer, data) -> Condition:
     """A condition true on every training row, for the cells of a matrix with no literal."""
     feat = binarizer.features_[0]
-    if feat.is_ordinal:
-        return Condition(feat.name, upto=float(data.ordinal[:, 0].max()))
+    if feat.is_ordinal:  # the ordinal column of feature 0
+        column = int(np.flatnonzero(data.ordinal_features == 0)[0])
+        return Condition(feat.name, upto=float(data.ordinal[:, column].max()))
     return Condition(feat.name, tuple(feat.domain))

@@ -393,7 +393,7 @@ def rule_redundancy_report(model, X, *, progress: bool = False,
     from tqdm import tqdm
 
     # Explainer.axp's default order for a decision list is the order of A(x): the features
-    # outside R(x) | H(x), then H(x), then R(x) (xdt.explain.queries.term_order)
+    # outside R(x) | H(x), then H(x), then R(x) (xdt.explain.queries._term_order)
     with Explainer(dl, "sat", certificates=False, **kwargs) as ex, \
             tqdm(total=len(unique), desc="rule redundancy", unit="row",
                  disable=not progress) as bar:

@@ -1,5 +1,5 @@
 """The Jupyter view of a decision tree: a line of sizes and the tree drawn as SVG
-(:func:`xdt.report._svg.tree_svg`).
+(:func:`xdt.report.tree_svg`).
 
 The IR draws nothing and imports no wing, so the view is attached to the model class from
 here: :func:`attach` makes :func:`tree_html` the ``_repr_html_`` method of
@@ -38,7 +38,7 @@ REPR_MAX_NODES = 1000
 
 def tree_html(tree: DecisionTree) -> str:
     """The tree as HTML, for Jupyter: a line of sizes and the tree drawn as SVG
-    (:func:`xdt.report._svg.tree_svg`, with element ids of its own, so that two pictures in
+    (:func:`xdt.report.tree_svg`, with element ids of its own, so that two pictures in
     one notebook do not share them); a tree of more than :data:`REPR_MAX_NODES` nodes is
     not drawn. Every text is escaped."""
     target = f", target {tree.target!r}" if tree.target else ""

@@ -649,7 +649,7 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         the row and the check, gives both answers and, where one exists, a counterexample
         point checked with ``model.predict``.
 
-    A :class:`~xdt.ir._ensemble.TreeEnsemble` has no path engine: its SAT engine is
+    A :class:`~xdt.ir.TreeEnsemble` has no path engine: its SAT engine is
     compared with an independent checker instead (:func:`crosscheck_ensemble`, which
     returns an :class:`EnsembleCrosscheckReport`); so are a DNF, a nested k-DNF and a
     decision list (:func:`crosscheck_rules`).

@@ -375,7 +375,7 @@ def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int
     not predict as ``class_index``, or ``None`` when none of ``n`` sampled points does.
 
     Each point is predicted by ``model.predict_cells`` and, when ``reference`` and the
-    model has a :attr:`~xdt.ir._ensemble.TreeEnsemble.reference` (the library's own
+    model has a :attr:`~xdt.ir.TreeEnsemble.reference` (the library's own
     ``predict``), also by the library on a value of each cell: a point either gives another
     class counts. A ``None`` is evidence, not proof, of entailment. O(n * F) draws plus one
     prediction call each. With background constraints, the sampled points they exclude are
@@ -404,7 +404,7 @@ def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int
 
 def reference_rows(model: Model, rows: Sequence[Sequence]) -> np.ndarray:
     """Rows of feature values in feature order as the library's ``predict`` takes them
-    (:attr:`~xdt.ir._ensemble.TreeEnsemble.reference`): float64, or object when a value is
+    (:attr:`~xdt.ir.TreeEnsemble.reference`): float64, or object when a value is
     not a number (a category label)."""
     try:
         return np.asarray(rows, dtype=np.float64).reshape(-1, len(model.features))

@@ -15,6 +15,27 @@ import weakref
 import numpy as np
 
 from xdt.explain.engines import _kernels as kernels
+from xdt.explain.engines._kernels import (
+    FEAT_COLUMNS,
+    FEAT_N_WORDS,
+    FEAT_ORDINAL,
+    FEAT_WORDS_AT,
+    LIT_COLUMNS,
+    NODE_CHILDREN,
+    NODE_COLUMNS,
+    NODE_CUT,
+    NODE_FEATURE,
+    NODE_PATH,
+    PATH_CLASS,
+    PATH_COLUMNS,
+    PATH_DEAD,
+    PATH_FEATURES_END,
+    PATH_FEATURES_START,
+    PATH_LITS_END,
+    PATH_LITS_START,
+    AllowedCells,
+    TreeTables,
+)
 from xdt.ir._cells import CategoricalCells, IntervalCells
 from xdt.ir._tree import DecisionTree
 
@@ -58,7 +79,7 @@ def rows_of(masks, width: int) -> np.ndarray:
 def masks_of(rows: np.ndarray) -> list[int]:
     """One bit mask per row of a uint64 (n, W) array."""
     if rows.shape[1] == 1:
-        return rows[:, 0].tolist()
+        return rows.reshape(-1).tolist()
     if rows.shape[1] > 4:  # wide rows: each read as one little-endian number
         data = np.ascontiguousarray(rows, dtype="<u8").tobytes()
         size = 8 * rows.shape[1]
@@ -83,7 +104,7 @@ class CompiledTree:
     n_features, n_paths, n_words : int
         ``F``, ``P`` and ``W = ceil(F / 64)`` (at least 1).
     paths, lits, cat_words, feats, path_features, nodes, children : numpy.ndarray
-        The tables of :mod:`xdt.explain.engines._kernels`.
+        The tables of :class:`kernels.TreeTables`.
     path_class : numpy.ndarray of shape (P,), int64
     excl, excl_off, tested, tested_at : numpy.ndarray
         Per tested feature and cell, the paths whose literal excludes the cell (uint64
@@ -98,10 +119,8 @@ class CompiledTree:
         The same per class as path indices (int64 arrays) and as Python bit masks.
     sliced : bool
         Whether the tables exist, so that the feature-slice kernels can be used.
-    kernel_tables, slice_tables : tuple of numpy.ndarray
-        The tables in the argument order of :func:`kernels.explain_one` /
-        :func:`kernels.explain_rows` and of :func:`kernels.explain_one_sliced` /
-        :func:`kernels.axp_rows`.
+    tables : kernels.TreeTables
+        All of them, as the kernels take them.
 
     Notes
     -----
@@ -118,13 +137,12 @@ class CompiledTree:
         self.n_paths = len(tree.paths)
         ordinal = [isinstance(c, IntervalCells) for c in cells]
         cat_n = [0 if o else n_words(c.n_cells) for c, o in zip(cells, ordinal, strict=True)]
-        feats = np.zeros((n_features, 3), dtype=np.int64)
-        offset = 0
-        for f in range(n_features):
-            feats[f] = (1 if ordinal[f] else 0, cat_n[f], offset)
-            offset += cat_n[f]
-        self.n_awords = offset
-        paths = np.zeros((self.n_paths, 6), dtype=np.int64)
+        feats = np.zeros((n_features, FEAT_COLUMNS), dtype=np.int64)
+        feats[:, FEAT_ORDINAL] = ordinal
+        feats[:, FEAT_N_WORDS] = cat_n
+        feats[:, FEAT_WORDS_AT] = np.cumsum([0] + cat_n[:-1])
+        self.n_awords = sum(cat_n)
+        paths = np.zeros((self.n_paths, PATH_COLUMNS), dtype=np.int64)
         lits: list[tuple[int, int, int, int]] = []
         cat_words: list[int] = []
         path_features: list[int] = []
@@ -139,29 +157,34 @@ class CompiledTree:
                     lits.append((f, 0, 0, len(cat_words)))
                     cat_words.extend((m >> (WORD * k)) & _MASK64 for k in range(cat_n[f]))
             fs = p.features
-            paths[j] = (start, len(lits), p.class_index, 0 if p.consistent else 1,
-                        len(path_features), len(path_features) + len(fs))
+            row = paths[j]
+            row[PATH_LITS_START], row[PATH_LITS_END] = start, len(lits)
+            row[PATH_CLASS], row[PATH_DEAD] = p.class_index, 0 if p.consistent else 1
+            row[PATH_FEATURES_START] = len(path_features)
+            row[PATH_FEATURES_END] = len(path_features) + len(fs)
             path_features.extend(fs)
         self.paths = paths
-        self.lits = np.asarray(lits, dtype=np.int64).reshape(-1, 4)
+        self.lits = np.asarray(lits, dtype=np.int64).reshape(-1, LIT_COLUMNS)
         self.cat_words = np.asarray(cat_words or [0], dtype=np.uint64)
         self.feats = feats
         self.path_features = np.asarray(path_features or [0], dtype=np.int64)
-        self.nodes = np.stack([tree._node_feature, tree._child_offset, tree._node_path,
-                               tree._node_cut],
-                              axis=1).astype(np.int64)
+        nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
+        nodes[:, NODE_FEATURE] = tree._node_feature
+        nodes[:, NODE_CHILDREN] = tree._child_offset
+        nodes[:, NODE_PATH] = tree._node_path
+        nodes[:, NODE_CUT] = tree._node_cut
+        self.nodes = nodes
         self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
                                    dtype=np.int64)
-        self.path_class = paths[:, 2].copy()
+        self.path_class = paths[:, PATH_CLASS].copy()
         self.ordinal = ordinal
         self._exclusion_tables(tree)
-        self.kernel_tables = (self.paths, self.lits, self.cat_words, self.feats,
-                              self.path_features, self.nodes, self.children, self.excl,
-                              self.excl_off, self.tested, self.others, self.other_pos,
-                              self.n_others)
-        self.slice_tables = (self.paths, self.path_features, self.nodes, self.children,
-                             self.excl, self.excl_off, self.tested, self.tested_at,
-                             self.others)
+        self.tables = TreeTables(
+            paths=self.paths, lits=self.lits, cat_words=self.cat_words, feats=self.feats,
+            path_features=self.path_features, nodes=self.nodes, children=self.children,
+            excl=self.excl, excl_off=self.excl_off, tested=self.tested,
+            tested_at=self.tested_at, others=self.others, other_pos=self.other_pos,
+            n_others=self.n_others, n_words=self.n_words)
         self.sliced = self.excl.size > 0
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)
@@ -243,13 +266,13 @@ class CompiledTree:
         order = self._orders.get(p)
         if order is None:
             order = np.empty(self.n_features, dtype=np.int64)
-            kernels._path_order(self.paths, self.path_features, p, self.n_features, order)
+            kernels.path_order(self.tables, p, order)
             self._orders[p] = order
         return order
 
-    def allowed_arrays(self, allowed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(alo, ahi, awords)`` of per-feature allowed cell sets (Python bit masks; an
-        interval for an ordinal feature)."""
+    def allowed_arrays(self, allowed) -> AllowedCells:
+        """The :class:`kernels.AllowedCells` of per-feature allowed cell sets (Python bit
+        masks; an interval for an ordinal feature)."""
         alo = np.zeros(self.n_features, dtype=np.int64)
         ahi = np.zeros(self.n_features, dtype=np.int64)
         awords = np.zeros(max(self.n_awords, 1), dtype=np.uint64)
@@ -258,10 +281,10 @@ class CompiledTree:
                 alo[f] = (m & -m).bit_length() - 1
                 ahi[f] = m.bit_length() - 1
             else:
-                _, k, off = self.feats[f]
+                k, off = self.feats[f, FEAT_N_WORDS], self.feats[f, FEAT_WORDS_AT]
                 for j in range(k):
                     awords[off + j] = (m >> (WORD * j)) & _MASK64
-        return alo, ahi, awords
+        return AllowedCells(alo, ahi, awords)
 
 
 _EXACT = 2.0**53  # integers up to this are exact as float64

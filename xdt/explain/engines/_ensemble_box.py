@@ -1,6 +1,6 @@
 """The box engine for tree ensembles: entailment by exact branch and bound over boxes.
 
-For one instance of a :class:`~xdt.ir._ensemble.TreeEnsemble` and a set ``S`` of fixed
+For one instance of a :class:`~xdt.ir.TreeEnsemble` and a set ``S`` of fixed
 features, the points that agree with the instance on ``S`` form a *box* (one cell on each
 fixed feature, every cell elsewhere). :class:`BoxOracle` decides whether the box holds a
 point of another class with the compiled search of :mod:`xdt.explain.engines._ensemble_kernels`:
@@ -35,7 +35,8 @@ MAX_BOXES = 200_000
 
 class Prepared:
     """The flat arrays of an ensemble for the kernels (built once per model by
-    :func:`prepare`)."""
+    :func:`prepare`): the fields of :class:`~xdt.explain.engines._ensemble_kernels.EnsembleTables`,
+    each as an attribute, and ``tables``, all of them as the kernels take them."""
 
     def __init__(self, model: TreeEnsemble):
         features, cuts, offsets, children, leaves, roots = [], [], [], [], [], []
@@ -76,20 +77,16 @@ class Prepared:
         cat_sizes = np.where(ordinal, 0, self.n_cells)
         self.cat_offset = np.concatenate([[0], np.cumsum(cat_sizes)[:-1]]).astype(np.int64)
         self.n_cat = int(cat_sizes.sum())
-
-    def arrays(self) -> tuple:
-        """The model's arguments of :func:`~xdt.explain.engines._ensemble_kernels.search` and
-        :func:`~xdt.explain.engines._ensemble_kernels.deletion`, in their order."""
-        return (self.feature, self.cut, self.offset, self.child, self.leaf, self.roots,
-                self.values, self.start, self.divisor, self.threshold, self.n_classes,
-                self.ordinal, self.n_cells, self.cat_offset)
+        self.tables = K.EnsembleTables(
+            feature=self.feature, cut=self.cut, offset=self.offset, child=self.child,
+            leaf=self.leaf, roots=self.roots, values=self.values, start=self.start,
+            divisor=self.divisor, threshold=self.threshold, n_classes=self.n_classes,
+            ordinal=self.ordinal, n_cells=self.n_cells, cat_offset=self.cat_offset)
 
     def classify(self, cells: Sequence[int]) -> int:
         """The class index of one point given by its cells (the IR's ``predict_cells``, in
         one compiled call)."""
-        return int(K.classify(self.feature, self.cut, self.offset, self.child, self.leaf,
-                              self.roots, self.values, self.start, self.divisor,
-                              self.threshold, np.asarray(cells, dtype=np.int64)))
+        return int(K.classify(np.asarray(cells, dtype=np.int64), *self.tables))
 
     def box(self, held: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(lo, hi, cat)`` of the box holding each feature ``f`` of ``held`` to the cells
@@ -182,8 +179,8 @@ class BoxOracle(EntailmentOracle):
         p = self.prepared
         lo, hi, cat = p.box(held)
         out = np.empty(len(lo), dtype=np.int64)
-        status, boxes = K.search(*p.arrays(), lo, hi, cat, self.prediction, self.max_boxes,
-                                 out, self.stack)
+        status, boxes = K.search(lo, hi, cat, self.prediction, self.max_boxes, out,
+                                 self.stack, *p.tables)
         self.boxes += int(boxes)
         return int(status), out
 
@@ -218,9 +215,9 @@ class BoxOracle(EntailmentOracle):
                 seq.append(f)
         fixed = np.zeros(len(self.cells), dtype=np.bool_)
         fixed[bits(start)] = True
-        status, pos = K.deletion(*p.arrays(), np.asarray(self.cells, dtype=np.int64), fixed,
+        status, pos = K.deletion(np.asarray(self.cells, dtype=np.int64), fixed,
                                  np.asarray(seq, dtype=np.int64), self.prediction,
-                                 self.max_boxes, self.stack)
+                                 self.max_boxes, self.stack, *p.tables)
         expl = 0
         for f in np.flatnonzero(fixed).tolist():
             expl |= 1 << f

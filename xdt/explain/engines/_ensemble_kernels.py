@@ -6,7 +6,7 @@ Fixing a feature to the instance's cell makes its side of the box a single cell;
 feature's side is all its cells.
 
 :func:`search` decides whether some point of a box has another class than ``c``, exactly as
-:meth:`xdt.ir._ensemble.TreeEnsemble.predict_cells` decides, by branch and bound over boxes:
+:meth:`xdt.ir.TreeEnsemble.predict_cells` decides, by branch and bound over boxes:
 
 * **Bound.** Each tree is walked over the nodes the box reaches (both children of a split
   the box straddles); over the leaves reached, per score, the largest and the smallest
@@ -30,14 +30,16 @@ Si, Li, Boning & Hsieh, "Robustness Verification of Tree-based Models" (NeurIPS 
 Devos, Meert & Davis, "Versatile Verification of Tree Ensembles" (ICML 2021); here its bound
 is computed in the library's floating point so that its answers are exact.
 
-Arrays (prepared once per model by :func:`xdt.explain.engines._ensemble_box.prepare`): every tree's
-nodes numbered together; ``feature[n]`` (-1 at a leaf), ``cut[n]`` (a threshold node: the
-last of the ensemble's cells that goes left; -1 for a categorical node), ``offset[n]`` into
-``child`` (two children for a threshold node, one per cell for a categorical one),
-``leaf[n]`` (the row of ``values`` of a leaf, -1 elsewhere), ``roots[t]``.
+The model's arrays (prepared once per model by :func:`xdt.explain.engines._ensemble_box.prepare`)
+are the fields of :class:`EnsembleTables`. The kernels called once per query or instance
+(:func:`search`, :func:`deletion`, :func:`classify`) take them spread as their last
+arguments (``*tables``) and name them at once, as :mod:`xdt.explain.engines._kernels` does and for
+the same reason (numba types a named tuple argument in Python, a few µs a call).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,23 +53,80 @@ GAVE_UP = 2
 """The search met its limit on the number of boxes before deciding."""
 
 
+class EnsembleTables(NamedTuple):
+    """The flat arrays of a tree ensemble that the kernels read: every tree's nodes numbered
+    together (``N`` nodes, ``T`` trees, ``F`` features, ``S`` scores, ``C`` classes)."""
+
+    feature: np.ndarray
+    """int64 (N,): the node's feature, -1 at a leaf."""
+    cut: np.ndarray
+    """int64 (N,): a threshold node's last cell (of the ensemble's cells) that goes left;
+    -1 for a categorical node."""
+    offset: np.ndarray
+    """int64 (N,): the offset of the node's children in ``child`` (two for a threshold
+    node, one per cell for a categorical one)."""
+    child: np.ndarray
+    """int64: the children of every node."""
+    leaf: np.ndarray
+    """int64 (N,): a leaf's row of ``values``, -1 elsewhere."""
+    roots: np.ndarray
+    """int64 (T,): each tree's root."""
+    values: np.ndarray
+    """float32 or float64 (leaves, S): the leaves' values, in the ensemble's precision."""
+    start: np.ndarray
+    """(S,), same dtype: the start scores."""
+    divisor: float
+    """What the summed scores are divided by (same dtype)."""
+    threshold: float
+    """A binary margin's threshold (same dtype)."""
+    n_classes: int
+    """``C``."""
+    ordinal: np.ndarray
+    """bool (F,): whether each feature is ordinal."""
+    n_cells: np.ndarray
+    """int64 (F,): each feature's number of cells."""
+    cat_offset: np.ndarray
+    """int64 (F,): a categorical feature's offset in a box's ``cat``."""
+
+
+class _Bounds(NamedTuple):
+    """What :func:`_bound` finds of one box (working arrays of :func:`search`)."""
+
+    tmax: np.ndarray
+    """(T, S): per tree, the largest value per score over the leaves the box reaches."""
+    tmin: np.ndarray
+    """(T, S): the smallest."""
+    nreach: np.ndarray
+    """int64 (T,): per tree, the leaves the box reaches."""
+    split_count: np.ndarray
+    """int64 (F,): per feature, the reached splits the box straddles."""
+    split_sum: np.ndarray
+    """int64 (F,): the sum of their cuts."""
+    stack: np.ndarray
+    """int64 (N + 1,): the nodes still to visit."""
+
+
 @njit(cache=True)
-def _bound(feature, cut, offset, child, leaf, roots, values, lo, hi, cat, cat_offset,
-           tmax, tmin, nreach, split_count, split_sum, stack):
-    """Per tree, the largest and smallest value per score over the leaves the box reaches
-    (``tmax``, ``tmin``, shape (T, S)) and how many leaves (``nreach``); per feature, how many
-    reached splits the box straddles and the sum of their cuts (``split_count``,
-    ``split_sum``)."""
+def _bound(t, lo, hi, cat, b):
+    """Fill ``b`` (:class:`_Bounds`) for the box ``(lo, hi, cat)`` of the ensemble of tables
+    ``t`` (:class:`EnsembleTables`): per tree, the largest and smallest value per score over
+    the leaves the box reaches and how many leaves; per feature, how many reached splits the
+    box straddles and the sum of their cuts."""
+    # the arrays as locals: a field read in a loop costs a reference count each time
+    feature, cut, offset, child, leaf, roots = (t.feature, t.cut, t.offset, t.child, t.leaf,
+                                                t.roots)
+    values, cat_offset = t.values, t.cat_offset
+    tmax, tmin, nreach, split_count, split_sum, stack = b
     n_scores = values.shape[1]
     split_count[:] = 0
     split_sum[:] = 0
-    for t in range(len(roots)):
+    for tree in range(len(roots)):
         for s in range(n_scores):
-            tmax[t, s] = -np.inf
-            tmin[t, s] = np.inf
-        nreach[t] = 0
+            tmax[tree, s] = -np.inf
+            tmin[tree, s] = np.inf
+        nreach[tree] = 0
         top = 0
-        stack[0] = roots[t]
+        stack[0] = roots[tree]
         top = 1
         while top > 0:
             top -= 1
@@ -75,13 +134,13 @@ def _bound(feature, cut, offset, child, leaf, roots, values, lo, hi, cat, cat_of
             f = feature[n]
             if f < 0:
                 row = leaf[n]
-                nreach[t] += 1
+                nreach[tree] += 1
                 for s in range(n_scores):
                     v = values[row, s]
-                    if v > tmax[t, s]:
-                        tmax[t, s] = v
-                    if v < tmin[t, s]:
-                        tmin[t, s] = v
+                    if v > tmax[tree, s]:
+                        tmax[tree, s] = v
+                    if v < tmin[tree, s]:
+                        tmin[tree, s] = v
                 continue
             j = cut[n]
             base = offset[n]
@@ -138,35 +197,45 @@ def _total(start, per_tree, s, divisor):
 
 @njit(cache=True)
 def _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
-    """Whether ``k`` can beat ``c`` by the bounds (see the module docstring)."""
+    """Whether ``k`` can beat ``c`` by the bounds ``tmax``, ``tmin`` of a box (of
+    :class:`_Bounds`), from the start scores ``start`` and by ``divisor`` and ``threshold`` of
+    :class:`EnsembleTables` (see the module docstring). Called once per box and class, it
+    takes the arrays themselves: a field read costs a reference count."""
     if n_scores == 1:
         if k == 1:
             return _total(start, tmax, 0, divisor) > threshold
         return _total(start, tmin, 0, divisor) <= threshold
-    a = _total(start, tmax, k, divisor)
-    b = _total(start, tmin, c, divisor)
-    return a > b or (a == b and k < c)
+    high = _total(start, tmax, k, divisor)
+    low = _total(start, tmin, c, divisor)
+    return high > low or (high == low and k < c)
 
 
 @njit(cache=True)
-def search(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
-           n_classes, ordinal, n_cells, cat_offset, lo0, hi0, cat0, c, max_boxes, out,
-           capacity=16):
-    """Whether some point of the box ``(lo0, hi0, cat0)`` has another class than ``c``.
+def search(lo0, hi0, cat0, c, max_boxes, out, capacity, *tables):
+    """Whether some point of the box ``(lo0, hi0, cat0)`` has another class than ``c``, for
+    the ensemble whose :class:`EnsembleTables` are spread in ``tables``.
 
     Returns the status (:data:`ENTAILED`, :data:`COUNTEREXAMPLE` with the point's cells
     written to ``out``, or :data:`GAVE_UP` after ``max_boxes`` boxes) and the number of boxes
     searched. ``hi0[f]`` of a categorical feature is its number of cells less one;
     ``capacity`` is the initial room of the depth-first stack of boxes (doubled when full)."""
-    n_trees = len(roots)
+    return _search(EnsembleTables(*tables), lo0, hi0, cat0, c, max_boxes, out, capacity)
+
+
+@njit(cache=True)
+def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
+    """:func:`search` on the tables ``t`` (:class:`EnsembleTables`)."""
+    ordinal, n_cells, cat_offset = t.ordinal, t.n_cells, t.cat_offset
+    n_trees = len(t.roots)
     n_feat = len(lo0)
-    n_scores = values.shape[1]
-    tmax = np.empty((n_trees, n_scores), dtype=values.dtype)
-    tmin = np.empty((n_trees, n_scores), dtype=values.dtype)
-    nreach = np.empty(n_trees, dtype=np.int64)
-    split_count = np.zeros(n_feat, dtype=np.int64)
-    split_sum = np.zeros(n_feat, dtype=np.int64)
-    node_stack = np.empty(len(feature) + 1, dtype=np.int64)
+    n_scores = t.values.shape[1]
+    b = _Bounds(np.empty((n_trees, n_scores), dtype=t.values.dtype),
+                np.empty((n_trees, n_scores), dtype=t.values.dtype),
+                np.empty(n_trees, dtype=np.int64), np.zeros(n_feat, dtype=np.int64),
+                np.zeros(n_feat, dtype=np.int64), np.empty(len(t.feature) + 1, dtype=np.int64))
+    tmax, tmin, nreach, split_count, split_sum = (b.tmax, b.tmin, b.nreach, b.split_count,
+                                                  b.split_sum)
+    start, divisor, threshold = t.start, t.divisor, t.threshold
     los = np.empty((capacity, n_feat), dtype=np.int64)
     his = np.empty((capacity, n_feat), dtype=np.int64)
     cats = np.empty((capacity, len(cat0)), dtype=np.bool_)
@@ -183,18 +252,17 @@ def search(feature, cut, offset, child, leaf, roots, values, start, divisor, thr
         lo = los[top].copy()
         hi = his[top].copy()
         cat = cats[top].copy()
-        _bound(feature, cut, offset, child, leaf, roots, values, lo, hi, cat, cat_offset,
-               tmax, tmin, nreach, split_count, split_sum, node_stack)
+        _bound(t, lo, hi, cat, b)
         possible = False
-        for k in range(n_classes):
+        for k in range(t.n_classes):
             if k != c and _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
                 possible = True
                 break
         if not possible:
             continue
         exact = True
-        for t in range(n_trees):
-            if nreach[t] != 1:
+        for tree in range(n_trees):
+            if nreach[tree] != 1:
                 exact = False
                 break
         if exact:
@@ -256,15 +324,16 @@ def search(feature, cut, offset, child, leaf, roots, values, start, divisor, thr
 
 
 @njit(cache=True)
-def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
-             n_classes, ordinal, n_cells, cat_offset, cells, fixed, order, c, max_boxes,
-             capacity=16):
+def deletion(cells, fixed, order, c, max_boxes, capacity, *tables):
     """One AXp by deletion, in one call: for each feature of ``order`` (all fixed features,
-    in the order to try them), free it and keep it free when the rest still entails ``c``.
+    in the order to try them), free it and keep it free when the rest still entails ``c``,
+    for the ensemble whose :class:`EnsembleTables` are spread in ``tables``.
 
     ``fixed`` (bool, shape (F,)) is updated in place. Returns :data:`ENTAILED` when done, or
     :data:`GAVE_UP` with the position in ``order`` of the query that met the limit (the
     features before it are decided)."""
+    t = EnsembleTables(*tables)
+    ordinal, n_cells, cat_offset = t.ordinal, t.n_cells, t.cat_offset
     n_feat = len(cells)
     lo = np.empty(n_feat, dtype=np.int64)
     hi = np.empty(n_feat, dtype=np.int64)
@@ -291,9 +360,7 @@ def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, t
                 o = cat_offset[f]
                 for cell in range(n_cells[f]):
                     cat[o + cell] = (not fixed[f]) or cell == cells[f]
-        status, _ = search(feature, cut, offset, child, leaf, roots, values, start, divisor,
-                           threshold, n_classes, ordinal, n_cells, cat_offset, lo, hi, cat, c,
-                           max_boxes, out, capacity)
+        status, _ = _search(t, lo, hi, cat, c, max_boxes, out, capacity)
         if status == GAVE_UP:
             fixed[g] = True
             return GAVE_UP, pos
@@ -303,16 +370,20 @@ def deletion(feature, cut, offset, child, leaf, roots, values, start, divisor, t
 
 
 @njit(cache=True)
-def classify(feature, cut, offset, child, leaf, roots, values, start, divisor, threshold,
-             cells):
-    """The class index of one point given by its cells, as
-    :meth:`xdt.ir._ensemble.TreeEnsemble.predict_cells` computes it: each tree's leaf, the
+def classify(cells, *tables):
+    """The class index of one point given by its cells, for the ensemble whose
+    :class:`EnsembleTables` are spread in ``tables``, as
+    :meth:`xdt.ir.TreeEnsemble.predict_cells` computes it: each tree's leaf, the
     values summed in tree order in their precision from ``start``, divided, then the first
     largest score (a binary margin: ``score > threshold``)."""
+    t = EnsembleTables(*tables)
+    feature, cut, offset, child, leaf, roots = (t.feature, t.cut, t.offset, t.child, t.leaf,
+                                                t.roots)
+    values, divisor, threshold = t.values, t.divisor, t.threshold
     n_scores = values.shape[1]
-    acc = start.copy()
-    for t in range(len(roots)):
-        n = roots[t]
+    acc = t.start.copy()
+    for tree in range(len(roots)):
+        n = roots[tree]
         while feature[n] >= 0:
             j = cut[n]
             c = cells[feature[n]]

@@ -1,15 +1,15 @@
 """The SAT engine for tree ensembles: entailment decided exactly as the library decides.
 
-A :class:`~xdt.ir._ensemble.TreeEnsemble` predicts by summing, in floating point and in tree
+A :class:`~xdt.ir.TreeEnsemble` predicts by summing, in floating point and in tree
 order, values its trees' leaves hold, then comparing the sums
-(:meth:`~xdt.ir._ensemble.TreeEnsemble.predict_cells`). The engine answers "does fixing
+(:meth:`~xdt.ir.TreeEnsemble.predict_cells`). The engine answers "does fixing
 these features entail the prediction ``c``?" for exactly that arithmetic, ties included.
 
 Encoding (on top of :class:`~xdt.explain.engines.ModelEncoding`'s cell variables and domain
 clauses, so instances are posed as the same assumptions as for a tree):
 
 * **Leaves.** A variable ``y[t,i]`` per consistent path ``i`` of tree ``t`` (its masks in the
-  ensemble's cells, :meth:`~xdt.ir._ensemble.TreeEnsemble.tree_terms`), with
+  ensemble's cells, :meth:`~xdt.ir.TreeEnsemble.tree_terms`), with
   ``y[t,i] -> l`` for every literal ``l`` of the path and one clause ``OR_i y[t,i]`` per
   tree. A tree's paths partition the cell space, so in every model exactly one ``y[t,i]``
   per tree is true: the leaf the point reaches (Izza & Marques-Silva, "On Explaining Random
@@ -63,7 +63,7 @@ clauses, so instances are posed as the same assumptions as for a tree):
 
 A vote is the special case of one-hot leaf values, counted exactly. Certificates for
 ensembles: a counterexample is a point re-checked with the IR's ``predict`` (and the
-library's, :attr:`~xdt.ir._ensemble.TreeEnsemble.reference`, when set); an AXp's entailment
+library's, :attr:`~xdt.ir.TreeEnsemble.reference`, when set); an AXp's entailment
 rests on the solver's UNSAT answers under the lazily grown clauses, for which there is no
 independent proof object — :func:`xdt.explain.checks.check_certificate` re-checks it
 by enumerating the box when it is small and by sampling otherwise

@@ -11,33 +11,25 @@ Feature sets are multiword bitsets: ``W = ceil(F / 64)`` ``uint64`` words per se
 ``f`` at bit ``f % 64`` of word ``f // 64``, so no number of features is special. Every
 kernel is compiled by numba on first use (``cache=True``: once per machine, then loaded from
 the cache; where numba finds no writable cache folder, once per process, with a warning
-naming ``NUMBA_CACHE_DIR``) and takes only arrays and integers, with the same types on every
-call, so each has one compiled version.
+naming ``NUMBA_CACHE_DIR``) and takes a tree's tables as one :class:`TreeTables`, arrays and
+integers, with the same types on every call, so each has one compiled version.
 
-Table layout (built once per tree by :class:`~xdt.explain.engines._compiled.CompiledTree`):
+The tables (built once per tree by :class:`~xdt.explain.engines._compiled.CompiledTree`) are the
+fields of :class:`TreeTables`; the columns of its 2-D tables are named by the ``PATH_*``,
+``LIT_*``, ``FEAT_*`` and ``NODE_*`` constants below, the one place that fixes them.
 
-``paths``, int64 (P, 6)
-    Per path: first literal, end of its literals (in ``lits``), class index, 1 if dead (no
-    point reaches it), first and end of its features in ``path_features``.
-``lits``, int64 (L, 4)
-    Per literal (one per feature tested on a path: the intersection of the path's tests):
-    feature, lowest and highest cell (an interval, for an ordinal feature), offset of its
-    cell-set words in ``cat_words`` (a categorical feature; -1 for an ordinal one).
-``cat_words``, uint64
-    The cell sets of categorical literals, ``ceil(n_cells / 64)`` words each.
-``feats``, int64 (F, 3)
-    Per feature: 1 if ordinal, words of a categorical cell set, offset of the feature's
-    allowed-cell words in an instance's ``awords``.
-``path_features``, int64
-    Per path, its features in order of first test (root first).
-``nodes``, int64 (N, 4); ``children``, int64
-    The tree for finding a row's leaf: per node its feature (-1 at a leaf), the offset of
-    its child table in ``children``, its path (leaves), and its cut: for a threshold node
-    the last cell that goes left (its table is (left, right)), -1 for a categorical node
-    (one child per cell of the feature).
+The kernels called once per instance (:func:`explain_one_sliced`, :func:`explain_one`,
+:func:`disagreements`, :func:`disagreements_by_table`) take the tables spread as their last
+arguments (``*ct.tables``) and name them at once (``TreeTables(*tables)``): numba's
+dispatcher types spread arrays in compiled code but a named tuple in Python, which costs
+about 3 µs a call (:func:`explain_one_sliced` on a depth-6 tree: 3.3 µs with its arrays
+listed, 4.4 µs spread, 6.1 µs as one named tuple), a tenth of a one-row AXp. The others
+take a :class:`TreeTables` as it is.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,47 +39,122 @@ from xdt._numba import lowest_bit as _lowest_bit
 from xdt._numba import njit
 from xdt._numba import popcount as _popcount
 
+#: Columns of ``paths``: per path, its first literal and the end of its literals (in
+#: ``lits``), its class index, 1 if dead (no point reaches it), the first and the end of its
+#: features in ``path_features``.
+(PATH_LITS_START, PATH_LITS_END, PATH_CLASS, PATH_DEAD, PATH_FEATURES_START,
+ PATH_FEATURES_END) = range(6)
+PATH_COLUMNS = 6
+#: Columns of ``lits``: per literal (one per feature tested on a path: the intersection of
+#: the path's tests), its feature, its lowest and highest cell (an interval, for an ordinal
+#: feature) and the offset of its cell-set words in ``cat_words`` (a categorical feature; -1
+#: for an ordinal one).
+LIT_FEATURE, LIT_LO, LIT_HI, LIT_WORDS = range(4)
+LIT_COLUMNS = 4
+#: Columns of ``feats``: per feature, 1 if ordinal, the words of a categorical cell set, the
+#: offset of the feature's allowed-cell words in :attr:`AllowedCells.words`.
+FEAT_ORDINAL, FEAT_N_WORDS, FEAT_WORDS_AT = range(3)
+FEAT_COLUMNS = 3
+#: Columns of ``nodes``: per node, its feature (-1 at a leaf), the offset of its child table
+#: in ``children``, its path (leaves), and its cut: for a threshold node the last cell that
+#: goes left (its child table is (left, right)), -1 for a categorical node (one child per
+#: cell of the feature). A table of the first three columns only routes by cell.
+NODE_FEATURE, NODE_CHILDREN, NODE_PATH, NODE_CUT = range(4)
+NODE_COLUMNS = 4
+
+
+class TreeTables(NamedTuple):
+    """The flat arrays of one decision tree that the kernels read, in one argument.
+
+    ``P`` paths, ``L`` literals, ``F`` features, ``N`` nodes, ``C`` classes,
+    ``PW = ceil(P / 64)``.
+    """
+
+    paths: np.ndarray
+    """int64 (P, PATH_COLUMNS): the paths' literals, class and features (``PATH_*``)."""
+    lits: np.ndarray
+    """int64 (L, LIT_COLUMNS): the literals of every path, path after path (``LIT_*``)."""
+    cat_words: np.ndarray
+    """uint64: the cell sets of categorical literals, ``ceil(n_cells / 64)`` words each."""
+    feats: np.ndarray
+    """int64 (F, FEAT_COLUMNS): per feature, its kind and words (``FEAT_*``)."""
+    path_features: np.ndarray
+    """int64: per path, its features in order of first test (root first)."""
+    nodes: np.ndarray
+    """int64 (N, NODE_COLUMNS): the tree, for finding a row's leaf (``NODE_*``)."""
+    children: np.ndarray
+    """int64: the child tables of the nodes."""
+    excl: np.ndarray
+    """uint64: per tested feature ``f`` and cell ``c``, from ``excl_off[f] + c * PW``, the
+    paths whose literal on ``f`` excludes ``c`` (a bitset over paths); empty when too large
+    (the kernels then walk the literals)."""
+    excl_off: np.ndarray
+    """int64 (F,): the offset of each tested feature's rows in ``excl``."""
+    tested: np.ndarray
+    """int64 (T,): the features some path tests (empty with ``excl``)."""
+    tested_at: np.ndarray
+    """int64 (F,): each feature's position in ``tested``, -1 if untested."""
+    others: np.ndarray
+    """uint64 (C, PW): per class, the reachable paths of the other classes."""
+    other_pos: np.ndarray
+    """int64 (C, P): per class, each path's row among ``others`` (-1 if none)."""
+    n_others: np.ndarray
+    """int64 (C,): per class, the number of reachable paths of the other classes."""
+    n_words: int
+    """``W = ceil(F / 64)`` (at least 1): the words of a feature set."""
+
+
+class AllowedCells(NamedTuple):
+    """Per feature, the cells an instance allows (path-restricted explanations): an interval
+    ``lo[f]..hi[f]`` (int64 (F,)) for an ordinal feature, the words of ``words`` (uint64,
+    from ``feats[f, FEAT_WORDS_AT]``) for a categorical one."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    words: np.ndarray
+
 
 @njit(cache=True)
 def leaf_of(nodes, children, cells):
-    """The path (leaf number) a row of cells (int64 (F,)) reaches."""
+    """The path (leaf number) a row of cells (int64 (F,)) reaches, by the tree's ``nodes``
+    and ``children`` (:class:`TreeTables`)."""
     n = 0
-    while nodes[n, 0] >= 0:
-        c = cells[nodes[n, 0]]
-        cut = nodes[n, 3] if nodes.shape[1] > 3 else -1  # tables without cuts: by cell
+    while nodes[n, NODE_FEATURE] >= 0:
+        c = cells[nodes[n, NODE_FEATURE]]
+        # tables without cuts: by cell
+        cut = nodes[n, NODE_CUT] if nodes.shape[1] > NODE_CUT else -1
         if cut >= 0:  # a threshold node: (left, right)
             c = 1 if c > cut else 0
-        n = children[nodes[n, 1] + c]
-    return nodes[n, 2]
+        n = children[nodes[n, NODE_CHILDREN] + c]
+    return nodes[n, NODE_PATH]
 
 
 @njit(cache=True, inline="always")
 def _cell_in(lits, cat_words, li, cell):
     """Whether literal ``li`` holds at ``cell`` (of its feature)."""
-    off = lits[li, 3]
+    off = lits[li, LIT_WORDS]
     if off < 0:
-        return lits[li, 1] <= cell <= lits[li, 2]
+        return lits[li, LIT_LO] <= cell <= lits[li, LIT_HI]
     return (cat_words[off + (cell >> 6)] >> np.uint64(cell & 63)) & _ONE != _ZERO
 
 
 @njit(cache=True, inline="always")
 def _meets(lits, cat_words, feats, li, alo, ahi, awords):
-    """Whether literal ``li`` meets its feature's allowed cells (an interval ``alo..ahi``
-    for an ordinal feature, the words of ``awords`` for a categorical one)."""
-    f = lits[li, 0]
-    off = lits[li, 3]
+    """Whether literal ``li`` meets its feature's allowed cells (the fields of an
+    :class:`AllowedCells`)."""
+    f = lits[li, LIT_FEATURE]
+    off = lits[li, LIT_WORDS]
     if off < 0:
-        return lits[li, 1] <= ahi[f] and alo[f] <= lits[li, 2]
-    base = feats[f, 2]
-    for k in range(feats[f, 1]):
+        return lits[li, LIT_LO] <= ahi[f] and alo[f] <= lits[li, LIT_HI]
+    base = feats[f, FEAT_WORDS_AT]
+    for k in range(feats[f, FEAT_N_WORDS]):
         if cat_words[off + k] & awords[base + k] != _ZERO:
             return True
     return False
 
 
 @njit(cache=True)
-def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, awords,
-                  prediction, n_words, out, rows):
+def disagreements(cells, restricted, allowed, prediction, out, rows, *tables):
     """The disagreement sets of one instance with every reachable path of another class.
 
     Parameters
@@ -96,27 +163,42 @@ def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, aw
         The instance's cells (used when ``restricted`` is False: each feature allowed only
         its cell).
     restricted : bool
-        Use the allowed sets ``alo``/``ahi`` (ordinal, int64 (F,)) and ``awords``
-        (categorical, uint64) instead of the cells (path-restricted explanations).
+        Use the allowed cells ``allowed`` instead of the cells (path-restricted
+        explanations).
+    allowed : tuple
+        The fields of an :class:`AllowedCells` (as a plain tuple, which numba types in
+        compiled code: see the module docstring).
     prediction : int
         The instance's class index.
     out : uint64 (P, W), rows : int64 (P,)
         Filled: ``out[i]`` is ``D_p`` of the ``i``-th such path ``p = rows[i]``, in path
         order.
+    *tables
+        The fields of the tree's :class:`TreeTables`.
 
     Returns
     -------
     int
         The number of such paths.
     """
+    return _disagreements(TreeTables(*tables), cells, restricted, allowed, prediction, out,
+                          rows)
+
+
+@njit(cache=True)
+def _disagreements(t, cells, restricted, allowed, prediction, out, rows):
+    """:func:`disagreements` on the tables ``t`` (:class:`TreeTables`)."""
+    # the arrays as locals: a field read in a loop costs a reference count each time
+    paths, lits, cat_words, feats, n_words = t.paths, t.lits, t.cat_words, t.feats, t.n_words
+    alo, ahi, awords = allowed
     k = 0
     for p in range(paths.shape[0]):
-        if paths[p, 2] == prediction or paths[p, 3] != 0:
+        if paths[p, PATH_CLASS] == prediction or paths[p, PATH_DEAD] != 0:
             continue
         for w in range(n_words):
             out[k, w] = _ZERO
-        for li in range(paths[p, 0], paths[p, 1]):
-            f = lits[li, 0]
+        for li in range(paths[p, PATH_LITS_START], paths[p, PATH_LITS_END]):
+            f = lits[li, LIT_FEATURE]
             if restricted:
                 ok = _meets(lits, cat_words, feats, li, alo, ahi, awords)
             else:
@@ -129,19 +211,22 @@ def disagreements(paths, lits, cat_words, feats, cells, restricted, alo, ahi, aw
 
 
 @njit(cache=True)
-def disagreements_by_table(excl, excl_off, tested, others, other_pos, n_others, cells,
-                           prediction, n_words, out):
+def disagreements_by_table(cells, prediction, out, *tables):
     """:func:`disagreements` for an instance held to its cells, from the per-feature tables
-    of excluded paths: O(F P / 64 + sum of |D_p|) instead of O(total path length).
-
-    ``excl[excl_off[f] + c * PW + w]`` (``PW = ceil(P / 64)`` words) has bit ``p % 64`` of
-    word ``w = p // 64`` set when path ``p`` tests feature ``f`` and its literal excludes
-    cell ``c``; ``tested`` lists the features some path tests; ``others[c]`` (uint64 (PW,))
-    is the set of reachable paths of classes other than ``c``, ``other_pos[c, p]`` the row
-    of path ``p`` among them and ``n_others[c]`` their number. Fills ``out[:k]`` (uint64
-    (>= k, W)) in path order and returns ``k``.
+    of excluded paths (``excl`` etc. of the tree's :class:`TreeTables`, spread in
+    ``tables``): O(F P / 64 + sum of |D_p|) instead of O(total path length). Fills
+    ``out[:k]`` (uint64 (>= k, W)) in path order and returns ``k``.
     """
-    k = n_others[prediction]
+    return _by_table(TreeTables(*tables), cells, prediction, out)
+
+
+@njit(cache=True)
+def _by_table(t, cells, prediction, out):
+    """:func:`disagreements_by_table` on the tables ``t`` (:class:`TreeTables`)."""
+    excl, excl_off, tested, others, other_pos = (t.excl, t.excl_off, t.tested, t.others,
+                                                 t.other_pos)
+    n_words = t.n_words
+    k = t.n_others[prediction]
     for i in range(k):
         for w in range(n_words):
             out[i, w] = _ZERO
@@ -285,26 +370,30 @@ def first_missed(sets, n, fixed):
 
 
 @njit(cache=True)
-def _path_order(paths, path_features, p, n_features, out):
+def path_order(t, p, out):
     """The deletion order "path" of a row reaching path ``p``: features off the path in
-    increasing position, then the path's features in order of first test."""
-    _path_order_in(paths, path_features, p, n_features, out,
-                   np.zeros(n_features, dtype=np.bool_))
+    increasing position, then the path's features in order of first test; written into
+    ``out`` (int64 (F,))."""
+    _path_order_in(t, p, out, np.zeros(out.shape[0], dtype=np.bool_))
 
 
-@njit(cache=True)
-def _path_order_in(paths, path_features, p, n_features, out, on):
-    """:func:`_path_order` with scratch ``on`` (bool (F,))."""
+@njit(cache=True, inline="always")
+def _path_order_in(t, p, out, on):
+    """:func:`path_order` with scratch ``on`` (bool (F,))."""
+    n_features = out.shape[0]
+    path_features = t.path_features
     for f in range(n_features):
         on[f] = False
-    for j in range(paths[p, 4], paths[p, 5]):
+    first = t.paths[p, PATH_FEATURES_START]
+    end = t.paths[p, PATH_FEATURES_END]
+    for j in range(first, end):
         on[path_features[j]] = True
     k = 0
     for f in range(n_features):
         if not on[f]:
             out[k] = f
             k += 1
-    for j in range(paths[p, 4], paths[p, 5]):
+    for j in range(first, end):
         out[k] = path_features[j]
         k += 1
 
@@ -337,22 +426,36 @@ def sort_sets(sets, m, sizes):
 
 
 @njit(cache=True, inline="always")
-def _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others, other_pos,
-             n_others, cells, prediction, n_words, out, rows, dummy_i, dummy_w):
+def _sets_of(t, cells, prediction, out, rows, unused):
     """The disagreement sets of an instance held to its cells: from the tables when the
-    tree has them (``excl`` not empty), else literal by literal."""
-    if excl.shape[0] > 0:
-        return disagreements_by_table(excl, excl_off, tested, others, other_pos, n_others,
-                                      cells, prediction, n_words, out)
-    return disagreements(paths, lits, cat_words, feats, cells, False, dummy_i, dummy_i,
-                         dummy_w, prediction, n_words, out, rows)
+    tree has them (``excl`` not empty), else literal by literal (``unused``:
+    :func:`_no_cells`)."""
+    if t.excl.shape[0] > 0:
+        return _by_table(t, cells, prediction, out)
+    return _disagreements(t, cells, False, unused, prediction, out, rows)
+
+
+@njit(cache=True, inline="always")
+def _no_cells():
+    """The fields of an :class:`AllowedCells` that is not read (instances held to their
+    cells), as the plain tuple :func:`disagreements` takes (one compiled version)."""
+    return (np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.uint64))
+
+
+@njit(cache=True, inline="always")
+def _all_features(n_features, n_words):
+    """The set of every feature, uint64 (W,)."""
+    full = np.zeros(n_words, dtype=np.uint64)
+    for f in range(n_features):
+        full[f >> 6] |= _ONE << np.uint64(f & 63)
+    return full
 
 
 @njit(cache=True)
-def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, excl,
-                 excl_off, tested, others, other_pos, n_others, cells, n_words, want_axp,
-                 want_cxps, leaves, axps, cx_count, cx_words):
-    """One AXp (order "path") and all CXps of every row of ``cells`` (int64 (n, F)).
+def explain_rows(t, cells, want_axp, want_cxps, leaves, axps, cx_count, cx_words):
+    """One AXp (order "path") and all CXps of every row of ``cells`` (int64 (n, F)), of the
+    tree of tables ``t`` (:class:`TreeTables`).
 
     Fills ``leaves`` (int64 (n,)), ``axps`` (uint64 (n, W)) and ``cx_count`` (int64 (n,));
     when ``want_cxps``, appends each row's CXps (by size, then as increasing lists of
@@ -362,16 +465,14 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
     :func:`xdt.explain.engines._vectorised.explain_rows`).
     """
     n, n_features = cells.shape
+    paths, nodes, children, n_words = t.paths, t.nodes, t.children, t.n_words
     n_paths = paths.shape[0]
     d = np.empty((n_paths, n_words), dtype=np.uint64)
     mins = np.empty((n_paths, n_words), dtype=np.uint64)
     idx = np.empty(n_paths, dtype=np.int64)
     order = np.empty(n_features, dtype=np.int64)
-    full = np.zeros(n_words, dtype=np.uint64)
-    for f in range(n_features):
-        full[f >> 6] |= _ONE << np.uint64(f & 63)
-    dummy_i = np.zeros(1, dtype=np.int64)
-    dummy_w = np.zeros(1, dtype=np.uint64)
+    full = _all_features(n_features, n_words)
+    unused = _no_cells()
     sizes = np.empty(max(n_paths, 1), dtype=np.int64)
     by_size = np.empty(max(n_paths, 1), dtype=np.int64)
     start = np.empty(64 * n_words + 2, dtype=np.int64)
@@ -383,9 +484,7 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
         row = cells[r]
         leaf = leaf_of(nodes, children, row)
         leaves[r] = leaf
-        k = _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others,
-                     other_pos, n_others, row, paths[leaf, 2], n_words, d, idx, dummy_i,
-                     dummy_w)
+        k = _sets_of(t, row, paths[leaf, PATH_CLASS], d, idx, unused)
         m = _minimal_sets(d, k, mins, sizes, by_size, start)
         if want_cxps:
             for i in range(m):
@@ -402,7 +501,7 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
             used += m
         cx_count[r] = m
         if want_axp:
-            _path_order_in(paths, path_features, leaf, n_features, order, on)
+            _path_order_in(t, leaf, order, on)
             expl[:] = full
             _deletion(mins, m, order, expl, count, False)
             axps[r] = expl
@@ -410,30 +509,26 @@ def explain_rows(paths, lits, cat_words, feats, path_features, nodes, children, 
 
 
 @njit(cache=True)
-def explain_one(paths, lits, cat_words, feats, path_features, nodes, children, excl,
-                excl_off, tested, others, other_pos, n_others, cells, n_words):
+def explain_one(cells, *tables):
     """What the per-row engine needs first of one instance (each feature allowed only its
-    cell), in one call: its leaf, the CXps — the subset-minimal disagreement sets ``D_p`` of
-    the reachable paths of other classes (uint64 (m, W), by increasing size) — and the AXp
-    of the deletion order "path" (uint64 (W,)). The ``D_p`` themselves are made again by
-    :func:`disagreements` when asked for (witnesses, certificates)."""
-    n_paths = paths.shape[0]
+    cell) of the tree whose :class:`TreeTables` are spread in ``tables``, in one call: its
+    leaf, the CXps — the subset-minimal disagreement sets ``D_p`` of the reachable paths of
+    other classes (uint64 (m, W), by increasing size) — and the AXp of the deletion order
+    "path" (uint64 (W,)). The ``D_p`` themselves are made again by :func:`disagreements`
+    when asked for (witnesses, certificates)."""
+    t = TreeTables(*tables)
+    n_words = t.n_words
+    n_paths = t.paths.shape[0]
     n_features = cells.shape[0]
-    leaf = leaf_of(nodes, children, cells)
+    leaf = leaf_of(t.nodes, t.children, cells)
     sets = np.empty((n_paths, n_words), dtype=np.uint64)
     rows = np.empty(n_paths, dtype=np.int64)
-    dummy_i = np.zeros(1, dtype=np.int64)
-    dummy_w = np.zeros(1, dtype=np.uint64)
-    k = _sets_of(paths, lits, cat_words, feats, excl, excl_off, tested, others, other_pos,
-                 n_others, cells, paths[leaf, 2], n_words, sets, rows, dummy_i, dummy_w)
+    k = _sets_of(t, cells, t.paths[leaf, PATH_CLASS], sets, rows, _no_cells())
     mins = np.empty((max(k, 1), n_words), dtype=np.uint64)
     m = minimal_sets(sets, k, mins)
     order = np.empty(n_features, dtype=np.int64)
-    _path_order(paths, path_features, leaf, n_features, order)
-    full = np.zeros(n_words, dtype=np.uint64)
-    for f in range(n_features):
-        full[f >> 6] |= _ONE << np.uint64(f & 63)
-    axp = deletion(mins, m, order, full)
+    path_order(t, leaf, order)
+    axp = deletion(mins, m, order, _all_features(n_features, n_words))
     return leaf, mins[:m], axp
 
 
@@ -615,10 +710,11 @@ def distinct_rows(words):
 # cell. A set S of features hits every D_p exactly when the union of its E_f is every such
 # path, so entailment and deletion need no D_p at all: O(F P / 64) per test.
 
-@njit(cache=True)
-def feature_slices(excl, excl_off, tested, others, cells, prediction, out):
+@njit(cache=True, inline="always")
+def feature_slices(t, cells, prediction, out):
     """Fill ``out[j]`` (uint64 (T, PW)) with ``E_f`` for the ``j``-th tested feature ``f``
-    (``excl`` etc. as in :func:`disagreements_by_table`)."""
+    (from ``t.excl`` etc., :class:`TreeTables`)."""
+    excl, excl_off, tested, others = t.excl, t.excl_off, t.tested, t.others
     pw = others.shape[1]
     for j in range(tested.shape[0]):
         f = tested[j]
@@ -688,29 +784,32 @@ def deletion_by_slices(slices, tested_at, target, order, n_words, expl):
 
 
 @njit(cache=True)
-def explain_one_sliced(paths, path_features, nodes, children, excl, excl_off, tested,
-                       tested_at, others, cells, n_words):
-    """The leaf of one instance (held to its cells), its feature slices (uint64 (T, PW))
-    and the AXp of the deletion order "path" (uint64 (W,)), without disagreement sets."""
+def explain_one_sliced(cells, *tables):
+    """The leaf of one instance (held to its cells) of the tree whose :class:`TreeTables`
+    are spread in ``tables``, its feature slices (uint64 (T, PW)) and the AXp of the
+    deletion order "path" (uint64 (W,)), without disagreement sets."""
+    t = TreeTables(*tables)
     n_features = cells.shape[0]
-    leaf = leaf_of(nodes, children, cells)
-    prediction = paths[leaf, 2]
-    slices = np.empty((max(tested.shape[0], 1), others.shape[1]), dtype=np.uint64)
-    feature_slices(excl, excl_off, tested, others, cells, prediction, slices)
+    leaf = leaf_of(t.nodes, t.children, cells)
+    prediction = t.paths[leaf, PATH_CLASS]
+    slices = np.empty((max(t.tested.shape[0], 1), t.others.shape[1]), dtype=np.uint64)
+    feature_slices(t, cells, prediction, slices)
     order = np.empty(n_features, dtype=np.int64)
-    _path_order(paths, path_features, leaf, n_features, order)
-    expl = np.empty(n_words, dtype=np.uint64)
-    deletion_by_slices(slices, tested_at, others[prediction], order, n_words, expl)
+    path_order(t, leaf, order)
+    expl = np.empty(t.n_words, dtype=np.uint64)
+    deletion_by_slices(slices, t.tested_at, t.others[prediction], order, t.n_words, expl)
     return leaf, slices, expl
 
 
 @njit(cache=True)
-def axp_rows(paths, path_features, nodes, children, excl, excl_off, tested, tested_at,
-             others, cells, n_words, leaves, axps):
-    """The leaf and the AXp (order "path") of every row of ``cells`` (int64 (n, F)), by
-    feature slices: fills ``leaves`` (int64 (n,)) and ``axps`` (uint64 (n, W))."""
+def axp_rows(t, cells, leaves, axps):
+    """The leaf and the AXp (order "path") of every row of ``cells`` (int64 (n, F)) of the
+    tree of tables ``t`` (:class:`TreeTables`), by feature slices: fills ``leaves`` (int64
+    (n,)) and ``axps`` (uint64 (n, W))."""
     n, n_features = cells.shape
-    slices = np.empty((max(tested.shape[0], 1), others.shape[1]), dtype=np.uint64)
+    paths, nodes, children, others = t.paths, t.nodes, t.children, t.others
+    tested_at, n_words = t.tested_at, t.n_words
+    slices = np.empty((max(t.tested.shape[0], 1), others.shape[1]), dtype=np.uint64)
     order = np.empty(n_features, dtype=np.int64)
     on = np.zeros(n_features, dtype=np.bool_)
     expl = np.empty(n_words, dtype=np.uint64)
@@ -718,8 +817,8 @@ def axp_rows(paths, path_features, nodes, children, excl, excl_off, tested, test
         row = cells[r]
         leaf = leaf_of(nodes, children, row)
         leaves[r] = leaf
-        prediction = paths[leaf, 2]
-        feature_slices(excl, excl_off, tested, others, row, prediction, slices)
-        _path_order_in(paths, path_features, leaf, n_features, order, on)
+        prediction = paths[leaf, PATH_CLASS]
+        feature_slices(t, row, prediction, slices)
+        _path_order_in(t, leaf, order, on)
         deletion_by_slices(slices, tested_at, others[prediction], order, n_words, expl)
         axps[r] = expl

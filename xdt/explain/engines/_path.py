@@ -24,6 +24,7 @@ import numpy as np
 from xdt.explain._models import constrained_refusal, is_constrained
 from xdt.explain.engines import _kernels as kernels
 from xdt.explain.engines._compiled import CompiledTree, compiled, from_words, masks_of, to_words
+from xdt.explain.engines._kernels import AllowedCells
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.ir._tree import DecisionTree, Path
 
@@ -33,8 +34,9 @@ def _size_then_value(d: int) -> tuple[int, int]:
 
 
 _FEW = 24  # CXps up to which an entailment check is cheaper in Python than in a kernel
-_NO_INTS = np.zeros(1, dtype=np.int64)
-_NO_WORDS = np.zeros(1, dtype=np.uint64)
+_NOT_RESTRICTED = tuple(AllowedCells(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                                     np.zeros(1, dtype=np.uint64)))
+"""The allowed cells of an instance held to its cells (not read by the kernels)."""
 
 
 class PathOracle(EntailmentOracle):
@@ -74,15 +76,11 @@ class PathOracle(EntailmentOracle):
         self._ct = ct
         if restricted is None:
             restricted = any(a != 1 << c for a, c in zip(self.allowed, self.cells, strict=True))
-        if restricted:
-            alo, ahi, awords = ct.allowed_arrays(self.allowed)
-        else:
-            alo = ahi = _NO_INTS
-            awords = _NO_WORDS
+        allowed_cells = (tuple(ct.allowed_arrays(self.allowed)) if restricted
+                         else _NOT_RESTRICTED)
         sets, mins, rows = ct.buffers()
-        k = kernels.disagreements(ct.paths, ct.lits, ct.cat_words, ct.feats,
-                                  np.asarray(self.cells, dtype=np.int64), restricted, alo, ahi,
-                                  awords, prediction, ct.n_words, sets, rows)
+        k = kernels.disagreements(np.asarray(self.cells, dtype=np.int64), restricted,
+                                  allowed_cells, prediction, sets, rows, *ct.tables)
         m = kernels.minimal_sets(sets, k, mins)
         self._sets_rows: tuple[np.ndarray, np.ndarray] | None = (sets[:k].copy(),
                                                                  rows[:k].copy())
@@ -130,15 +128,12 @@ class PathOracle(EntailmentOracle):
             sets = np.empty((max(ct.n_paths, 1), ct.n_words), dtype=np.uint64)
             if ct.sliced:  # from the tables; the paths are those of other classes, in order
                 k = kernels.disagreements_by_table(
-                    ct.excl, ct.excl_off, ct.tested, ct.others, ct.other_pos, ct.n_others,
-                    np.asarray(self.cells, dtype=np.int64), self.prediction, ct.n_words, sets)
+                    np.asarray(self.cells, dtype=np.int64), self.prediction, sets, *ct.tables)
                 self._sets_rows = (sets[:k], ct.other_rows[self.prediction])
                 return self._sets_rows
             rows = np.empty(max(ct.n_paths, 1), dtype=np.int64)
-            k = kernels.disagreements(ct.paths, ct.lits, ct.cat_words, ct.feats,
-                                      np.asarray(self.cells, dtype=np.int64), False, _NO_INTS,
-                                      _NO_INTS, _NO_WORDS, self.prediction, ct.n_words, sets,
-                                      rows)
+            k = kernels.disagreements(np.asarray(self.cells, dtype=np.int64), False,
+                                      _NOT_RESTRICTED, self.prediction, sets, rows, *ct.tables)
             self._sets_rows = (sets[:k], rows[:k])
         return self._sets_rows
 
@@ -157,10 +152,10 @@ class PathOracle(EntailmentOracle):
         row = np.asarray(cells, dtype=np.int64)
         slices = None
         if ct.sliced:  # entailment and deletion by feature slices; the CXps when asked
-            leaf, slices, axp = kernels.explain_one_sliced(*ct.slice_tables, row, ct.n_words)
+            leaf, slices, axp = kernels.explain_one_sliced(row, *ct.tables)
             minimal = None
         else:
-            leaf, minimal, axp = kernels.explain_one(*ct.kernel_tables, row, ct.n_words)
+            leaf, minimal, axp = kernels.explain_one(row, *ct.tables)
         self = object.__new__(cls)
         self.tree = tree
         self.cells = cells

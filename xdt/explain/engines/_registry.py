@@ -3,12 +3,12 @@ capability of the model protocol (:mod:`xdt.ir._protocol`) it needs, and the SAT
 model is chosen here by its capabilities.
 
 * ``"path"`` — the path-walker (:mod:`~xdt.explain.engines._path`): models with
-  :data:`~xdt.ir._protocol.PATHS`;
+  :data:`~xdt.ir.PATHS`;
 * ``"box"`` — branch and bound over boxes of cells (:mod:`~xdt.explain.engines._ensemble_box`):
-  models with :data:`~xdt.ir._protocol.TREES`;
+  models with :data:`~xdt.ir.TREES`;
 * ``"sat"`` — the SAT oracle (:mod:`~xdt.explain.engines._sat`), any model, and the only engine
   that encodes background constraints: :class:`~xdt.explain.engines.EnsembleEncoding`
-  for :data:`~xdt.ir._protocol.TREES`, :class:`~xdt.explain.engines.ModelEncoding` else.
+  for :data:`~xdt.ir.TREES`, :class:`~xdt.explain.engines.ModelEncoding` else.
 
 A new kind of model states its capabilities in its IR class; it needs an entry here only when
 it brings an engine or an encoding of its own.
@@ -74,5 +74,5 @@ def choose_engine(model: Model, engine: str | None) -> str:
 
 def encoding_class(model: Model) -> type[ModelEncoding]:
     """The SAT encoding of ``model``'s kind: :class:`EnsembleEncoding` for a model with
-    :data:`~xdt.ir._protocol.TREES` (its sums and votes), :class:`ModelEncoding` else."""
+    :data:`~xdt.ir.TREES` (its sums and votes), :class:`ModelEncoding` else."""
     return EnsembleEncoding if offers(model, TREES) else ModelEncoding

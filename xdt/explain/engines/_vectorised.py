@@ -246,13 +246,13 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     axps = np.zeros((n, w), dtype=np.uint64)
     counts = np.zeros(n, dtype=np.int64)
     if axp and not cxps and ct.sliced:  # the AXps alone: by feature slices, no D_p
-        kernels.axp_rows(*ct.slice_tables, cells, w, leaves, axps)
+        kernels.axp_rows(ct.tables, cells, leaves, axps)
         return leaves, axps, counts, np.empty((0, w), dtype=np.uint64)
     words = np.empty((max(n * _CXPS_PER_ROW, 1) if cxps else 1, w), dtype=np.uint64)
     done = used = 0
     while True:  # the CXps buffer grows when a row's CXps do not fit
-        res = kernels.explain_rows(*ct.kernel_tables, cells[done:], w, axp, cxps,
-                                   leaves[done:], axps[done:], counts[done:], words[used:])
+        res = kernels.explain_rows(ct.tables, cells[done:], axp, cxps, leaves[done:],
+                                   axps[done:], counts[done:], words[used:])
         if res >= 0:
             used += res
             break
