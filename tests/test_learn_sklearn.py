@@ -41,7 +41,7 @@ def _stump_decrease(X: np.ndarray, y: np.ndarray, criterion: str) -> float:
 
 def _our_decrease(est: CARTClassifier, node, rows: np.ndarray, X_ours, y: np.ndarray) -> float:
     """Impurity decrease of our test at ``node`` on the training ``rows`` reaching it."""
-    from xdt.learn._criteria import entropy, gini
+    from reference.criteria import entropy, gini
 
     f = gini if est.criterion == "gini" else entropy
     codes = np.searchsorted(est.classes_, y[rows])

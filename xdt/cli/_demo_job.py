@@ -45,15 +45,12 @@ import pandas as pd
 from xdt.cli._common import describe_features, pack_tokens, wrap_rule
 from xdt.errors import OutputExistsError
 from xdt.explain import Explainer
+from xdt.interop._datasets import GERMAN, TITANIC, load_german
 from xdt.interop._fit import FACTOR_EXPL, FitResult, fit_tree
 from xdt.ir._tree import DecisionTree
 from xdt.ir._values import to_python
 from xdt.run._outputs import output_error
 
-#: The shipped German credit data (a gzipped CSV inside the package).
-GERMAN = files("xdt").joinpath("data/german.csv.gz")
-#: The shipped Titanic passenger data (Kaggle's train.csv, 891 rows; ``xdt/data/README.md``).
-TITANIC = files("xdt").joinpath("data/titanic.csv.gz")
 #: Poole & Mackworth's "reads" tree, the worked example of Izza et al.'s appendix A.2.
 READS = files("xdt").joinpath("data/reads.json")
 #: How many copies of German credit make ``big.csv`` of :func:`write_examples`.
@@ -65,19 +62,6 @@ TEST_SIZE = 0.3
 SEED = 0
 #: The learners of the side-by-side table, the explained one first, with their labels.
 LEARNERS = (("ser-dt", f"SER-DT (factor_expl {FACTOR_EXPL})"), ("cart", "CART (greedy Gini)"))
-
-
-def load_german() -> pd.DataFrame:
-    """The German credit data shipped with xdt: 1000 rows, 21 features and ``class``."""
-    with GERMAN.open("rb") as handle:
-        return pd.read_csv(handle, compression="gzip")
-
-
-def load_titanic() -> pd.DataFrame:
-    """The Titanic passenger data shipped with xdt: 891 rows, 11 columns and ``Survived``
-    (id, name, ticket and cabin columns as in Kaggle's file; 866 empty cells)."""
-    with TITANIC.open("rb") as handle:
-        return pd.read_csv(handle, compression="gzip")
 
 
 def write_examples(folder: str | Path, force: bool = False) -> list[Path]:

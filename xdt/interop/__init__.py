@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from xdt._lazy import lazy_names
 
 if TYPE_CHECKING:  # what type checkers and the API reference see; at run time, lazy_names
+    from xdt.interop._datasets import load_german, load_titanic
     from xdt.interop._dl85 import from_dl85
     from xdt.interop._fit import FitResult, fit_sklearn_tree, fit_tree, split_rows
     from xdt.interop._imodels import from_imodels
@@ -28,6 +29,8 @@ _WHERE = {
     "fit_sklearn_tree": "xdt.interop._fit",
     "fit_tree": "xdt.interop._fit",
     "from_dl85": "xdt.interop._dl85",
+    "load_german": "xdt.interop._datasets",
+    "load_titanic": "xdt.interop._datasets",
     "from_imodels": "xdt.interop._imodels",
     "from_lightgbm": "xdt.interop._lightgbm",
     "from_pystreed": "xdt.interop._streed",
@@ -38,9 +41,9 @@ _WHERE = {
 }
 
 __all__ = [
-    "FitResult", "TabularEncoder", "fit_sklearn_tree", "fit_tree", "from_dl85",
-    "from_imodels", "from_lightgbm", "from_pystreed", "from_sklearn", "from_wittgenstein",
-    "from_xgboost", "split_rows",
+    "FitResult", "TabularEncoder", "fit_sklearn_tree", "fit_tree", "from_dl85", "from_imodels",
+    "from_lightgbm", "from_pystreed", "from_sklearn", "from_wittgenstein", "from_xgboost",
+    "load_german", "load_titanic", "split_rows",
 ]
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE)
