@@ -284,9 +284,19 @@ def parse_instance(text: str, option: str = "--instance",
 
 def csv_dtypes(model: Model) -> dict:
     """Read categorical features whose domain is all strings as strings (so ``"01"`` stays
-    ``"01"``)."""
-    return {f.name: str for f in model.features
-            if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
+    ``"01"``): :func:`xdt.interop.csvfile.csv_dtypes`."""
+    from xdt.interop import csvfile
+
+    return csvfile.csv_dtypes(model.features)
+
+
+def read_model_csv(path: str | Path, model: Model) -> pd.DataFrame:
+    """The rows of a CSV file for ``model``: read by :func:`read_csv` with
+    :func:`csv_dtypes`, the text of its ordinal features' columns read as numbers
+    (:func:`xdt.interop.csvfile.number_columns`)."""
+    from xdt.interop import csvfile
+
+    return csvfile.number_columns(model.features, read_csv(path, dtype=csv_dtypes(model)))
 
 
 def read_labelled_csv(model: Model, data: str, target: str | None
@@ -305,8 +315,8 @@ def read_labelled_csv(model: Model, data: str, target: str | None
     Returns
     -------
     frame : pandas.DataFrame
-        Every column, the features read as :func:`csv_dtypes` says and the labels as text
-        when the model's classes are text.
+        Every column, the features read as :func:`read_model_csv` reads them and the labels
+        as text when the model's classes are text.
     label : str or None
         The labels' column, or None when there is none.
 
@@ -326,7 +336,9 @@ def read_labelled_csv(model: Model, data: str, target: str | None
     if label is not None and all(isinstance(c, str) for c in model.classes) \
             and label not in model.features.names:  # a feature is read as the model reads it
         dtype[label] = str
-    frame = read_csv(data, dtype=dtype)
+    from xdt.interop import csvfile
+
+    frame = csvfile.number_columns(model.features, read_csv(data, dtype=dtype))
     if target is not None and target not in frame.columns:
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "

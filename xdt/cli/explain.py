@@ -20,12 +20,11 @@ from xdt.cli.common import (
     ExplainInterrupted,
     SecondsType,
     cli_errors,
-    csv_dtypes,
     explain_one,
     outcome,
     parse_instance,
     parse_rows,
-    read_csv,
+    read_model_csv,
     validate_rows,
 )
 from xdt.errors import DataError, NoExplanationError, XdtError
@@ -467,7 +466,7 @@ def _measures(model: Model, data: str, delta: float | None, kind: str,
             f"--delta with the product distribution is computed exactly for decision trees, "
             f"and the model is a {kind_name(model)}: add --distribution empirical (the rows "
             "of --data)")
-    frame = read_csv(data, dtype=csv_dtypes(model))
+    frame = read_model_csv(data, model)
     validate_rows(model, frame, range(len(frame)))  # names the first bad row, as --data does
     try:
         empirical = EmpiricalDistribution(frame, model)
@@ -572,7 +571,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                        partitions, quiet, on_invalid=on_invalid,
                                        invalid_output=side, force=force)
         else:
-            frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
+            frame = as_frame(model.features, read_model_csv(data, model))
             positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
             selected = frame.iloc[list(positions)] if rows is not None else frame
             summary = chunked.explain_table(model, selected, output=output, fmt=out_fmt,
@@ -693,7 +692,7 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         positions: Sequence[int] = [0]
     else:
         assert data is not None
-        frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
+        frame = as_frame(model.features, read_model_csv(data, model))
         positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
         validate_rows(model, frame, positions)
         xs = frame.to_dict("records")

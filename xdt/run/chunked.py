@@ -95,7 +95,9 @@ def explain_table(model: Model, X: Any, *, what: Sequence[str] | str = WHAT,
         half line, no half file); its ``rows`` says how many.
     InvalidRowError
         (a :class:`~xdt.errors.DataError`) with "raise", at the first bad row: its label
-        and reason, and the rows written before it (all rows before it) and where.
+        and reason, and the rows written before it (all rows before it) and where; raised
+        from the reader's error (``__cause__``: an :class:`~xdt.errors.InstanceError`, as
+        ``model.predict`` and ``Explainer.axp`` raise for the same value).
     DataError
         The table lacks a feature's column.
     OutputExistsError, OutputError
@@ -150,7 +152,8 @@ def _collect(chunks: Iterator[_Rows], what: tuple[str, ...], bar: Any,
         if chunk.stopped:
             bad = chunk.invalid[0]
             raise InvalidRowError(f"row {bad['row']}: {bad['reason']}", row=bad["row"],
-                                  reason=bad["reason"], written=0, outputs=[])
+                                  reason=bad["reason"], written=0, outputs=[]
+                                  ) from chunk.errors[0]
         parts.append(chunk.records)
         invalid += chunk.invalid
         side.write(chunk.invalid)
@@ -197,7 +200,7 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
                     raise output_error(e, output) from None
                 account(chunk)
                 if chunk.stopped:
-                    raise stopped(chunk, str(output))
+                    raise stopped(chunk, str(output)) from chunk.errors[0]
                 side.write(chunk.invalid)
         except KeyboardInterrupt:
             os.close(fd)
@@ -219,7 +222,7 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
                 account(chunk)
                 if chunk.stopped:
                     raise stopped(chunk, f"{output}{os.sep} ({describe_files(outputs)})"
-                                  if outputs else f"{output}{os.sep}")
+                                  if outputs else f"{output}{os.sep}") from chunk.errors[0]
                 side.write(chunk.invalid)
         except KeyboardInterrupt:
             done = [p for p in outputs if Path(p).exists()]

@@ -29,6 +29,7 @@ from xdt.errors import (
 from xdt.explain.explainer import Explainer
 from xdt.explain.models import Model
 from xdt.explain.vectorised import WHAT
+from xdt.interop import csvfile
 from xdt.run.records import (
     _INSTALL,
     BatchInterrupted,
@@ -63,15 +64,18 @@ def require_dask() -> tuple[Any, Any]:
 
 def csv_dtypes(model: Model) -> dict:
     """CSV column types that keep categorical features with all-string domains as text
-    (so ``"01"`` stays ``"01"``)."""
-    return {f.name: str for f in model.features
-            if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
+    (so ``"01"`` stays ``"01"``): :func:`xdt.interop.csvfile.csv_dtypes`."""
+    return csvfile.csv_dtypes(model.features)
 
 
 def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None = "64MB"
               ) -> Any:
     """Read CSV (``.csv``, ``.csv.gz``, ...) or Parquet files (a path or a glob) as a Dask
     DataFrame whose index is each row's 0-based position over all the files.
+
+    The text of the ordinal features' columns of CSV files is read as numbers, partition by
+    partition (:func:`xdt.interop.csvfile.number_columns`), as ``xdt explain --data`` reads
+    a file on one process.
 
     Raises
     ------
@@ -83,8 +87,6 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     DataError
         The files cannot be read.
     """
-    from xdt.interop import csvfile
-
     dd, _ = require_dask()
     text = os.fspath(data)
     files = sorted(glob.glob(text))
@@ -118,12 +120,19 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     parts = ddf.to_delayed()
     import dask
 
-    shifted = [dask.delayed(_renumber)(p, off) for p, off in zip(parts, offsets, strict=True)]
-    return dd.from_delayed(shifted, meta=_renumber(ddf._meta, 0))
+    features = None if parquet else model.features
+    shifted = [dask.delayed(_renumber)(p, off, features)
+               for p, off in zip(parts, offsets, strict=True)]
+    # an ordinal column's meta stays text (object): a partition's, once read, is numbers,
+    # or numbers and the text that is no number (a bad row the explainer names)
+    return dd.from_delayed(shifted, meta=_renumber(ddf._meta, 0, features), verify_meta=False)
 
 
-def _renumber(frame: pd.DataFrame, offset: int) -> pd.DataFrame:
-    return frame.set_axis(pd.RangeIndex(offset, offset + len(frame)), axis=0)
+def _renumber(frame: pd.DataFrame, offset: int, features: Any = None) -> pd.DataFrame:
+    """``frame`` indexed by the rows' positions from ``offset``; with ``features``, the
+    text of the ordinal features' columns read as numbers."""
+    frame = frame.set_axis(pd.RangeIndex(offset, offset + len(frame)), axis=0)
+    return frame if features is None else csvfile.number_columns(features, frame)
 
 
 @dataclass
@@ -142,6 +151,7 @@ class _Part:
     invalid: list[dict] = field(default_factory=list)
     error: str | None = None
     output_error: bool = False
+    cause: BaseException | None = None
 
 
 def _explain_partition(model: Model, frame: pd.DataFrame, number: int, output: str,
@@ -160,7 +170,7 @@ def _explain_partition(model: Model, frame: pd.DataFrame, number: int, output: s
     except XdtError as e:
         return _Part(number, "failed", error=str(e))
     if chunk.stopped:
-        return _Part(number, "invalid", invalid=chunk.invalid)
+        return _Part(number, "invalid", invalid=chunk.invalid, cause=chunk.errors[0])
     path = Path(output) / f"part-{number:05d}.{fmt}"
     try:
         _write_atomic(chunk.records, path, fmt)
@@ -374,7 +384,9 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
         side.close()
     failure = _dask_error(parts, len(futures), out)
     if failure is not None:
-        raise failure from error
+        stopped = [parts[k].cause for k in sorted(parts) if parts[k].cause is not None]
+        raise failure from (error or (stopped[0] if isinstance(failure, InvalidRowError)
+                                      and stopped else None))
     ordered = [parts[k] for k in sorted(parts)]
     return BatchSummary(sum(p.rows for p in ordered), len(ordered), time.perf_counter() - start,
                         [p.path for p in ordered], side.rows, side.where)

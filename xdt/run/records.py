@@ -358,14 +358,10 @@ class _SideFile:
 
 
 # ---------------------------------------------------------------------- bad rows
-def _plain(value: Any, number: bool = False) -> Any:
-    """A cell's value as JSON writes it: missing -> None, infinities as text; with
-    ``number`` (an ordinal feature), a number read as text (``"12"``) as the number."""
+def _plain(value: Any) -> Any:
+    """A cell's value as JSON writes it: missing -> None, infinities as text (the text of
+    files was read into numbers when they were read: :func:`xdt.interop.csvfile.number_columns`)."""
     value = to_python(value)
-    if number and isinstance(value, str):
-        converted = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
-        if not pd.isna(converted):
-            value = to_python(converted)
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else str(value)
     try:
@@ -375,8 +371,8 @@ def _plain(value: Any, number: bool = False) -> Any:
 
 
 def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
-             out: list[tuple[int, str]]) -> None:
-    """Append ``(position, reason)`` for the values of ``column[lo:hi]`` that ``cells``
+             out: list[tuple[int, InstanceError]]) -> None:
+    """Append ``(position, error)`` for the values of ``column[lo:hi]`` that ``cells``
     rejects, halving the range where it fails: for b bad values, O(b log n) encode calls
     over O(n log n) values at most; with ``first_only``, stop at the first one."""
     try:
@@ -384,7 +380,7 @@ def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
         return
     except InstanceError as e:
         if hi - lo == 1:
-            out.append((lo, str(e)))
+            out.append((lo, e))
             return
     mid = (lo + hi) // 2
     _failing(cells, column, lo, mid, first_only, out)
@@ -392,13 +388,14 @@ def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
         _failing(cells, column, mid, hi, first_only, out)
 
 
-def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool) -> dict[int, str]:
+def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool
+              ) -> dict[int, InstanceError]:
     """Positions of the rows of ``frame`` (the model's features, in order) that the model
-    cannot read, each with the reason of its first bad value in feature order (the error
+    cannot read, each with the error of its first bad value in feature order (the error
     ``model.encode`` gives for that row alone); with ``first_only``, the first such row."""
-    bad: dict[int, str] = {}
+    bad: dict[int, InstanceError] = {}
     for j, cells in enumerate(model.cells):
-        found: list[tuple[int, str]] = []
+        found: list[tuple[int, InstanceError]] = []
         _failing(cells, frame.iloc[:, j], 0, len(frame), first_only, found)
         if first_only:
             if found and (not bad or found[0][0] < min(bad)):
@@ -412,11 +409,13 @@ def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool) -> dict[int, 
 @dataclass
 class _Rows:
     """The outcome of explaining some rows: the records of those explained, the skipped (or
-    first bad) rows as side-file records, and whether a bad row stopped it."""
+    first bad) rows as side-file records with the reader's error of each, and whether a bad
+    row stopped it."""
 
     records: pd.DataFrame
     invalid: list[dict] = field(default_factory=list)
     stopped: bool = False
+    errors: list[InstanceError] = field(default_factory=list)
 
 
 def _empty_records(what: tuple[str, ...]) -> pd.DataFrame:
@@ -442,21 +441,20 @@ def _explain_rows(explainer: Explainer, part: Any, labels: Sequence[Any],
     bad = _bad_rows(model, frame, first_only=on_invalid == "raise")
     if not bad:
         raise DataError(str(error)) from None
-    ordinal = {f.name for f in model.features if f.kind == "ordinal"}
-    invalid = [{"row": to_python(labels[k]), "reason": reason,
-                "values": {name: _plain(v, name in ordinal)
-                           for name, v in frame.iloc[k].items()}}
-               for k, reason in sorted(bad.items())]
+    invalid = [{"row": to_python(labels[k]), "reason": str(error),
+                "values": {name: _plain(v) for name, v in frame.iloc[k].items()}}
+               for k, error in sorted(bad.items())]
+    errors = [error for _, error in sorted(bad.items())]
     keep = list(range(min(bad))) if on_invalid == "raise" else \
         [k for k in range(len(frame)) if k not in bad]
     if not keep:
-        return _Rows(_empty_records(what), invalid, on_invalid == "raise")
+        return _Rows(_empty_records(what), invalid, on_invalid == "raise", errors)
     try:
         result = explainer.explain_batch(frame.iloc[keep], what, chunk_rows=chunk_rows)
     except InstanceError as e:
         raise DataError(str(e)) from None
     return _Rows(_records_frame(result, [labels[k] for k in keep]), invalid,
-                 on_invalid == "raise")
+                 on_invalid == "raise", errors)
 
 
 def _rows_text(n: int, first: Any, last: Any) -> str:
