@@ -172,3 +172,13 @@ def test_a_csv_file_is_read_as_its_typed_values_everywhere(tmp_path):
         assert per_row.exit_code == 1 and batch.exit_code == 1, field
         assert per_row.stderr.strip() == f"Error: row {i}: {table_error}"
         assert f"row {i}: {table_error}" in batch.stderr
+
+
+def test_the_readers_examples_run():
+    import doctest
+
+    from xdt.interop import csvfile
+    from xdt.ir import cells
+
+    for module in (cells, csvfile):
+        assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0, module

@@ -227,3 +227,23 @@ def test_row_by_row_on_dask_writes_the_records_of_one_process(german, tmp_path):
                                    output=tmp_path / "d", engine="auto", options=options)
     assert (summary.rows, summary.partitions) == (30, 2)
     assert valid(xb.read_outputs(summary.outputs).to_dict("records")) == valid(expected)
+
+
+def test_the_record_modules_examples_run():
+    import doctest
+
+    from xdt.run import record
+
+    assert doctest.testmod(record).failed == 0
+
+
+def test_the_columns_builder_gives_the_records_of_the_one_row_builder():
+    rows, predictions = [4, "a", None], ["yes", "no", "yes"]
+    axps = [("a", "x"), (), ("a", "x")]
+    cxps = [[("a",), ("x",)], [], [("x",)]]
+    many = xb.explanation_records(rows, predictions, axps, cxps)
+    assert many == [explanation_record(r, prediction=p, axp=a, cxps=c)
+                    for r, p, a, c in zip(rows, predictions, axps, cxps, strict=True)]
+    assert many[0]["axp"] is many[2]["axp"]  # equal explanations are one object
+    assert valid(many) and xb.explanation_records([1], ["no"]) == [
+        explanation_record(1, prediction="no")]

@@ -46,7 +46,12 @@ Dask is optional: ``pip install "xdt[dask]"``. Without it a Dask run raises
 
 from xdt.run.distributed import local_cluster, read_dask, read_outputs
 from xdt.run.instance import ExplainInterrupted, InstanceExplanation, explain_instance
-from xdt.run.record import RECORD_FORMAT, explanation_object, explanation_record
+from xdt.run.record import (
+    RECORD_FORMAT,
+    explanation_object,
+    explanation_record,
+    explanation_records,
+)
 from xdt.run.records import (
     DEFAULT_CHUNK_ROWS,
     BatchInterrupted,
@@ -59,5 +64,5 @@ from xdt.run.table import explain_dask, explain_table
 __all__ = ["DEFAULT_CHUNK_ROWS", "RECORD_FORMAT", "BatchInterrupted", "BatchSummary",
            "DaskNotInstalledError", "ExplainInterrupted", "InstanceExplanation",
            "default_invalid_output", "explain_dask", "explain_instance", "explain_table",
-           "explanation_object", "explanation_record", "local_cluster", "read_dask",
-           "read_outputs"]
+           "explanation_object", "explanation_record", "explanation_records", "local_cluster",
+           "read_dask", "read_outputs"]

@@ -42,7 +42,7 @@ from xdt.explain.explanation import Explanation
 from xdt.ir.values import to_python
 
 __all__ = ["FIELDS", "RECORD_FORMAT", "SCHEMA_FILE", "explanation_object",
-           "explanation_record"]
+           "explanation_record", "explanation_records"]
 
 RECORD_FORMAT = "xdt-explanation/1"
 """The value of every record's ``format`` field: the schema and its version."""
@@ -72,7 +72,8 @@ def explanation_object(e: Explanation | Mapping | Sequence[str] | None, kind: st
     e : Explanation, dict, sequence of str or None
         An :class:`~xdt.explain.explanation.Explanation` (written by its ``to_dict``), a
         dict already in that form (kept as it is), or the feature names of an explanation
-        (``{"kind": kind, "features": [...]}``, as the batch path-walker gives them).
+        (``{"kind": kind, "features": [...]}``, as the batch path-walker gives them; the
+        names are written as they are).
     kind : {"AXp", "CXp", "delta-AXp"}, optional
         The kind of an explanation given by its feature names.
     certificates : bool
@@ -85,6 +86,8 @@ def explanation_object(e: Explanation | Mapping | Sequence[str] | None, kind: st
     """
     if e is None:
         return None
+    if type(e) is tuple or type(e) is list:  # names: the batch path-walker's, many rows
+        return {"features": list(e)} if kind is None else {"kind": kind, "features": list(e)}
     if isinstance(e, Explanation):
         return e.to_dict(certificates)
     if isinstance(e, Mapping):
@@ -93,7 +96,7 @@ def explanation_object(e: Explanation | Mapping | Sequence[str] | None, kind: st
         raise ParameterError(f"an explanation is a sequence of feature names, got the "
                              f"string {e!r}; write ({e!r},) for one feature")
     out: dict = {} if kind is None else {"kind": kind}
-    out["features"] = [str(f) for f in e]
+    out["features"] = list(e)
     return out
 
 
@@ -149,3 +152,55 @@ def explanation_record(row: object = None, *, certificates: bool = True,
             out["n_cxps"] = len(value)
     return out
 
+
+def explanation_records(rows: Sequence, prediction: Sequence,
+                        axp: Sequence[Sequence[str]] | None = None,
+                        cxps: Sequence[Sequence[Sequence[str]]] | None = None) -> list[dict]:
+    """The records of many rows explained by feature names (the batch path-walker's
+    columns), column by column: what :func:`explanation_record` gives row by row
+    (``explanation_record(rows[i], prediction=prediction[i], axp=axp[i], cxps=cxps[i])``),
+    without its per-row checks.
+
+    Equal explanations of one call are one object: the records of a table repeat a few
+    distinct AXps and CXps many times (as the batch path-walker names each distinct one
+    once), so they share them; copy a record's explanation before changing it.
+
+    Parameters
+    ----------
+    rows, prediction : sequence, length n
+        Each row's label and class.
+    axp : sequence of sequences of str, length n, optional
+        Each row's AXp, by feature names.
+    cxps : sequence of sequences of sequences of str, length n, optional
+        Each row's CXps, by feature names.
+
+    Returns
+    -------
+    list of dict
+        n records.
+
+    >>> explanation_records([0], ["good"], [("age",)], [[("age",)]]) == [explanation_record(
+    ...     0, prediction="good", axp=("age",), cxps=[("age",)])]
+    True
+    """
+    fmt = RECORD_FORMAT
+    out = [{"format": fmt, "row": to_python(r), "prediction": to_python(p)}
+           for r, p in zip(rows, prediction, strict=True)]
+    made: dict[tuple[str, tuple], dict] = {}
+
+    def named(kind: str, names: Sequence[str]) -> dict:
+        key = (kind, tuple(names))
+        e = made.get(key)
+        if e is None:
+            e = made[key] = {"kind": kind, "features": list(names)}
+        return e
+
+    if axp is not None:
+        for record, a in zip(out, axp, strict=True):
+            record["axp"] = named("AXp", a)
+            record["axp_size"] = len(a)
+    if cxps is not None:
+        for record, cs in zip(out, cxps, strict=True):
+            record["cxps"] = [named("CXp", c) for c in cs]
+            record["n_cxps"] = len(cs)
+    return out

@@ -32,7 +32,7 @@ from xdt.ir.instances import as_frame
 from xdt.ir.values import to_python
 from xdt.run.instance import InstanceExplanation, explain_instance
 from xdt.run.outputs import output_error, path_problem
-from xdt.run.record import explanation_record
+from xdt.run.record import explanation_record, explanation_records
 
 #: Rows explained (and written) together by :func:`explain_table` by default.
 DEFAULT_CHUNK_ROWS = 5000
@@ -135,9 +135,9 @@ def _check(what: Sequence[str] | str, fmt: str) -> tuple[str, ...]:
 def _batch_records(result: pd.DataFrame, rows: Sequence[Any]) -> list[dict]:
     """The records of one chunk explained by the batch path-walker (``result``: the
     DataFrame of :meth:`~xdt.explain.Explainer.explain_batch`), labelled ``rows``."""
-    columns = {c: result[c].tolist() for c in ("prediction", "axp", "cxps") if c in result}
-    return [explanation_record(row, **{c: values[k] for c, values in columns.items()})
-            for k, row in enumerate(rows)]
+    return explanation_records(rows, result["prediction"].tolist(),
+                               result["axp"].tolist() if "axp" in result else None,
+                               result["cxps"].tolist() if "cxps" in result else None)
 
 
 def batch_fields(what: Sequence[str]) -> list[str]:
