@@ -41,7 +41,8 @@ SPACESHIP = "feature 'purpose' has value 'spaceship', which is not in its domain
 @pytest.fixture(scope="module")
 def german():
     """400 German credit rows (features only), a CART tree of depth 6 on all 1000, and the
-    records ``Explainer.explain_batch`` gives for the 400 rows, as JSON gives them."""
+    records (schema xdt-explanation/1) of what ``Explainer.explain_batch`` gives for the 400
+    rows, as JSON gives them."""
     from xdt.cli._demo_job import load_german
     from xdt.learn import CARTClassifier
 
@@ -50,8 +51,9 @@ def german():
     tree = CARTClassifier(max_depth=6).fit(X, y).tree_
     X = X.iloc[:400]
     result = Explainer(tree).explain_batch(X)
-    expected = [{"row": int(i), "prediction": r["prediction"], "axp": list(r["axp"]),
-                 "axp_size": r["axp_size"], "cxps": [list(c) for c in r["cxps"]],
+    expected = [{"format": "xdt-explanation/1", "row": int(i), "prediction": r["prediction"],
+                 "axp": {"kind": "AXp", "features": list(r["axp"])}, "axp_size": r["axp_size"],
+                 "cxps": [{"kind": "CXp", "features": list(c)} for c in r["cxps"]],
                  "n_cxps": r["n_cxps"]}
                 for i, r in zip(X.index, result.to_dict("records"), strict=True)]
     return X, tree, expected

@@ -40,11 +40,13 @@ def german():
 
 @pytest.fixture(scope="module")
 def expected(german) -> list[dict]:
-    """The records of ``Explainer.explain_batch`` on every row, as JSON would give them."""
+    """The records (schema xdt-explanation/1) of ``Explainer.explain_batch`` on every row,
+    as JSON would give them."""
     X, tree = german
     frame = Explainer(tree).explain_batch(X)
-    return [{"row": int(i), "prediction": r["prediction"], "axp": list(r["axp"]),
-             "axp_size": r["axp_size"], "cxps": [list(c) for c in r["cxps"]],
+    return [{"format": "xdt-explanation/1", "row": int(i), "prediction": r["prediction"],
+             "axp": {"kind": "AXp", "features": list(r["axp"])}, "axp_size": r["axp_size"],
+             "cxps": [{"kind": "CXp", "features": list(c)} for c in r["cxps"]],
              "n_cxps": r["n_cxps"]} for i, r in zip(X.index, frame.to_dict("records"),
                                                     strict=True)]
 
@@ -226,7 +228,7 @@ def test_bad_arguments(german, tmp_path):
     with pytest.raises(ValueError, match="chunk_rows"):
         xb.explain_table(tree, X, chunk_rows=0)
     assert list(xb.explain_table(tree, X.iloc[:0], progress=False).columns) == [
-        "row", "prediction", "axp", "axp_size", "cxps", "n_cxps"]
+        "format", "row", "prediction", "axp", "axp_size", "cxps", "n_cxps"]
 
 
 @pytest.mark.slow

@@ -15,9 +15,8 @@ from xdt.cli._common import (
     PROGRESS_MIN_ROWS,
     SecondsType,
     cli_errors,
-    csv_dtypes,
     parse_rows,
-    read_csv,
+    read_model_csv,
     validate_rows,
 )
 
@@ -80,7 +79,7 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     from xdt.ir._instances import as_frame
 
     model = xdt.load_model(model_path)
-    frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
+    frame = as_frame(model.features, read_model_csv(data, model))
     positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
     validate_rows(model, frame, positions)
     from xdt.explain.checks._crosscheck import CrosscheckInterrupted

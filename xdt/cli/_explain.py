@@ -17,15 +17,13 @@ from xdt.cli import _common as common
 from xdt.cli._app import main
 from xdt.cli._common import (
     PROGRESS_MIN_ROWS,
-    ExplainInterrupted,
     SecondsType,
     cli_errors,
-    csv_dtypes,
     explain_one,
     outcome,
     parse_instance,
     parse_rows,
-    read_csv,
+    read_model_csv,
     validate_rows,
 )
 from xdt.errors import DataError, NoExplanationError, XdtError
@@ -306,7 +304,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     empty CSV cells are missing values ("NA", "None" are values). Text output shows each
     threshold as the shortest decimal that puts every value the model compares on the
     same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format jsonl
-    keeps exact values. Row numbers are 0-based positions in the CSV.
+    keeps exact values, one record per row in the schema xdt-explanation/1 (the record
+    --batch writes too; encodings/xdt-explanation-1.schema.json). Row numbers are 0-based
+    positions in the CSV.
 
     On the user's terms: --exclude COL,... gives AXps that do not use those features (or
     says that none exists, with a point showing it); --immutable COL,... gives CXps that
@@ -467,7 +467,7 @@ def _measures(model: Model, data: str, delta: float | None, kind: str,
             f"--delta with the product distribution is computed exactly for decision trees, "
             f"and the model is a {kind_name(model)}: add --distribution empirical (the rows "
             "of --data)")
-    frame = read_csv(data, dtype=csv_dtypes(model))
+    frame = read_model_csv(data, model)
     validate_rows(model, frame, range(len(frame)))  # names the first bad row, as --data does
     try:
         empirical = EmpiricalDistribution(frame, model)
@@ -522,9 +522,8 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain._models import kind_name
     from xdt.ir._instances import as_frame
-    from xdt.ir._protocol import PATHS, offers
-    from xdt.run import _chunked as chunked
     from xdt.run import _records as records
+    from xdt.run import _table as table
 
     if data is None:
         raise click.UsageError("--batch, --workers and --scheduler explain rows of --data "
@@ -553,6 +552,8 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     if not distributed and partitions is not None:
         raise click.UsageError("--partitions goes with --workers or --scheduler")
     model = xdt.load_model(model_path)
+    from xdt.ir._protocol import PATHS, offers
+
     if not offers(model, PATHS):
         raise click.UsageError(f"the batch path-walker explains decision trees, and "
                                f"{model_path} is a {kind_name(model)}: leave out --batch, "
@@ -573,10 +574,10 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                        partitions, quiet, on_invalid=on_invalid,
                                        invalid_output=side, force=force)
         else:
-            frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
+            frame = as_frame(model.features, read_model_csv(data, model))
             positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
             selected = frame.iloc[list(positions)] if rows is not None else frame
-            summary = chunked.explain_table(model, selected, output=output, fmt=out_fmt,
+            summary = table.explain_table(model, selected, output=output, fmt=out_fmt,
                                        progress=not quiet and common.stderr_is_terminal(),
                                        chunk_rows=chunk_rows or records.DEFAULT_CHUNK_ROWS,
                                        on_invalid=on_invalid, invalid_output=side,
@@ -637,6 +638,7 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
     the partition files on disk are what is reported."""
     from xdt.run import _distributed as on_dask
     from xdt.run import _records as records
+    from xdt.run import _table as table
 
     _, distributed = on_dask.require_dask()
     try:
@@ -655,7 +657,7 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
                         f"{scheduler!r} is not a scheduler address ({e}); write it as "
                         "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786",
                         param_hint="'--scheduler'") from None
-            return on_dask.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
+            return table.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
                                    npartitions=partitions,
                                    progress=not quiet and common.stderr_is_terminal(),
                                    on_invalid=on_invalid, invalid_output=invalid_output,
@@ -672,57 +674,82 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
                  options: dict, measures: dict | None = None) -> None:
-    """Explain ``--instance`` or the selected rows, printing each record as it is done.
+    """Explain ``--instance`` or the selected rows (:func:`xdt.run.explain_table`, row by
+    row with ``explainer``), printing each record as it is done.
 
     While a row enumerates, a counter of the explanations found so far is drawn on a
     terminal's standard error (not with ``quiet``). On Ctrl-C, the interrupted row is
     printed with what it holds, marked incomplete, then how many rows were done; the exit
     code is 130."""
     from xdt.ir._instances import as_frame
+    from xdt.run._instance import ExplainInterrupted
+    from xdt.run._record import explanation_record
+    from xdt.run._table import explain_table
 
     all_cxps, verify = options["all_cxps"], options["verify"]
 
-    def show(record: dict, label: str, row: int | None, emit: Callable[[str], None]) -> None:
+    def show(record: dict, label: str, emit: Callable[[str], None]) -> None:
         if fmt == "jsonl":
-            emit(json.dumps({"row": row, **record}, ensure_ascii=False))
+            emit(json.dumps(record, ensure_ascii=False))
         else:
             emit("\n".join(format_text(record, model, label, all_cxps, verify)))
 
     single = instance is not None
-    if single:
-        xs: list = [parse_instance(instance)]
-        positions: Sequence[int] = [0]
-    else:
-        assert data is not None
-        frame = as_frame(model.features, read_csv(data, dtype=csv_dtypes(model)))
-        positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
-        validate_rows(model, frame, positions)
-        xs = frame.to_dict("records")
-
-    def label_of(pos: int) -> str:
-        return "instance" if single else f"row {pos}"
-
     counter = _FoundCounter(not quiet and common.stderr_is_terminal(), options["max_count"])
+
+    def explained(x: object, label: str) -> dict:
+        """The fields of the record of ``x``, with the measures of --delta/--coverage."""
+        counter.label = label
+        try:
+            fields = explain_one(explainer, x, on_found=counter,
+                                 certificates=fmt == "jsonl", **options)
+            if measures is not None:
+                _add_measures(fields, explainer, x, measures, options["verify"],
+                              fmt == "jsonl")
+            return fields
+        finally:
+            counter.close()
+
+    if single:
+        x = parse_instance(instance)
+        try:
+            fields = explained(x, "instance")
+        except ExplainInterrupted as e:
+            show(explanation_record(None, **e.record), "instance", click.echo)
+            click.echo("interrupted: 0 of 1 row explained; instance is incomplete (what it "
+                       "had found is shown)", err=True)
+            raise SystemExit(130) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted: 0 of 1 row explained", err=True)
+            raise SystemExit(130) from None
+        show(explanation_record(None, **fields), "instance", click.echo)
+        return
+    assert data is not None
+    frame = as_frame(model.features, read_model_csv(data, model))
+    positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
+    validate_rows(model, frame, positions)
     steps = _progress(positions, not quiet and common.stderr_is_terminal()
                       and len(positions) > PROGRESS_MIN_ROWS)
     done = 0
+    current: list = []  # the row being explained: (position, emit)
+
+    def row_fields(explainer: Explainer, x: dict) -> dict:
+        current[:] = next(steps)
+        pos = current[0]
+        try:
+            return explained(x, f"row {pos}")
+        except XdtError as e:
+            raise DataError(f"row {pos}: {e}") from None
+
+    def print_row(record: dict, found: object, x: dict) -> None:
+        nonlocal done
+        show(record, f"row {record['row']}", current[1])
+        done += 1
+
     try:
-        for pos, line in steps:
-            counter.label = label_of(pos)
-            try:
-                record = explain_one(explainer, xs[pos], on_found=counter,
-                                     certificates=fmt == "jsonl", **options)
-                if measures is not None:
-                    _add_measures(record, explainer, xs[pos], measures, options["verify"],
-                                  fmt == "jsonl")
-            except XdtError as e:
-                if single:
-                    raise
-                raise DataError(f"row {pos}: {e}") from None
-            finally:
-                counter.close()
-            show(record, label_of(pos), None if single else pos, line)
-            done += 1
+        explain_table(model, frame.iloc[list(positions)], engine=explainer,
+                      options=row_fields, on_row=print_row, progress=False)
+        next(steps, None)  # the last row's step: the bar's last update
     except KeyboardInterrupt as e:
         counter.close()
         steps.close()  # clears the rows' progress bar
@@ -730,10 +757,12 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         where = f"{done} of {total} row{'' if total == 1 else 's'} explained"
         if isinstance(e, ExplainInterrupted):
             pos = positions[done]
-            show(e.record, label_of(pos), None if single else pos, click.echo)
-            where += f"; {label_of(pos)} is incomplete (what it had found is shown)"
+            show(explanation_record(pos, **e.record), f"row {pos}", click.echo)
+            where += f"; row {pos} is incomplete (what it had found is shown)"
         click.echo(f"interrupted: {where}", err=True)
         raise SystemExit(130) from None
+    finally:
+        steps.close()
 
 
 class _FoundCounter:

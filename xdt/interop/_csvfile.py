@@ -14,6 +14,12 @@ A line with *fewer* fields than the header is read with its last columns empty, 
 commands report those empty cells as missing values (their 0-based data row is the line
 number minus 2).
 
+A field of a CSV file is text. :func:`csv_dtypes` says how a model's features are read
+(categorical features of string domains as text, so ``"01"`` stays ``"01"``), and
+:func:`number_columns` reads the text of an ordinal feature's column as numbers once, when
+the file is read: the model's reader (:mod:`xdt.ir._instances`) then sees typed values, and
+refuses the text that is no number (``"old"``) as it refuses text anywhere.
+
 Files are read as pandas reads them by default: comma-separated, ``"`` quotes (doubled
 inside a quoted value), UTF-8, blank lines skipped, compressed by their extension
 (``.gz``, ``.bz2``, ``.xz``, ``.zip`` holding one file).
@@ -38,12 +44,17 @@ import io
 import lzma
 import os
 import zipfile
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING
 
 from xdt.errors import FieldCountError
 
-__all__ = ["check_first_line", "find_long_line"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xdt.ir._features import Feature
+
+__all__ = ["check_first_line", "csv_dtypes", "find_long_line", "number_columns"]
 
 
 def _open_text(path: str | os.PathLike) -> IO[str] | None:
@@ -127,3 +138,50 @@ def find_long_line(path: str | os.PathLike) -> None:
     not readable as CSV). Reads the file up to that line.
     """
     _scan(path, None)
+
+
+def csv_dtypes(features: Iterable[Feature]) -> dict:
+    """The column types with which a CSV file is read for a model of ``features``:
+    categorical features whose domain is all strings as text (``"01"`` stays ``"01"``,
+    not the number 1); the other columns as pandas infers them."""
+    return {f.name: str for f in features
+            if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
+
+
+def number_columns(features: Iterable[Feature], frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (rows of a CSV file) with the text of its ordinal features' columns read as
+    numbers, as :func:`pandas.to_numeric` reads them (``"12"`` -> 12, ``"1e3"`` -> 1000.0,
+    ``"inf"`` -> inf); text that is no number (``"old"``) and missing cells are kept as
+    they are, for the model's reader to refuse with the row they are in.
+
+    A column pandas read as numbers, and every other column, is left as it is; ``frame``
+    itself is not changed.
+
+    >>> import pandas as pd
+    >>> from xdt.ir import Feature
+    >>> frame = pd.DataFrame({"age": ["30", "41.5", "old"], "job": ["a", "b", "c"]})
+    >>> number_columns([Feature("age", "ordinal")], frame)["age"].tolist()
+    [30.0, 41.5, 'old']
+    """
+    import pandas as pd
+
+    out = frame
+    for f in features:
+        if f.kind != "ordinal" or f.name not in frame.columns:
+            continue
+        column = frame[f.name]
+        if not isinstance(column, pd.Series) or column.dtype.kind in "iufcb" \
+                or not (column.dtype == object or pd.api.types.is_string_dtype(column)):
+            continue
+        text = pd.Series([isinstance(v, str) for v in column.tolist()], index=column.index,
+                         dtype=bool)
+        if not text.any():
+            continue
+        parsed = pd.to_numeric(column.where(text), errors="coerce")
+        keep = ~text | parsed.isna()  # not text, or text that is no number
+        if out is frame:
+            out = frame.copy()
+        out[f.name] = (parsed if not keep.any() else
+                       column.astype(object).where(keep, parsed.astype(object)))
+    return out
+

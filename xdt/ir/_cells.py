@@ -12,6 +12,25 @@ the model. Cells are numbered ``0 .. n_cells-1`` and a *set* of cells is an ``in
   :func:`xdt.ir._values.display_threshold` for the cells' ``input_dtype``, and a value is
   accepted only when it is finite in that precision (``|x| <= 3.4028235e+38`` for float32, as
   scikit-learn requires).
+
+Values, one rule for one value and for a column
+-----------------------------------------------
+``cell_of`` (one value: an instance) and ``encode`` (a column: a table) accept the same
+values and raise the same error class for each bad one:
+
+* an **ordinal** feature reads a real number (:func:`is_number`): a Python ``int`` or
+  ``float``, a numpy integer or float, a ``fractions.Fraction`` or a ``decimal.Decimal``.
+  A bool is refused (``True`` is no measurement), and so is text (``"5"``, ``b"1"``: a CSV
+  file's text is read into numbers once, when the file is read, by
+  :func:`xdt.interop._csvfile.number_columns`), a complex number or a date:
+  :class:`~xdt.errors.InstanceError`. A missing value (``None``, NaN, ``pd.NA``) raises
+  :class:`~xdt.errors.MissingValueError`; an infinite number, or one beyond the range the
+  model compares, :class:`~xdt.errors.ValueOutOfRangeError`.
+* a **categorical** or **binary** feature reads a value of its domain; a number equal to a
+  numeric domain value reads as it (``1.0``, ``np.int8(1)``, ``Decimal(1)`` and ``True``
+  for the value ``1``), text never matches a number (``"1"`` is not ``1``): any other value
+  raises :class:`~xdt.errors.UnknownCategoryError`, a missing one
+  :class:`~xdt.errors.MissingValueError`.
 """
 
 from __future__ import annotations
@@ -19,6 +38,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Hashable, Iterator
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -56,6 +77,20 @@ def cells_of(mask: int) -> Iterator[int]:
             yield j
         mask >>= 1
         j += 1
+
+
+_NUMBER_TYPES = (int, float, np.integer, np.floating, Fraction, Decimal)
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number an ordinal feature reads: an ``int``, a ``float``, a
+    numpy integer or float, a ``Fraction`` or a ``Decimal``; not a bool, not text, not a
+    complex number (see the module docstring).
+
+    >>> [is_number(v) for v in (3, 2.5, np.float32(1), Decimal("2"), True, "5", 1j)]
+    [True, True, True, True, False, False, False]
+    """
+    return isinstance(value, _NUMBER_TYPES) and not isinstance(value, bool)
 
 
 def _fmt_value(v: object) -> str:
@@ -97,7 +132,8 @@ class CategoricalCells:
     def cell_of(self, value: object) -> int:
         """Cell of one value; raises :class:`UnknownCategoryError` or :class:`MissingValueError`."""
         kind = type(value)
-        if kind is str or kind is int or kind is np.int64 or kind is np.str_:  # one lookup
+        if kind is str or kind is int or kind is float or kind is np.int64 \
+                or kind is np.float64 or kind is np.str_:  # one lookup (1.0 finds 1)
             code = self._code.get(value)
             if code is not None:
                 return code
@@ -222,14 +258,13 @@ class IntervalCells:
             raise MissingValueError(
                 f"feature {self.name!r} has a missing value; xdt models do not route missing "
                 "values: impute or drop it first")
-        if isinstance(value, bool | np.bool_ | np.complexfloating) or not isinstance(
-                value, int | float | np.number):
+        if not is_number(value):
             raise InstanceError(
                 f"ordinal feature {self.name!r} needs a number, got {value!r}")
         try:
-            number = float(value)
+            number = float(value)  # type: ignore[arg-type]
         except OverflowError:
-            raise self._too_large(value) from None
+            raise self._too_large(value) from None  # type: ignore[arg-type]
         return int(self.locate(np.array([number]), one=True)[0])
 
     def _too_large(self, value: int, row: int | None = None) -> ValueOutOfRangeError:
@@ -256,20 +291,35 @@ class IntervalCells:
             if not np.isnan(values).any():
                 return self.locate(values, one=len(column) <= 1)
         _reject_missing(self.name, column.isna().to_numpy())
+        return self.locate(self._numbers(column, raw), one=len(column) <= 1)
+
+    def _numbers(self, column: pd.Series, raw: np.ndarray) -> np.ndarray:
+        """The values of a column without missing values as float64 (n,), each read as
+        :meth:`cell_of` reads one (:func:`is_number`); the first that is not a number raises
+        :class:`InstanceError` naming its row, an int beyond float64
+        :class:`ValueOutOfRangeError`."""
+        def where(i: int) -> str:
+            return f" (row {i})" if len(column) > 1 else ""
+
+        if raw.dtype.kind != "O":  # dates, durations, numpy text: no value is a number
+            if len(raw) and raw.dtype.kind not in "iuf":
+                raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got "
+                                    f"{column.iloc[0]!r}{where(0)}")
+            return raw.astype(np.float64)
+        if not set(map(type, raw)) <= {int, float}:
+            for i, v in enumerate(raw):
+                if not is_number(v):
+                    raise InstanceError(f"ordinal feature {self.name!r} needs numbers, got "
+                                        f"{column.iloc[i]!r}{where(i)}")
         try:
-            values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-        except OverflowError:  # an int beyond float64 (which "coerce" does not cover)
-            for i, v in enumerate(column.tolist()):
-                if isinstance(v, int) and not isinstance(v, bool) and abs(v) > self.limit:
+            return np.array(raw, dtype=np.float64)
+        except OverflowError:  # an int (or Fraction) beyond float64
+            for i, v in enumerate(raw):
+                try:
+                    float(v)
+                except OverflowError:
                     raise self._too_large(v, i if len(column) > 1 else None) from None
             raise
-        bad = np.flatnonzero(np.isnan(values))
-        if len(bad):
-            where = f" (row {int(bad[0])})" if len(column) > 1 else ""
-            raise InstanceError(
-                f"ordinal feature {self.name!r} needs numbers, got "
-                f"{column.iloc[int(bad[0])]!r}{where}")
-        return self.locate(values, one=len(column) <= 1)
 
     def locate(self, values: np.ndarray, one: bool = False) -> np.ndarray:
         """Cells of float64 numbers (no NaN), shape ``(n,)`` int64: the one place where

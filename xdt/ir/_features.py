@@ -117,6 +117,22 @@ class FeatureSpace(Sequence):
                 raise InvalidModelError(f"feature name {f.name!r} is used twice")
             self._index[f.name] = i
         self._names = tuple(self._index)
+        self._read_cache: dict = {}
+
+    @property
+    def read_cache(self) -> dict:
+        """What the instance reader (:mod:`xdt.ir._instances`) keeps between calls for this
+        feature space: the last index of a Series or DataFrame it read and where each
+        feature is in it. Not pickled."""
+        cache = self.__dict__.get("_read_cache")
+        if cache is None:  # a feature space unpickled without it
+            cache = self.__dict__["_read_cache"] = {}
+        return cache
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_read_cache", None)
+        return state
 
     def __getitem__(self, i):
         """The feature at position ``i``, or the feature named ``i`` when ``i`` is a string."""

@@ -11,6 +11,17 @@ feature's error lists the ignored names (with a likely misspelling). **By positi
 sequence, a 1-d array, a 2-d array or list of rows -- there must be exactly one value per
 feature, in feature order. Only the features' values are read, so an ignored entry can never
 change a prediction or an explanation.
+
+This is the one reader of instances and tables: the ``Explainer``'s methods
+(:func:`encode_instance`), ``model.predict`` and ``model.encode``, ``explain_batch``, the
+runners of :mod:`xdt.run`, the command line and the report (:func:`encode_rows`,
+:func:`as_frame`) all read through it. Each value is read by its feature's cells
+(:mod:`xdt.ir._cells`), one value (``cell_of``) or one column (``encode``) at a time, with
+one set of accepted values and one error class for each bad one: an ordinal feature reads
+real numbers, not bools and not text; a categorical or binary one the values of its domain.
+One instance, a short list of them and a small DataFrame are read value by value (a
+one-row ``predict`` builds no DataFrame); where a Series or a DataFrame has each feature is
+looked up once per index and kept on the feature space (:attr:`FeatureSpace.read_cache`).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from xdt.errors import (
     InstanceError,
     InstanceShapeError,
     MissingFeatureError,
+    XdtError,
 )
 from xdt.ir._features import FeatureSpace
 
@@ -47,27 +59,30 @@ def _ignored_note(missing: Sequence[str], ignored: Sequence) -> str:
     return f"; ignored, as they are not features: {', '.join(shown)}{tail}"
 
 
-_POSITIONS: dict[int, tuple[FeatureSpace, pd.Index, np.ndarray]] = {}
-"""Per feature space, the last Series index read and the position of each feature in it:
-the rows of one DataFrame have equal indexes (its columns), so it is looked up once."""
+def _index_positions(features: FeatureSpace, index: pd.Index) -> np.ndarray | None:
+    """Where each feature is in ``index`` (a Series' index, a DataFrame's columns), int64
+    (F,), when it holds every feature once; ``None`` when it does not (the caller then
+    reports what is wrong).
 
-
-def _series_positions(features: FeatureSpace, x: pd.Series) -> np.ndarray | None:
-    """Where each feature is in the index of ``x`` (int64 (F,)), when the index holds every
-    feature once; ``None`` when it does not (the caller then reports what is wrong)."""
-    index = x.index
-    hit = _POSITIONS.get(id(features))
-    if hit is not None and hit[0] is features and (hit[1] is index or hit[1].equals(index)):
-        return hit[2]
+    The last index read and its positions are kept on the feature space
+    (:meth:`FeatureSpace.read_cache`): the rows of one DataFrame share one index (its
+    columns), so the names are looked up once per table, not once per row."""
+    cache = features.read_cache
+    hit = cache.get("positions")
+    if hit is not None and (hit[0] is index or hit[0].equals(index)):
+        return hit[1]
     if not index.is_unique:
         return None
     positions = index.get_indexer(features.names)
     if (positions < 0).any():
         return None
-    if len(_POSITIONS) >= 64:
-        _POSITIONS.clear()
-    _POSITIONS[id(features)] = (features, index, positions)  # keeps id(features) its
+    cache["positions"] = (index, positions)
     return positions
+
+
+def _series_positions(features: FeatureSpace, x: pd.Series) -> np.ndarray | None:
+    """Where each feature is in the index of ``x`` (see :func:`_index_positions`)."""
+    return _index_positions(features, x.index)
 
 
 def _series_values(features: FeatureSpace, x: pd.Series) -> tuple | None:
@@ -248,18 +263,51 @@ def as_frame(features: FeatureSpace, X) -> pd.DataFrame:
 FEW_ROWS = 256
 """Lists of at most this many dicts or Series are encoded value by value, without making a
 DataFrame first (e.g. the points of certificates, checked with ``model.predict``)."""
+SMALL_FRAME = 16
+"""DataFrames of at most this many rows are encoded value by value too (a one-row frame,
+``df.iloc[[i]]``), without copying their columns."""
+
+
+def _frame_rows(features: FeatureSpace, X: pd.DataFrame) -> list[tuple] | None:
+    """The rows of a small DataFrame as tuples of their features' values, in feature
+    order; ``None`` when its columns do not hold every feature once (the column reader
+    then says what is wrong)."""
+    positions = _index_positions(features, X.columns)
+    if positions is None:
+        return None
+    return [tuple(r) for r in X.to_numpy(dtype=object)[:, positions]]
 
 
 def encode_rows(features: FeatureSpace, cells: Sequence, X) -> np.ndarray:
-    """Cells of many rows, shape ``(n, n_features)`` int64; see :func:`as_frame` for ``X``."""
-    if isinstance(X, list) and 0 < len(X) <= FEW_ROWS and all(
+    """Cells of many rows, shape ``(n, n_features)`` int64; see :func:`as_frame` for ``X``.
+
+    One instance (a dict or Series), a short list of them and a small DataFrame are read
+    value by value, each value by its cells' ``cell_of``; other tables column by column,
+    by their cells' ``encode``: the two accept the same values and raise the same error
+    class for each bad one (:mod:`xdt.ir._cells`). A bad value found value by value is
+    worded by the column reader (which names its row)."""
+    rows: list | None = None
+    if isinstance(X, Mapping | pd.Series):
+        rows = [X]
+    elif isinstance(X, list) and 0 < len(X) <= FEW_ROWS and all(
             isinstance(r, Mapping | pd.Series) for r in X):
+        rows = X
+    if rows is not None or (isinstance(X, pd.DataFrame) and 0 < len(X) <= SMALL_FRAME):
         try:
-            return np.array([[c.cell_of(v) for c, v in
-                              zip(cells, _by_name(features, r), strict=True)] for r in X],
-                            dtype=np.int64)
-        except Exception:  # noqa: BLE001 - the column reader below decides, and words errors
-            pass
+            values = [_by_name(features, r) for r in rows] if rows is not None \
+                else _frame_rows(features, X)
+            if values is not None:
+                return np.array([[c.cell_of(v) for c, v in zip(cells, row, strict=True)]
+                                 for row in values], dtype=np.int64)
+        except XdtError as e:  # the column reader below words it (its row, its column)
+            _encode_columns(features, cells, X)
+            raise e from None  # the column reader accepted what cell_of refused: a bug
+    return _encode_columns(features, cells, X)
+
+
+def _encode_columns(features: FeatureSpace, cells: Sequence, X) -> np.ndarray:
+    """Cells of the rows of ``X`` read column by column (:func:`as_frame`), shape
+    ``(n, n_features)`` int64."""
     frame = as_frame(features, X)
     out = np.empty((len(frame), len(features)), dtype=np.int64)
     for i, c in enumerate(cells):

@@ -2,7 +2,8 @@
 page an auditor can open and send on.
 
 :func:`explain_rows` explains the selected rows with :class:`xdt.Explainer` (one AXp and
-all CXps per row, up to ``max_cxps``) and re-checks every explanation's certificate with
+all CXps per row, up to ``max_cxps``), through the one table function
+:func:`xdt.run.explain_table`, and re-checks every explanation's certificate with
 the model's own ``predict`` (:func:`xdt.explain.checks.check_certificates`, one
 ``predict`` call per chunk of rows). :func:`build_report` lays the results out as a page:
 
@@ -22,7 +23,9 @@ with no font, image or link to the network, and its Content-Security-Policy allo
 that one style sheet and script (by their SHA-256), so nothing else can run or load even if
 the page is edited. Every text from the model or the data (feature names, categories,
 labels) is escaped; the rows' data for the script is JSON in which ``<``, ``>`` and ``&``
-are written as ``\\u003c``, ``\\u003e``, ``\\u0026``. Only the first ``max_rows`` rows of
+are written as ``\\u003c``, ``\\u003e``, ``\\u0026``; it holds each row's record
+(``records``: the schema ``xdt-explanation/1`` of :func:`xdt.run.explanation_record`, no
+certificates, :func:`page_record`) beside what the script shows. Only the first ``max_rows`` rows of
 the selection are explained (default :data:`DEFAULT_MAX_ROWS`, a page of a few MB at
 most), and the page says how many of how many.
 
@@ -71,6 +74,9 @@ from xdt.metrics import (
 from xdt.metrics._redundancy import missing_label
 from xdt.report import _svg as svg
 from xdt.report._assets import PAGE_CSS, PAGE_JS
+from xdt.run._instance import InstanceExplanation
+from xdt.run._record import explanation_record
+from xdt.run._table import explain_table
 
 __all__ = ["DEFAULT_MAX_CXPS", "DEFAULT_MAX_ROWS", "Report", "RowResult", "build_report",
            "explain_rows", "write_report"]
@@ -125,6 +131,9 @@ class RowResult:
         against the model's ``predict``.
     check_error : str
         Why a check failed (empty when ``checked``).
+    record : dict or None
+        The row's record (:func:`xdt.run.explain_table`'s, schema ``xdt-explanation/1``,
+        without certificates), as the one table function made it.
     """
 
     position: int
@@ -138,6 +147,7 @@ class RowResult:
     path_redundant: bool | None = None
     checked: bool = False
     check_error: str = ""
+    record: dict | None = None
 
     @property
     def correct(self) -> bool | None:
@@ -310,7 +320,6 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
                       data[column].reset_index(drop=True).iloc[positions].tolist()]
     part = frame.iloc[positions].reset_index(drop=True)
     cells = model.encode(part) if len(part) else np.zeros((0, len(model.features)), int)
-    records = part.to_dict("records")
     tree = model if offers(model, PATHS) else None
     nodes = svg.layout(tree) if tree is not None and tree.n_nodes <= MAX_TREE_NODES else None
     redundancy = None
@@ -328,29 +337,39 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     pending: list[RowResult] = []
     bar = tqdm(total=len(positions), desc="explaining", unit="row", disable=not progress,
                leave=False)
+
+    def collect(record: dict, found: InstanceExplanation, x: dict) -> None:
+        """Keep the row explained (the ``i``-th of the selection) as a RowResult; re-check
+        the certificates of every :data:`CHECK_ROWS` rows."""
+        nonlocal pending
+        i = len(results)
+        axp, cxps = found.axp, found.cxps
+        assert axp is not None  # no feature is excluded
+        path = leaf = None
+        if tree is not None:
+            leaf = leaves[i]
+            if nodes is not None:
+                path = svg.node_path(nodes, cells[i])
+        shown = set(range(len(names))) if len(names) <= MAX_VALUES else {
+            names.index(f) for e in (axp, *cxps) for f in e.features} | (
+            set(tree.paths[leaf].masks) if tree is not None and leaf is not None else set())
+        values = [(names[f], _shown(x[names[f]])) for f in sorted(shown)]
+        r = RowResult(positions[i], axp.prediction, None if labels is None else labels[i],
+                      axp, cxps, values, path, leaf,
+                      None if leaf is None else redundant.get(leaf), record=record)
+        results.append(r)
+        pending.append(r)
+        if len(pending) >= CHECK_ROWS:
+            _check_rows(model, pending)
+            pending = []
+        bar.update(1)
+
     try:
-        for i, pos in enumerate(positions):
-            x = records[i]
-            axp = explainer.axp(x)
-            cxps = explainer.all_cxps(x, max_count=max_cxps, time_limit=time_limit)
-            path = leaf = None
-            if tree is not None:
-                leaf = leaves[i]
-                if nodes is not None:
-                    path = svg.node_path(nodes, cells[i])
-            shown = set(range(len(names))) if len(names) <= MAX_VALUES else {
-                names.index(f) for e in (axp, *cxps) for f in e.features} | (
-                set(tree.paths[leaf].masks) if tree is not None and leaf is not None else set())
-            values = [(names[f], _shown(x[names[f]])) for f in sorted(shown)]
-            r = RowResult(pos, axp.prediction, None if labels is None else labels[i], axp,
-                          cxps, values, path, leaf,
-                          None if leaf is None else redundant.get(leaf))
-            results.append(r)
-            pending.append(r)
-            if len(pending) >= CHECK_ROWS:
-                _check_rows(model, pending)
-                pending = []
-            bar.update(1)
+        # one AXp and all CXps (at most max_cxps) per row, by the one table function
+        explain_table(model, part.set_axis(positions), engine=explainer,
+                      options={"all_cxps": True, "max_count": max_cxps,
+                               "time_limit": time_limit, "certificates": False},
+                      on_row=collect, progress=False)
         if pending:
             _check_rows(model, pending)
     finally:
@@ -658,6 +677,25 @@ def _table(report: Report) -> str:
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
+def page_record(r: RowResult) -> dict:
+    """The record of a row of the report (schema ``xdt-explanation/1``, no certificates):
+    its record as :func:`explain_rows` made it, or one made from its explanations, with
+    the row's true ``label`` and each explanation's ``verified`` saying whether the
+    report's re-check of its certificate passed."""
+    computed = ("format", "row", "axp_size", "n_cxps")
+    fields = ({k: v for k, v in r.record.items() if k not in computed}
+              if r.record is not None else
+              {"prediction": r.prediction, "axp": r.axp, "cxps": r.cxps,
+               "cxps_complete": r.cxps.complete, "cxps_stopped_by": r.cxps.stopped_by})
+    if r.label is not None:
+        fields["label"] = r.label
+    record = explanation_record(r.position, certificates=False, **fields)
+    for e in [record["axp"], *record["cxps"]]:
+        if e is not None:
+            e["verified"] = r.checked
+    return record
+
+
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
     tree = report.model if offers(report.model, PATHS) else None
@@ -758,7 +796,8 @@ def build_report(model: Model, data: Any, *, rows: object = None,
            "img-src data:; base-uri 'none'; form-action 'none'")
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     data_json = safe_json({"prefix": ID_PREFIX, "features": list(model.features.names),
-                           "rows": _row_data(report)})
+                           "rows": _row_data(report),
+                           "records": [page_record(r) for r in report.rows]})
     n = len(report.rows)
     glossary = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY)
     return f"""<!DOCTYPE html>

@@ -25,27 +25,25 @@ from xdt.errors import (
     InvalidRowError,
     MissingFileError,
     OutputError,
-    ParameterTypeError,
+    ParameterError,
     XdtError,
 )
 from xdt.explain._explainer import Explainer
 from xdt.explain._models import Model
-from xdt.explain.engines._vectorised import WHAT
+from xdt.interop import _csvfile as csvfile
 from xdt.run._records import (
     _INSTALL,
     BatchInterrupted,
     BatchSummary,
     DaskNotInstalledError,
-    _check,
     _explain_rows,
     _make_folder,
     _part_files,
     _remove,
-    _side_path,
     _SideFile,
     _write_atomic,
-    check_output,
     describe_files,
+    per_row,
 )
 
 
@@ -65,15 +63,18 @@ def require_dask() -> tuple[Any, Any]:
 
 def csv_dtypes(model: Model) -> dict:
     """CSV column types that keep categorical features with all-string domains as text
-    (so ``"01"`` stays ``"01"``)."""
-    return {f.name: str for f in model.features
-            if f.kind == "categorical" and all(isinstance(v, str) for v in f.domain)}
+    (so ``"01"`` stays ``"01"``): :func:`xdt.interop._csvfile.csv_dtypes`."""
+    return csvfile.csv_dtypes(model.features)
 
 
 def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None = "64MB"
               ) -> Any:
     """Read CSV (``.csv``, ``.csv.gz``, ...) or Parquet files (a path or a glob) as a Dask
     DataFrame whose index is each row's 0-based position over all the files.
+
+    The text of the ordinal features' columns of CSV files is read as numbers, partition by
+    partition (:func:`xdt.interop._csvfile.number_columns`), as ``xdt explain --data`` reads
+    a file on one process.
 
     Raises
     ------
@@ -85,8 +86,6 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     DataError
         The files cannot be read.
     """
-    from xdt.interop import _csvfile as csvfile
-
     dd, _ = require_dask()
     text = os.fspath(data)
     files = sorted(glob.glob(text))
@@ -121,12 +120,19 @@ def read_dask(model: Model, data: str | os.PathLike, blocksize: str | int | None
     parts = ddf.to_delayed()
     import dask
 
-    shifted = [dask.delayed(_renumber)(p, off) for p, off in zip(parts, offsets, strict=True)]
-    return dd.from_delayed(shifted, meta=_renumber(ddf._meta, 0))
+    features = None if parquet else model.features
+    shifted = [dask.delayed(_renumber)(p, off, features)
+               for p, off in zip(parts, offsets, strict=True)]
+    # an ordinal column's meta stays text (object): a partition's, once read, is numbers,
+    # or numbers and the text that is no number (a bad row the explainer names)
+    return dd.from_delayed(shifted, meta=_renumber(ddf._meta, 0, features), verify_meta=False)
 
 
-def _renumber(frame: pd.DataFrame, offset: int) -> pd.DataFrame:
-    return frame.set_axis(pd.RangeIndex(offset, offset + len(frame)), axis=0)
+def _renumber(frame: pd.DataFrame, offset: int, features: Any = None) -> pd.DataFrame:
+    """``frame`` indexed by the rows' positions from ``offset``; with ``features``, the
+    text of the ordinal features' columns read as numbers."""
+    frame = frame.set_axis(pd.RangeIndex(offset, offset + len(frame)), axis=0)
+    return frame if features is None else csvfile.number_columns(features, frame)
 
 
 @dataclass
@@ -145,25 +151,35 @@ class _Part:
     invalid: list[dict] = field(default_factory=list)
     error: str | None = None
     output_error: bool = False
+    cause: BaseException | None = None
 
 
 def _explain_partition(model: Model, frame: pd.DataFrame, number: int, output: str,
                        fmt: str, what: tuple[str, ...], on_invalid: str = "raise",
-                       stop: str | None = None) -> _Part:
+                       stop: str | None = None, engine: str | None = None,
+                       options: dict | None = None) -> _Part:
     """Explain one partition and write its file (runs on a worker), unless the Dask event
-    named ``stop`` is set (the run is stopping after a failure)."""
+    named ``stop`` is set (the run is stopping after a failure): by the batch
+    path-walker, or (``engine``: an engine's name, ``"auto"`` for the model's own) row by
+    row with the per-row ``options``."""
     if stop is not None:
         import distributed
 
         if distributed.Event(stop).is_set():
             return _Part(number, "not run")
-    explainer = Explainer(model, engine="path", certificates=False)
     try:
-        chunk = _explain_rows(explainer, frame, list(frame.index), what, on_invalid=on_invalid)
+        if engine is None:
+            explainer, explain = Explainer(model, engine="path", certificates=False), None
+        else:
+            explainer = Explainer(model, engine=None if engine == "auto" else engine)
+            explain = per_row(options)
+        with explainer:
+            chunk = _explain_rows(explainer, frame, list(frame.index), what,
+                                  on_invalid=on_invalid, explain=explain)
     except XdtError as e:
         return _Part(number, "failed", error=str(e))
     if chunk.stopped:
-        return _Part(number, "invalid", invalid=chunk.invalid)
+        return _Part(number, "invalid", invalid=chunk.invalid, cause=chunk.errors[0])
     path = Path(output) / f"part-{number:05d}.{fmt}"
     try:
         _write_atomic(chunk.records, path, fmt)
@@ -237,80 +253,19 @@ def _dask_error(parts: dict[int, _Part], total: int, output: Path) -> XdtError |
                            failed=[p.number for p in stopped])
 
 
-def explain_dask(model: Model, data: Any, *, client: Any = None,
-                 output: str | os.PathLike, fmt: str = "jsonl",
-                 what: Sequence[str] | str = WHAT, npartitions: int | None = None,
-                 progress: bool = False, on_invalid: str = "raise",
-                 invalid_output: str | os.PathLike | None = None,
-                 overwrite: bool = False) -> BatchSummary:
-    """Explain every row of ``data`` on a Dask cluster, one output file per partition.
+def run_dask(model: Model, data: Any, *, client: Any, output: Path, fmt: str,
+             what: tuple[str, ...], npartitions: int | None, progress: bool,
+             on_invalid: str, side_path: Path | None, replaced: list[Path], start: float,
+             engine: str | None = None, options: dict | None = None) -> BatchSummary:
+    """Explain every row of ``data`` on a Dask cluster, one output file per partition: what
+    :func:`xdt.run.explain_table` runs with a Dask DataFrame, files or a ``client`` (its
+    arguments checked; ``replaced``: the files of an earlier run to remove first).
 
-    Each partition runs :meth:`xdt.Explainer.explain_batch` on a worker, which writes
-    ``OUTPUT/part-00000.jsonl`` (or ``.parquet``), ... atomically; the records (``row``,
-    ``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) equal those of
-    :func:`explain_table`.
-
-    Parameters
-    ----------
-    model : DecisionTree
-        Sent once to every worker (``client.scatter(..., broadcast=True)``).
-    data : dask.dataframe.DataFrame, or str / path
-        The rows (``row`` is their index label), or a path or glob of CSV or Parquet files
-        (``row`` is the 0-based position over the files, see :func:`read_dask`).
-    client : distributed.Client, optional
-        Default: the current client (``distributed.get_client()``).
-    output : path
-        A directory (created) on a file system the workers share with this process.
-    fmt : {"jsonl", "parquet"}
-    what : {"axp", "cxps"} or a sequence of them
-    npartitions : int, optional
-        Repartition ``data`` into this many partitions first.
-    progress : bool
-        A tqdm progress bar of the partitions done.
-    on_invalid : {"raise", "skip"}
-        A row the model cannot read: "raise" (default): its partition writes no file, the
-        partitions not yet started are not run, those running finish, and
-        :class:`~xdt.errors.InvalidRowError` names the row and the partitions written,
-        stopped and not run; "skip": it is left out and written with its reason to the side
-        file, by this process.
-    invalid_output : path, optional
-        With "skip": the side file (default :func:`default_invalid_output` of ``output``),
-        created only if a row is skipped; rows in partition order.
-    overwrite : bool
-        Replace the ``part-*`` files of an earlier run in ``output`` (they are removed
-        first) and the side file; False (default) raises
-        :class:`~xdt.errors.OutputExistsError`.
-
-    Returns
-    -------
-    BatchSummary
-        Rows, partitions, seconds, the files in partition order, rows skipped and where.
-
-    Raises
-    ------
-    DaskNotInstalledError
-        Dask is not installed (``pip install "xdt[dask]"``).
-    BatchInterrupted
-        On Ctrl-C (the unfinished partitions are cancelled; finished files are complete;
-        ``partitions`` lists them).
-    InvalidRowError, DataError, OutputError
-        A partition stopped at a bad row, or could not be read or written; the message says
-        which partitions were written (files, rows), which stopped and which were not run.
-    OutputExistsError
-        ``output`` holds the ``part-*`` files of an earlier run, and not ``overwrite``.
-    ParameterError
-        A bad ``what``, ``fmt``, ``on_invalid`` or ``invalid_output``;
-        :class:`~xdt.errors.ParameterTypeError` (also a ``TypeError``) for ``data`` that is
-        neither a Dask DataFrame nor a path.
-    MissingFileError
-        (a ``FileNotFoundError``) No file matches ``data`` (a path).
-    """
-    what = _check(what, fmt)
+    Each partition is explained on a worker (the batch path-walker, or row by row with
+    the ``engine`` named and the per-row ``options``), which writes
+    ``OUTPUT/part-00000.jsonl`` (or ``.parquet``), ... atomically."""
+    out = output
     dd, distributed = require_dask()
-    side_path = _side_path(output, on_invalid, invalid_output)
-    out = Path(output)
-    replaced = check_output(out, directory=True, overwrite=overwrite, invalid_output=side_path)
-    start = time.perf_counter()
     if client is None:
         try:
             client = distributed.get_client()
@@ -321,8 +276,8 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
     if isinstance(data, str | os.PathLike):
         data = read_dask(model, data)
     elif not isinstance(data, dd.DataFrame):
-        raise ParameterTypeError(f"data must be a Dask DataFrame or a path, got "
-                                 f"{type(data).__name__}")
+        raise ParameterError(f"data must be a Dask DataFrame or a path, got "
+                             f"{type(data).__name__}")
     if npartitions is not None:
         data = data.repartition(npartitions=npartitions)
     _remove(replaced + (sorted(out.glob("part-*.tmp")) if out.is_dir() else []))
@@ -332,7 +287,8 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
     shipped = client.scatter(model, broadcast=True)
     stop = distributed.Event(f"xdt-stop-{uuid.uuid4().hex}", client=client)
     tasks = [dask.delayed(_explain_partition, pure=False)(shipped, part, i, str(out.resolve()),
-                                                          fmt, what, on_invalid, stop.name)
+                                                          fmt, what, on_invalid, stop.name,
+                                                          engine, options)
              for i, part in enumerate(data.to_delayed())]
     futures = client.compute(tasks)
     number = {f.key: i for i, f in enumerate(futures)}
@@ -384,7 +340,9 @@ def explain_dask(model: Model, data: Any, *, client: Any = None,
         side.close()
     failure = _dask_error(parts, len(futures), out)
     if failure is not None:
-        raise failure from error
+        stopped = [parts[k].cause for k in sorted(parts) if parts[k].cause is not None]
+        raise failure from (error or (stopped[0] if isinstance(failure, InvalidRowError)
+                                      and stopped else None))
     ordered = [parts[k] for k in sorted(parts)]
     return BatchSummary(sum(p.rows for p in ordered), len(ordered), time.perf_counter() - start,
                         [p.path for p in ordered], side.rows, side.where)
@@ -495,15 +453,16 @@ def local_cluster(n_workers: int) -> Iterator[Any]:
 
 
 def read_outputs(paths: Sequence[str | os.PathLike]) -> pd.DataFrame:
-    """The records of JSON lines or Parquet output files, concatenated in order."""
+    """The records of JSON lines or Parquet output files, concatenated in order (nested
+    fields as JSON gives them: lists and dicts)."""
     frames = []
     for p in paths:
         p = Path(p)
         if p.suffix == ".parquet":
             frame = pd.read_parquet(p)
-            for c in ("axp", "cxps"):
-                if c in frame:
-                    frame[c] = [_as_lists(v) for v in frame[c]]
+            for c in frame.columns:
+                if frame[c].dtype == object:
+                    frame[c] = [_as_json(v) for v in frame[c]]
             frames.append(frame)
         else:
             with open(p, encoding="utf-8") as f:
@@ -511,7 +470,12 @@ def read_outputs(paths: Sequence[str | os.PathLike]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _as_lists(v: Any) -> Any:
-    if hasattr(v, "tolist"):
+def _as_json(v: Any) -> Any:
+    """A value read from Parquet as JSON gives it: arrays as lists, structs as dicts."""
+    if hasattr(v, "tolist") and not isinstance(v, str):
         v = v.tolist()
-    return [_as_lists(e) for e in v] if isinstance(v, list) else v
+    if isinstance(v, list):
+        return [_as_json(e) for e in v]
+    if isinstance(v, dict):
+        return {k: _as_json(e) for k, e in v.items()}
+    return v

@@ -1,6 +1,8 @@
 """The records of a table run and their files: checking outputs before any work, atomic and
-appended writes, the side file of rows that cannot be read, and the rows of one chunk
-(shared by :mod:`xdt.run._chunked` and :mod:`xdt.run._distributed`)."""
+appended writes, the side file of rows that cannot be read, and the explaining of one chunk
+of rows, by the batch path-walker or row by row (shared by :mod:`xdt.run._chunked` and
+:mod:`xdt.run._distributed`); each record is built by
+:func:`xdt.run.explanation_record`."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +28,12 @@ from xdt.errors import (
 )
 from xdt.explain._explainer import Explainer
 from xdt.explain._models import Model
-from xdt.explain.engines._vectorised import WHAT, batch_columns
+from xdt.explain.engines._vectorised import WHAT
 from xdt.ir._instances import as_frame
 from xdt.ir._values import to_python
+from xdt.run._instance import InstanceExplanation, explain_instance
 from xdt.run._outputs import output_error, path_problem
+from xdt.run._record import explanation_record, explanation_records
 
 #: Rows explained (and written) together by :func:`explain_table` by default.
 DEFAULT_CHUNK_ROWS = 5000
@@ -129,30 +133,34 @@ def _check(what: Sequence[str] | str, fmt: str) -> tuple[str, ...]:
     return what
 
 
-def _records_frame(result: pd.DataFrame, rows: Sequence[Any]) -> pd.DataFrame:
-    """The output records of one chunk: ``row`` first, explanations as lists of names."""
-    out = pd.DataFrame({"row": [to_python(r) for r in rows]})
-    for c in result.columns:
-        values = result[c].tolist()
-        if c == "axp":
-            values = [list(a) for a in values]
-        elif c == "cxps":
-            values = [[list(e) for e in cs] for cs in values]
-        elif c == "prediction":
-            values = [to_python(v) for v in values]
-        out[c] = values
-    return out
+def _batch_records(result: pd.DataFrame, rows: Sequence[Any]) -> list[dict]:
+    """The records of one chunk explained by the batch path-walker (``result``: the
+    DataFrame of :meth:`~xdt.explain.Explainer.explain_batch`), labelled ``rows``."""
+    return explanation_records(rows, result["prediction"].tolist(),
+                               result["axp"].tolist() if "axp" in result else None,
+                               result["cxps"].tolist() if "cxps" in result else None)
 
 
-def _jsonl_bytes(records: pd.DataFrame) -> bytes:
-    cols = list(records.columns)
-    lines = (json.dumps(dict(zip(cols, row, strict=True)), ensure_ascii=False,
-                        default=to_python)
-             for row in zip(*(records[c].tolist() for c in cols), strict=True))
-    return "".join(line + "\n" for line in lines).encode("utf-8")
+def batch_fields(what: Sequence[str]) -> list[str]:
+    """The fields of a record of the batch path-walker computing ``what``."""
+    return ["format", "row", "prediction"] + (["axp", "axp_size"] if "axp" in what else []) \
+        + (["cxps", "n_cxps"] if "cxps" in what else [])
 
 
-def _write_atomic(records: pd.DataFrame, path: Path, fmt: str) -> None:
+def records_frame(records: Sequence[dict], empty: Sequence[str] = ("format", "row")
+                  ) -> pd.DataFrame:
+    """Records as a DataFrame, one column per field, in the records' order (``empty``: the
+    columns of a DataFrame of no record)."""
+    columns = list(dict.fromkeys(k for r in records for k in r)) if records else list(empty)
+    return pd.DataFrame(list(records), columns=columns)
+
+
+def _jsonl_bytes(records: Sequence[dict]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False, default=to_python) + "\n"
+                   for r in records).encode("utf-8")
+
+
+def _write_atomic(records: Sequence[dict], path: Path, fmt: str) -> None:
     """Write ``records`` to ``path`` through a temporary file renamed into place; a path that
     cannot be written raises :class:`~xdt.errors.OutputError`."""
     tmp = path.with_name(path.name + ".tmp")
@@ -160,7 +168,7 @@ def _write_atomic(records: pd.DataFrame, path: Path, fmt: str) -> None:
         if fmt == "jsonl":
             tmp.write_bytes(_jsonl_bytes(records))
         else:
-            records.to_parquet(tmp, index=False)
+            records_frame(records).to_parquet(tmp, index=False)
         os.replace(tmp, path)
     except OSError as e:
         raise output_error(e, path) from None
@@ -360,14 +368,11 @@ class _SideFile:
 
 
 # ---------------------------------------------------------------------- bad rows
-def _plain(value: Any, number: bool = False) -> Any:
-    """A cell's value as JSON writes it: missing -> None, infinities as text; with
-    ``number`` (an ordinal feature), a number read as text (``"12"``) as the number."""
+def _plain(value: Any) -> Any:
+    """A cell's value as JSON writes it: missing -> None, infinities as text (the text of
+    files was read into numbers when they were read:
+    :func:`xdt.interop._csvfile.number_columns`)."""
     value = to_python(value)
-    if number and isinstance(value, str):
-        converted = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
-        if not pd.isna(converted):
-            value = to_python(converted)
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else str(value)
     try:
@@ -377,8 +382,8 @@ def _plain(value: Any, number: bool = False) -> Any:
 
 
 def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
-             out: list[tuple[int, str]]) -> None:
-    """Append ``(position, reason)`` for the values of ``column[lo:hi]`` that ``cells``
+             out: list[tuple[int, InstanceError]]) -> None:
+    """Append ``(position, error)`` for the values of ``column[lo:hi]`` that ``cells``
     rejects, halving the range where it fails: for b bad values, O(b log n) encode calls
     over O(n log n) values at most; with ``first_only``, stop at the first one."""
     try:
@@ -386,7 +391,7 @@ def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
         return
     except InstanceError as e:
         if hi - lo == 1:
-            out.append((lo, str(e)))
+            out.append((lo, e))
             return
     mid = (lo + hi) // 2
     _failing(cells, column, lo, mid, first_only, out)
@@ -394,13 +399,14 @@ def _failing(cells: Any, column: pd.Series, lo: int, hi: int, first_only: bool,
         _failing(cells, column, mid, hi, first_only, out)
 
 
-def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool) -> dict[int, str]:
+def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool
+              ) -> dict[int, InstanceError]:
     """Positions of the rows of ``frame`` (the model's features, in order) that the model
-    cannot read, each with the reason of its first bad value in feature order (the error
+    cannot read, each with the error of its first bad value in feature order (the error
     ``model.encode`` gives for that row alone); with ``first_only``, the first such row."""
-    bad: dict[int, str] = {}
+    bad: dict[int, InstanceError] = {}
     for j, cells in enumerate(model.cells):
-        found: list[tuple[int, str]] = []
+        found: list[tuple[int, InstanceError]] = []
         _failing(cells, frame.iloc[:, j], 0, len(frame), first_only, found)
         if first_only:
             if found and (not bad or found[0][0] < min(bad)):
@@ -414,51 +420,94 @@ def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool) -> dict[int, 
 @dataclass
 class _Rows:
     """The outcome of explaining some rows: the records of those explained, the skipped (or
-    first bad) rows as side-file records, and whether a bad row stopped it."""
+    first bad) rows as side-file records with the reader's error of each, and whether a bad
+    row stopped it."""
 
-    records: pd.DataFrame
+    records: list[dict]
     invalid: list[dict] = field(default_factory=list)
     stopped: bool = False
+    errors: list[InstanceError] = field(default_factory=list)
 
 
-def _empty_records(what: tuple[str, ...]) -> pd.DataFrame:
-    return pd.DataFrame(columns=["row"] + batch_columns(what))
+#: The per-row engine of a run: ``explain(explainer, x)`` -> the explanations of the
+#: instance ``x`` (a dict by feature name), as an :class:`InstanceExplanation` or as the
+#: fields of its record.
+RowExplainer = Callable[[Explainer, dict], "InstanceExplanation | dict"]
+#: Called with each row's record, what the per-row engine returned and the row, as each is
+#: explained (in memory, on this process).
+OnRow = Callable[[dict, "InstanceExplanation | dict", dict], None]
+
+
+def per_row(options: dict | None = None) -> RowExplainer:
+    """The per-row engine :func:`~xdt.run.explain_instance` with ``options`` (its
+    keywords: ``all_axps``, ``all_cxps``, ``max_count``, ``time_limit``, ...)."""
+    kwargs = dict(options or {})
+
+    def explain(explainer: Explainer, x: dict) -> InstanceExplanation:
+        return explain_instance(explainer, x, **kwargs)
+
+    return explain
 
 
 def _explain_rows(explainer: Explainer, part: Any, labels: Sequence[Any],
                   what: tuple[str, ...], chunk_rows: int | None = None,
-                  on_invalid: str = "raise") -> _Rows:
-    """Explain the rows of ``part`` (labelled ``labels``). A row the model cannot read stops
-    it (``on_invalid="raise"``: the rows before it are explained) or is skipped; a problem
-    of the whole table (a missing column) raises :class:`~xdt.errors.DataError`."""
+                  on_invalid: str = "raise", explain: RowExplainer | None = None,
+                  on_row: OnRow | None = None) -> _Rows:
+    """Explain the rows of ``part`` (labelled ``labels``): by the batch path-walker
+    (``explain`` None: ``what`` of :meth:`~xdt.explain.Explainer.explain_batch`), or row by
+    row with ``explain``. A row the model cannot read stops it (``on_invalid="raise"``: the
+    rows before it are explained) or is skipped; a problem of the whole table (a missing
+    column) raises :class:`~xdt.errors.DataError`."""
     model = explainer.model
     try:
         frame = as_frame(model.features, part)
     except InstanceError as e:
         raise DataError(str(e)) from None
     try:
-        return _Rows(_records_frame(explainer.explain_batch(frame, what,
-                                                            chunk_rows=chunk_rows), labels))
+        if explain is None:
+            return _Rows(_batch_records(explainer.explain_batch(frame, what,
+                                                                chunk_rows=chunk_rows),
+                                        labels))
+        model.encode(frame)  # every row readable: none is left out
+        return _Rows(_each_row(explainer, frame, labels, range(len(frame)), explain, on_row))
     except InstanceError as e:
         error = e
     bad = _bad_rows(model, frame, first_only=on_invalid == "raise")
     if not bad:
         raise DataError(str(error)) from None
-    ordinal = {f.name for f in model.features if f.kind == "ordinal"}
-    invalid = [{"row": to_python(labels[k]), "reason": reason,
-                "values": {name: _plain(v, name in ordinal)
-                           for name, v in frame.iloc[k].items()}}
-               for k, reason in sorted(bad.items())]
+    invalid = [{"row": to_python(labels[k]), "reason": str(e),
+                "values": {name: _plain(v) for name, v in frame.iloc[k].items()}}
+               for k, e in sorted(bad.items())]
+    errors = [error for _, error in sorted(bad.items())]
     keep = list(range(min(bad))) if on_invalid == "raise" else \
         [k for k in range(len(frame)) if k not in bad]
+    stopped = on_invalid == "raise"
     if not keep:
-        return _Rows(_empty_records(what), invalid, on_invalid == "raise")
+        return _Rows([], invalid, stopped, errors)
+    if explain is not None:
+        return _Rows(_each_row(explainer, frame, labels, keep, explain, on_row), invalid,
+                     stopped, errors)
     try:
         result = explainer.explain_batch(frame.iloc[keep], what, chunk_rows=chunk_rows)
     except InstanceError as e:
         raise DataError(str(e)) from None
-    return _Rows(_records_frame(result, [labels[k] for k in keep]), invalid,
-                 on_invalid == "raise")
+    return _Rows(_batch_records(result, [labels[k] for k in keep]), invalid, stopped, errors)
+
+
+def _each_row(explainer: Explainer, frame: pd.DataFrame, labels: Sequence[Any],
+              positions: Sequence[int], explain: RowExplainer,
+              on_row: OnRow | None) -> list[dict]:
+    """The records of the rows of ``frame`` at ``positions``, explained one by one."""
+    rows = frame.iloc[list(positions)].to_dict("records")
+    out = []
+    for k, x in zip(positions, rows, strict=True):
+        found = explain(explainer, x)
+        fields = found.fields if isinstance(found, InstanceExplanation) else found
+        record = explanation_record(labels[k], **fields)
+        out.append(record)
+        if on_row is not None:
+            on_row(record, found, x)
+    return out
 
 
 def _rows_text(n: int, first: Any, last: Any) -> str:
