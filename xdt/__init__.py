@@ -19,6 +19,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from xdt import errors
+from xdt._lazy import lazy_names
 from xdt._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
@@ -66,21 +67,9 @@ __all__ = ["DecisionTree", "Explainer", "Explanation", "Feature", "crosscheck", 
            "load_model", "save_model", "__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    """The public names of :data:`_LAZY` and the subpackages :data:`_SUBMODULES`, imported
-    on first use and then kept as attributes of ``xdt``."""
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"xdt.{name}")
-    else:
-        raise AttributeError(f"module 'xdt' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+#: ``__getattr__`` imports the names of :data:`_LAZY` and the subpackages of :data:`_SUBMODULES`
+#: on first use and keeps them as attributes of ``xdt``.
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, _SUBMODULES)
 
 
 #: Module of the IR -> (the face's module whose ``attach(cls)`` gives the class ``cls`` its
