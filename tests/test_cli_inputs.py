@@ -170,3 +170,19 @@ def test_a_numeric_column_with_text_late_in_a_large_file_is_read_without_a_warni
         warnings.simplefilter("error")  # pandas' DtypeWarning would be raised here
         frame = read_csv(path)
     assert frame["x"].iloc[-1] == "abc" and frame["x"].iloc[0] == "0" and len(frame) == 300_001
+
+
+def test_a_malformed_scheduler_address_leaves_no_dask_client_behind(tour, tmp_path):
+    """The address is checked before a distributed.Client is made: one made of a bad
+    address stays the process's default client, and Dask computations made after it in the
+    same process (``xdt.run.read_dask``) would wait on it."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    before = dask.config.get("scheduler", None)
+    for address in ("notaurl", "foo://x:1"):
+        result = run("explain", str(tour / "model.json"), "--data", str(tour / "german.csv"),
+                     "--scheduler", address, "--output", str(tmp_path / "out"))
+        assert result.exit_code == 2
+        assert dask.config.get("scheduler", None) == before
+        with pytest.raises(ValueError, match="No clients found"):
+            distributed.default_client()

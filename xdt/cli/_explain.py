@@ -647,16 +647,17 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
                 client = stack.enter_context(on_dask.local_cluster(workers))
             else:
                 stack.enter_context(on_dask.quiet_dask_logs())
+                problem = _address_problem(scheduler)
+                if problem is not None:
+                    raise click.BadParameter(
+                        f"{scheduler!r} is not a scheduler address ({problem}); write it as "
+                        "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786",
+                        param_hint="'--scheduler'")
                 try:
                     client = stack.enter_context(distributed.Client(scheduler, timeout="10s"))
                 except OSError as e:
                     raise click.ClickException(f"cannot reach the Dask scheduler at "
                                                f"{scheduler!r} ({e})") from None
-                except (ValueError, TypeError) as e:  # distributed's address parser
-                    raise click.BadParameter(
-                        f"{scheduler!r} is not a scheduler address ({e}); write it as "
-                        "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786",
-                        param_hint="'--scheduler'") from None
             return table.explain_dask(model, data, client=client, output=output, fmt=out_fmt,
                                    npartitions=partitions,
                                    progress=not quiet and common.stderr_is_terminal(),
@@ -669,6 +670,23 @@ def _explain_on_dask(model: DecisionTree, data: str, output: str, out_fmt: str,
         raise records.BatchInterrupted(sum(r for _, _, r in done), [p for _, p, _ in done],
                                   partitions=[k for k, _, _ in done], total=e.total,
                                   skipped=e.skipped, invalid_output=e.invalid_output) from None
+
+
+def _address_problem(scheduler: str) -> str | None:
+    """Why ``scheduler`` is not a Dask scheduler address (distributed's parser's words), or
+    None. Checked before making a ``distributed.Client``: one made of a bad address stays
+    this process's default client (and Dask's scheduler) after its error."""
+    from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as e:
+        return str(e)
+    return None
 
 
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
