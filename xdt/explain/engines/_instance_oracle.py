@@ -12,7 +12,7 @@ to the SAT engine) or ``"sat"`` (the model's shared encoding,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -101,14 +101,7 @@ def instance_query(model: Model, engine: str, values: tuple, cells: tuple[int, .
         prediction = prepare(model).classify(cells)
     else:
         prediction = predict_one(model, cells)
-    if path_restricted:
-        assert path is not None
-        allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
-                        for f, c in enumerate(model.cells))
-        universe = sum(1 << f for f in path.masks)
-    else:
-        allowed = tuple(1 << c for c in cells)
-        universe = full_mask(len(cells))
+    allowed, universe = held_cells(model, cells, path if path_restricted else None)
     if engine == "box":
         oracle = BoxOracle(model, cells, allowed, universe, prediction,
                            fallback=partial(sat_oracle, model, solver, cells, allowed, universe,
@@ -140,3 +133,16 @@ def release(oracle: EntailmentOracle) -> None:
     close = getattr(oracle, "close", None)
     if close is not None:
         close()
+
+
+def held_cells(model: Model, cells: Sequence[int], path=None) -> tuple[tuple[int, ...], int]:
+    """The cells each feature is held to, and the features a query may free (a bit mask).
+
+    Without ``path``: each feature held to the instance's cell, every feature free to
+    change. With the instance's ``path`` (a path-restricted query): each feature held to the
+    path's literal on it (any cell where the path does not test it), and only the path's
+    features free."""
+    if path is None:
+        return tuple(1 << c for c in cells), full_mask(len(cells))
+    return (tuple(path.masks.get(f, full_mask(c.n_cells)) for f, c in enumerate(model.cells)),
+            sum(1 << f for f in path.masks))

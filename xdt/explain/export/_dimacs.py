@@ -78,6 +78,7 @@ from xdt.explain._models import (
     tree_only,
 )
 from xdt.explain.engines._ensemble_sat import EnsembleEncoding
+from xdt.explain.engines._instance_oracle import held_cells
 from xdt.explain.engines._registry import encoding_class
 from xdt.explain.engines._sat import ModelEncoding
 from xdt.ir._cells import IntervalCells, full_mask
@@ -367,14 +368,7 @@ def encode_query(model: Model, x, *, path_restricted: bool = False,
         prediction = path.class_index
     else:
         path, prediction = None, predict_one(model, cells)
-    if path_restricted:
-        assert path is not None
-        allowed = tuple(path.masks.get(f, full_mask(c.n_cells))
-                        for f, c in enumerate(model.cells))
-        universe = sum(1 << f for f in path.masks)
-    else:
-        allowed = tuple(1 << c for c in cells)
-        universe = full_mask(len(cells))
+    allowed, universe = held_cells(model, cells, path if path_restricted else None)
     encoding = encoding_class(model)(model)
     # SatOracle.clauses, in the same order and numbering; for a vote, the complete form.
     differs = (encoding.votes_differ(prediction) if isinstance(encoding, EnsembleEncoding)
