@@ -154,3 +154,22 @@ def test_no_table_is_read_by_column_number(module):
 def test_no_kernel_takes_a_long_argument_list(module):
     long = {k: n for k, n in kernels(_sources()[module]).items() if n > MOST_PARAMETERS}
     assert long == {}
+
+
+def test_the_slice_tables_are_the_tree_tables_arrays():
+    """:class:`SliceTables` names a subset of :class:`TreeTables`' fields, and a compiled
+    tree's ``slice_tables`` hold the very arrays of its ``tables`` (no copy that could
+    drift), so the one-row AXp kernel reads what the other kernels read."""
+    import xdt
+    from xdt.explain.engines._compiled import compiled
+    from xdt.explain.engines._kernels import SliceTables, TreeTables
+
+    assert set(SliceTables._fields) < set(TreeTables._fields)
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=float)
+    tree = xdt.from_sklearn(DecisionTreeClassifier(random_state=0).fit(X, X[:, 0] * X[:, 1]))
+    ct = compiled(tree)
+    for name in SliceTables._fields:
+        assert getattr(ct.slice_tables, name) is getattr(ct.tables, name)

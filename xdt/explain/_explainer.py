@@ -184,7 +184,8 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
 
     # ------------------------------------------------------------------ instances
     def _query(self, x, path_restricted: bool) -> InstanceQuery:
-        check_path_restricted(self.model, path_restricted)
+        if path_restricted:
+            check_path_restricted(self.model, path_restricted)
         values, cells = self._read(x)
         if self.model.constraints:
             check_instance(self.model, values, cells)

@@ -34,6 +34,7 @@ from xdt.explain.engines._kernels import (
     PATH_LITS_END,
     PATH_LITS_START,
     AllowedCells,
+    SliceTables,
     TreeTables,
 )
 from xdt.ir._cells import CategoricalCells, IntervalCells
@@ -121,6 +122,8 @@ class CompiledTree:
         Whether the tables exist, so that the feature-slice kernels can be used.
     tables : kernels.TreeTables
         All of them, as the kernels take them.
+    slice_tables : kernels.SliceTables
+        The same arrays that :func:`kernels.explain_one_sliced` reads.
 
     Notes
     -----
@@ -185,6 +188,7 @@ class CompiledTree:
             excl=self.excl, excl_off=self.excl_off, tested=self.tested,
             tested_at=self.tested_at, others=self.others, other_pos=self.other_pos,
             n_others=self.n_others, n_words=self.n_words)
+        self.slice_tables = SliceTables(*(getattr(self.tables, f) for f in SliceTables._fields))
         self.sliced = self.excl.size > 0
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)

@@ -23,8 +23,10 @@ The kernels called once per instance (:func:`explain_one_sliced`, :func:`explain
 arguments (``*ct.tables``) and name them at once (``TreeTables(*tables)``): numba's
 dispatcher types spread arrays in compiled code but a named tuple in Python, which costs
 about 3 µs a call (:func:`explain_one_sliced` on a depth-6 tree: 3.3 µs with its arrays
-listed, 4.4 µs spread, 6.1 µs as one named tuple), a tenth of a one-row AXp. The others
-take a :class:`TreeTables` as it is.
+listed, 4.4 µs spread, 6.1 µs as one named tuple), a tenth of a one-row AXp. Spread arrays
+still cost about 0.1 µs each, so the kernel of every one-row AXp,
+:func:`explain_one_sliced`, takes only the ten fields it reads (:class:`SliceTables`,
+``*ct.slice_tables``). The others take a :class:`TreeTables` as it is.
 """
 
 from __future__ import annotations
@@ -102,6 +104,24 @@ class TreeTables(NamedTuple):
     """int64 (C,): per class, the number of reachable paths of the other classes."""
     n_words: int
     """``W = ceil(F / 64)`` (at least 1): the words of a feature set."""
+
+
+class SliceTables(NamedTuple):
+    """The fields of :class:`TreeTables` that :func:`explain_one_sliced` reads, the same
+    arrays (:attr:`CompiledTree.slice_tables
+    <xdt.explain.engines._compiled.CompiledTree.slice_tables>`): fewer arguments for
+    numba's dispatcher to type on every one-row AXp."""
+
+    paths: np.ndarray
+    path_features: np.ndarray
+    nodes: np.ndarray
+    children: np.ndarray
+    excl: np.ndarray
+    excl_off: np.ndarray
+    tested: np.ndarray
+    tested_at: np.ndarray
+    others: np.ndarray
+    n_words: int
 
 
 class AllowedCells(NamedTuple):
@@ -785,10 +805,10 @@ def deletion_by_slices(slices, tested_at, target, order, n_words, expl):
 
 @njit(cache=True)
 def explain_one_sliced(cells, *tables):
-    """The leaf of one instance (held to its cells) of the tree whose :class:`TreeTables`
+    """The leaf of one instance (held to its cells) of the tree whose :class:`SliceTables`
     are spread in ``tables``, its feature slices (uint64 (T, PW)) and the AXp of the
     deletion order "path" (uint64 (W,)), without disagreement sets."""
-    t = TreeTables(*tables)
+    t = SliceTables(*tables)
     n_features = cells.shape[0]
     leaf = leaf_of(t.nodes, t.children, cells)
     prediction = t.paths[leaf, PATH_CLASS]

@@ -152,7 +152,7 @@ class PathOracle(EntailmentOracle):
         row = np.asarray(cells, dtype=np.int64)
         slices = None
         if ct.sliced:  # entailment and deletion by feature slices; the CXps when asked
-            leaf, slices, axp = kernels.explain_one_sliced(row, *ct.tables)
+            leaf, slices, axp = kernels.explain_one_sliced(row, *ct.slice_tables)
             minimal = None
         else:
             leaf, minimal, axp = kernels.explain_one(row, *ct.tables)
