@@ -8,49 +8,14 @@ command line (``fit -o``, ``encode -o``, ``import -o``, ``report -o``), the batc
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xdt._atomic import atomic_path, output_error, path_problem
 from xdt.errors import OutputError
 
 __all__ = ["check_output_file", "output_error", "path_problem", "write_output_file"]
-
-
-def path_problem(path: Path, folders_made: bool = False) -> str | None:
-    """Why a file cannot be created at ``path``: a file stands where a folder should be, or
-    (unless ``folders_made``: the missing folders will be created) its folder is missing."""
-    for folder in path.parents:
-        if folder.exists() or folder == folder.parent:
-            if not folder.is_dir():
-                return f"'{folder}' is a file, not a folder; choose another path"
-            if folder != path.parent and not folders_made:
-                return (f"folder '{path.parent}' does not exist; create it or choose another "
-                        "path")
-            return None
-    return None
-
-
-def output_error(e: OSError, path: Path) -> OutputError:
-    """The :class:`OutputError` saying why ``path`` could not be written, and what to do."""
-    if isinstance(e, OutputError):
-        return e
-    if isinstance(e, PermissionError) or e.errno in (errno.EACCES, errno.EPERM):
-        return OutputError(f"cannot write {path}: permission denied; choose a writable path",
-                           path)
-    if e.errno == errno.EROFS:
-        return OutputError(f"cannot write {path}: the file system is read-only; choose a "
-                           "writable path", path)
-    problem = path_problem(path)
-    if problem is not None:
-        return OutputError(f"cannot write {path}: {problem}", path)
-    if isinstance(e, IsADirectoryError):
-        return OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    if e.errno == errno.ENOSPC:
-        return OutputError(f"cannot write {path}: no space left on the device; free some or "
-                           "choose another path", path)
-    return OutputError(f"cannot write {path}: {e.strerror or e}", path)
 
 
 def check_output_file(output: str | os.PathLike,
@@ -89,10 +54,9 @@ def check_output_file(output: str | os.PathLike,
 
 
 def write_output_file(output: str | os.PathLike, write: Callable[[Path], None]) -> None:
-    """``write(path)``, with an :class:`OSError` turned into the :class:`OutputError` that
-    says why ``output`` could not be written and what to do."""
-    path = Path(output)
-    try:
-        write(path)
-    except OSError as e:
-        raise output_error(e, path) from None
+    """``write(tmp)`` to a temporary file in ``output``'s folder, renamed over ``output``
+    once it succeeds (:func:`xdt._atomic.atomic_path`): on any failure ``output`` is as it
+    was and no temporary file remains; an :class:`OSError` becomes the
+    :class:`OutputError` that says why ``output`` could not be written and what to do."""
+    with atomic_path(output) as tmp:
+        write(tmp)
