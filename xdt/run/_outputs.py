@@ -15,7 +15,33 @@ from pathlib import Path
 from xdt._atomic import atomic_path, output_error, path_problem
 from xdt.errors import OutputError
 
-__all__ = ["check_output_file", "output_error", "path_problem", "write_output_file"]
+__all__ = ["check_output_file", "input_problem", "output_error", "path_problem", "same_file",
+           "write_output_file"]
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file: the same path once symbolic links
+    are resolved, or (both existing) the same file on disk (a hard link)."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return a.exists() and b.exists() and a.samefile(b)
+    except (OSError, RuntimeError):  # a loop of links, a path beyond reach
+        return False
+
+
+def input_problem(output: str | os.PathLike, inputs: Sequence[str | os.PathLike]
+                  ) -> str | None:
+    """Why ``output`` may not be written by a run reading ``inputs`` (its model, its data):
+    it is one of them (:func:`same_file`: through symbolic and hard links too), so that
+    writing it would destroy what the run reads; or None."""
+    for source in inputs:
+        if str(source) and same_file(output, source):
+            return (f"it is the input file {source} of this run, which writing would "
+                    "replace (even with --force / overwrite=True); choose another output "
+                    "path")
+    return None
 
 
 def check_output_file(output: str | os.PathLike,
@@ -42,11 +68,9 @@ def check_output_file(output: str | os.PathLike,
     path = Path(output)
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    for source in map(Path, inputs):
-        if path.resolve() == source.resolve() or (
-                path.exists() and source.exists() and path.samefile(source)):
-            raise OutputError(f"cannot write {path}: it is the input file {source}, which "
-                              "writing would replace; choose another output path", path)
+    problem = input_problem(path, inputs)
+    if problem is not None:
+        raise OutputError(f"cannot write {path}: {problem}", path)
     problem = path_problem(path)
     if problem is not None:
         raise OutputError(f"cannot write {path}: {problem}", path)

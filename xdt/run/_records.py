@@ -32,7 +32,7 @@ from xdt.explain.engines._vectorised import WHAT
 from xdt.ir._instances import as_frame
 from xdt.ir._values import to_python
 from xdt.run._instance import InstanceExplanation, explain_instance
-from xdt.run._outputs import output_error, path_problem
+from xdt.run._outputs import input_problem, output_error, path_problem
 from xdt.run._record import explanation_record, explanation_records
 
 #: Rows explained (and written) together by :func:`explain_table` by default.
@@ -337,7 +337,8 @@ def describe_files(paths: Sequence[str | os.PathLike]) -> str:
 
 
 def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool = False,
-                 invalid_output: str | os.PathLike | None = None) -> list[Path]:
+                 invalid_output: str | os.PathLike | None = None,
+                 inputs: Sequence[str | os.PathLike] = ()) -> list[Path]:
     """Check, before any work, that a batch run may write ``output`` (and the side file).
 
     Parameters
@@ -350,6 +351,9 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
         Replace what exists (the caller removes the returned files).
     invalid_output : path, optional
         The side file of skipped rows, when rows are skipped.
+    inputs : sequence of paths
+        The files the run reads (its data, its model file): no output may be one of them,
+        through symbolic or hard links either, with or without ``overwrite``.
 
     Returns
     -------
@@ -362,10 +366,16 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
     OutputExistsError
         Something would be replaced and ``overwrite`` is False.
     OutputError
-        A file stands where the folder should be (or a folder where the file should be), or
-        the file's folder does not exist.
+        A file stands where the folder should be (or a folder where the file should be),
+        the file's folder does not exist, or an output is one of ``inputs``.
     """
     out = Path(output)
+    candidates = [out, *(_part_files(out) if directory else []),
+                  *([Path(invalid_output)] if invalid_output is not None else [])]
+    for path in candidates:
+        problem = input_problem(path, inputs)
+        if problem is not None:
+            raise OutputError(f"cannot write {path}: {problem}", path)
     if directory:
         if out.exists() and not out.is_dir():
             raise OutputError(f"{out} is a file, and this output is a folder of part-* files "
