@@ -505,3 +505,13 @@ def test_ctrl_c_on_a_large_output_reads_only_past_the_last_full_chunk(tmp_path,
     assert sum(f.bytes_read for f in opened) < 200  # of a 1 MB file
     assert (tmp_path / "out.jsonl").stat().st_size == full + 37
     assert jsonl_lines(tmp_path / "out.jsonl")[-1] == {"row": 20000, "prediction": "good"}
+
+
+def test_the_temporary_files_of_killed_workers_are_removed(tmp_path):
+    from xdt.run._distributed import written_partitions
+
+    (tmp_path / "part-00000.jsonl").write_bytes(b'{"row": 0}\n{"row": 1}\n')
+    (tmp_path / ".part-00001.jsonl.0123abcd.tmp").write_bytes(b'{"row": 2')
+    assert written_partitions(tmp_path, "jsonl") == [(0, str(tmp_path / "part-00000.jsonl"),
+                                                      2)]
+    assert files_in(tmp_path) == ["part-00000.jsonl"]

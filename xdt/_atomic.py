@@ -36,7 +36,7 @@ from typing import BinaryIO
 from xdt.errors import OutputEncodingError, OutputError
 
 __all__ = ["atomic_file", "atomic_path", "encode_text", "encoding_error", "output_error",
-           "path_problem", "write_bytes", "write_text"]
+           "path_problem", "temporary_files", "write_bytes", "write_text"]
 
 #: Characters of the target's name kept in the temporary file's name (so that a long name
 #: plus the suffix stays under the file systems' 255-byte limit).
@@ -137,6 +137,12 @@ def _new_temporary(target: Path) -> tuple[Path, int]:
     with contextlib.suppress(OSError):
         os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
     return tmp, fd
+
+
+def temporary_files(folder: Path, pattern: str) -> list[Path]:
+    """The temporary files in ``folder`` of targets whose names match the glob ``pattern``
+    (left by a process killed while writing), sorted."""
+    return sorted(folder.glob(f".{pattern}.*.tmp")) if folder.is_dir() else []
 
 
 def _sync_folder(folder: Path) -> None:
