@@ -44,7 +44,9 @@ what to do about it.
     │   └── EmptyConditionError              no row of the data agrees with an instance
     ├── MissingFileError (FileNotFoundError)  no model or data file at the path given
     ├── OutputError (OSError)              an output file or folder cannot be written
-    │   └── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
+    │   ├── OutputExistsError (FileExistsError)  it exists, and replacing it was not asked
+    │   ├── OutputEncodingError (ValueError)     its text holds what UTF-8 cannot encode
+    │   └── OutputLockedError                    another run is writing it
     ├── ParameterError (ValueError)        a parameter is out of its range or not of its form
     │   └── ParameterTypeError (TypeError)   a parameter of the wrong type
     ├── ComputationLimitError (RuntimeError)  an exact computation exceeds a limit set for it
@@ -62,10 +64,11 @@ __all__ = [
     "InstanceError", "InstanceShapeError", "InternalError", "InvalidConstraintError",
     "InvalidModelError", "InvalidRowError", "MissingFeatureError", "MissingFileError",
     "MissingValueError", "ModelError", "ModelFormatError", "NoExplanationError",
-    "NoSelectorError", "NotFittedError", "OrderingFeatureError", "OutputError",
-    "OutputExistsError", "ParameterError", "ParameterTypeError", "UnknownCategoryError",
-    "UnknownFeatureError", "UnknownNodeFeatureError", "UnsupportedEstimatorError",
-    "UnsupportedModelError", "ValueOutOfRangeError", "ValueOutsideDomainError", "XdtError",
+    "NoSelectorError", "NotFittedError", "OrderingFeatureError", "OutputEncodingError",
+    "OutputError", "OutputExistsError", "OutputLockedError", "ParameterError",
+    "ParameterTypeError", "UnknownCategoryError", "UnknownFeatureError",
+    "UnknownNodeFeatureError", "UnsupportedEstimatorError", "UnsupportedModelError",
+    "ValueOutOfRangeError", "ValueOutsideDomainError", "XdtError",
 ]
 
 
@@ -325,11 +328,16 @@ class MissingFileError(XdtError, FileNotFoundError):
 
 class OutputError(XdtError, OSError):
     """An output file or folder cannot be written: its folder does not exist, a file stands
-    where a folder is needed, permission is denied, ... The message names the path and what
-    to do. ``path`` is the path that could not be written."""
+    where a folder is needed, permission is denied, the disk is full, it is an input of the
+    same run... The message names the path and what to do. ``path`` is the path that could
+    not be written. When a batch run (:mod:`xdt.run`) stopped on it, ``written`` is the
+    number of rows whose records are on disk, complete, in the files ``outputs``."""
 
-    def __init__(self, message: str, path: object = None):
+    def __init__(self, message: str, path: object = None, *, written: int = 0,
+                 outputs: list[str] | None = None):
         self.path = path
+        self.written = written
+        self.outputs = list(outputs or [])
         super().__init__(message)
 
 
@@ -343,6 +351,21 @@ class OutputExistsError(OutputError, FileExistsError):
         self.existing = list(existing or [])
         self.detail = detail
         super().__init__(f"{detail}; {advice}", path)
+
+
+class OutputEncodingError(OutputError, ValueError):
+    """The text to write holds a character that UTF-8 cannot encode (a lone surrogate such
+    as ``"\\ud800"`` in a feature name read from a file that was not valid Unicode); nothing
+    was written. Also a ``ValueError``."""
+
+
+class OutputLockedError(OutputError):
+    """Another run is writing the same output (it holds the lock file beside it). ``holder``
+    is what the lock file says of that run: ``pid``, ``host``, ``started``."""
+
+    def __init__(self, message: str, path: object = None, holder: dict | None = None):
+        self.holder = dict(holder or {})
+        super().__init__(message, path)
 
 
 class ParameterError(XdtError, ValueError):

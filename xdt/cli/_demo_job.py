@@ -42,6 +42,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from xdt._atomic import atomic_path, write_bytes, write_text
 from xdt.cli._common import describe_features, pack_tokens, wrap_rule
 from xdt.errors import OutputExistsError
 from xdt.explain import Explainer
@@ -104,13 +105,15 @@ def write_examples(folder: str | Path, force: bool = False) -> list[Path]:
     row = {k: to_python(v) for k, v in german.drop(columns=TARGET).iloc[0].items()}
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        paths[0].write_bytes(gzip.decompress(GERMAN.read_bytes()))  # the files as shipped
-        paths[1].write_bytes(gzip.decompress(TITANIC.read_bytes()))
-        paths[2].write_bytes(READS.read_bytes())
-        paths[3].write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
-        pd.concat([german] * BIG_COPIES, ignore_index=True).to_csv(paths[4], index=False)
     except OSError as e:
         raise output_error(e, folder / "german.csv") from None
+    # each file through a temporary name renamed into place
+    write_bytes(paths[0], gzip.decompress(GERMAN.read_bytes()))  # the files as shipped
+    write_bytes(paths[1], gzip.decompress(TITANIC.read_bytes()))
+    write_bytes(paths[2], READS.read_bytes())
+    write_text(paths[3], json.dumps(row, indent=1) + "\n")
+    with atomic_path(paths[4]) as tmp:
+        pd.concat([german] * BIG_COPIES, ignore_index=True).to_csv(tmp, index=False)
     return paths
 
 

@@ -41,10 +41,11 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
       xdt encode model.json --instance '{"x": 0.9, "y": 0.2}' -o query.cnf
       xdt encode model.json -i @instance.json --path-restricted -o - | grep '^c selectors'
     """
+    from xdt._atomic import write_text
     from xdt.explain._models import kind_name
     from xdt.explain.export._dimacs import encode_query
     from xdt.ir._protocol import PATHS, offers
-    from xdt.run._outputs import check_output_file, write_output_file
+    from xdt.run._outputs import check_output_file
 
     if output != "-":
         read = [model_path, *([instance[1:]] if instance.startswith("@") else [])]
@@ -60,7 +61,7 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     if output == "-":
         click.echo(text, nl=False)
         return
-    write_output_file(output, lambda path: path.write_text(text, encoding="utf-8"))
+    write_text(output, text)
     selectors = " ".join(f"{name}={v}" for name, v in query.selectors.items())
     click.echo(f"wrote {output}: {query.n_vars} variables, {len(query.clauses)} clauses; "
                f"prediction {outcome(model, query.prediction)}")

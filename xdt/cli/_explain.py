@@ -251,7 +251,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               help="With --skip-invalid: the JSON lines file of the skipped rows.")
 @click.option("--force", is_flag=True,
               help="With --batch/--workers/--scheduler: replace an existing --output file "
-                   "(or the part files of an --output folder) and skipped-rows file.")
+                   "(or the part files of an --output folder) and skipped-rows file (never "
+                   "the model or data file of the run).")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True), metavar="D",
               help="Also give a locally minimal delta-AXp: features whose values keep the "
                    "prediction with probability >= D (0 < D <= 1) under the distribution of "
@@ -341,7 +342,11 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     partition into the --output directory. Ctrl-C stops cleanly: the rows written so far
     are complete, and their number is printed. A row the model cannot read stops the run
     with a message naming it and what was written; --skip-invalid writes such rows to a
-    side file instead and goes on. An existing --output is replaced only with --force.
+    side file instead and goes on. An existing --output is replaced only with --force, and
+    never when it is the model or data file. A run holds OUT.lock beside --output OUT while
+    it runs: a second run to the same output is refused with the first one's process id.
+    A full disk stops the run with complete records only, and says how many rows are on
+    disk.
 
     \b
       xdt explain model.json --data big.csv --batch --output explanations.jsonl
@@ -568,7 +573,8 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
             else records.default_invalid_output(output)) if skip_invalid else None
     try:  # before reading the data or starting a cluster
         records.check_output(output, directory=distributed or out_fmt == "parquet",
-                        overwrite=force, invalid_output=side)
+                             overwrite=force, invalid_output=side,
+                             inputs=[model_path, *table.input_files(data), data])
         if distributed:
             summary = _explain_on_dask(model, data, output, out_fmt, workers, scheduler,
                                        partitions, quiet, on_invalid=on_invalid,

@@ -225,7 +225,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
       xdt fit titanic.csv -t Survived --drop Cabin --keep Ticket
     """
     from xdt.interop._fit import fit_tree
-    from xdt.run._outputs import check_output_file, write_output_file
+    from xdt.run._outputs import check_output_file
 
     if output is not None:
         check_output_file(output, inputs=[data])  # before the fit, not after it
@@ -250,7 +250,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
         click.echo(f"warning: {warning}", err=True)
     model = result.model
     if output is not None:
-        write_output_file(output, lambda path: xdt.save_model(model, path))
+        xdt.save_model(model, output)  # through a temporary file renamed into place
     report = fit_report(result, data, frame, max_depth, factor, seed, output)
     labels = [str(c) for c in report["classes"]]
     trained = set(result.train[target].unique())

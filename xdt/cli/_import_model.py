@@ -105,7 +105,7 @@ def import_model(model_file: str, library: str, features_file: str | None,
     """
     import numpy as np
 
-    from xdt.run._outputs import check_output_file, write_output_file
+    from xdt.run._outputs import check_output_file
 
     check_output_file(output, inputs=[model_file, *([features_file] if features_file else [])])
     names = _feature_names_option(features_file, feature_names)
@@ -125,7 +125,7 @@ def import_model(model_file: str, library: str, features_file: str | None,
                 f"{len(differ)} of {len(points)} points at its thresholds (first: "
                 f"{points[differ[0]]}); this is a bug in xdt's importer, please report it")
         checked = f"; predicts like {library} on {len(points)} points at every threshold"
-    write_output_file(output, lambda path: xdt.save_model(model, path))
+    xdt.save_model(model, output)  # through a temporary file renamed into place
     per_class = "1 margin" if model.n_scores == 1 else f"{model.n_scores} margins"
     click.echo(f"read {model_file}: {library} {model.source.get('objective')}, "
                f"{model.n_trees} trees ({model.n_nodes} nodes, depth {model.depth}), "

@@ -84,11 +84,12 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
       xdt report model.json --data german.csv --rows 0:200 -o first-200.html
       xdt report model.json --data big.csv --max-rows 5000 --max-cxps 5 -o big.html
     """
+    from xdt._atomic import write_text
     from xdt.explain._models import kind_name
     from xdt.ir._instances import as_frame
     from xdt.ir._protocol import PATHS, offers
     from xdt.report._html import build_report, explain_rows
-    from xdt.run._outputs import check_output_file, write_output_file
+    from xdt.run._outputs import check_output_file
 
     check_output_file(output, inputs=[model_path, data])  # before the work, not after it
     model = xdt.load_model(model_path)
@@ -119,7 +120,7 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
         raise SystemExit(130) from None
     page = build_report(model, frame, report=result, title=title, model_name=model_path,
                         data_name=data, selection=rows)
-    write_output_file(output, lambda path: path.write_text(page, encoding="utf-8"))
+    write_text(output, page)
     n = len(result.rows)
     click.echo(f"wrote {output}: {n} of {result.n_data} rows explained "
                f"({sum(r.checked for r in result.rows)} with every certificate checked)")

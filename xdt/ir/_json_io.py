@@ -51,6 +51,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path as FilePath
 
+from xdt._atomic import write_text
 from xdt.errors import (
     InvalidModelError,
     MissingFileError,
@@ -559,12 +560,20 @@ def _node_to_dict(root: Node) -> dict:
 def save_model(model: Model, path) -> None:
     """Write ``model`` as an ``xdt-model/1`` JSON file at ``path`` (UTF-8, indented).
 
+    The file is written to a temporary name in its folder and renamed into place once
+    complete: on any failure the file that was at ``path`` is untouched.
+
     Raises
     ------
     UnsupportedModelError
         For a model kind that cannot be saved yet.
+    OutputEncodingError
+        A name or value of the model (e.g. a feature name holding a lone surrogate such as
+        ``"\\ud800"``) cannot be written as UTF-8; the message shows it in its context.
+    OutputError
+        ``path`` cannot be written (missing folder, permission, full disk...).
     """
     depth = getattr(model, "depth", 0)
     with _nesting(4 * depth):   # json's encoder recurses once per nesting level
         text = json.dumps(model_to_dict(model), indent=1, ensure_ascii=False)
-    FilePath(path).write_text(text + "\n", encoding="utf-8")
+    write_text(path, text + "\n")

@@ -850,7 +850,8 @@ or feature NAME is VALUE: <code>prediction=bad</code>, <code>|AXp|=2</code>.</p>
 
 
 def write_report(model: Model, data: Any, path: str | Path, **options: Any) -> Path:
-    """Write :func:`build_report` ``(model, data, **options)`` to ``path`` (UTF-8).
+    """Write :func:`build_report` ``(model, data, **options)`` to ``path`` (UTF-8), through
+    a temporary file renamed into place: a failure leaves the file that was there untouched.
 
     Returns
     -------
@@ -862,12 +863,15 @@ def write_report(model: Model, data: Any, path: str | Path, **options: Any) -> P
     OutputError
         ``path`` cannot be written (a missing folder, a folder, no permission...): checked
         before any row is explained, and again when writing; the message says what to do.
+        :class:`~xdt.errors.OutputEncodingError` when the page holds text UTF-8 cannot
+        encode (a lone surrogate in a name).
     Others
         As :func:`build_report`.
     """
-    from xdt.run._outputs import check_output_file, write_output_file
+    from xdt._atomic import write_text
+    from xdt.run._outputs import check_output_file
 
     path = check_output_file(path)
     page = build_report(model, data, **options)
-    write_output_file(path, lambda p: p.write_text(page, encoding="utf-8"))
+    write_text(path, page)
     return path

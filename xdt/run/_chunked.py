@@ -11,22 +11,16 @@ from typing import Any
 
 import pandas as pd
 
-from xdt.errors import (
-    InvalidRowError,
-)
+from xdt.errors import InvalidRowError, OutputError
 from xdt.explain._explainer import Explainer
-from xdt.run._outputs import output_error
 from xdt.run._records import (
     BatchInterrupted,
     BatchSummary,
+    JsonLinesOutput,
     OnRow,
     RowExplainer,
-    _append,
-    _complete_lines,
     _explain_rows,
-    _jsonl_bytes,
     _make_folder,
-    _open_append,
     _Rows,
     _rows_text,
     _SideFile,
@@ -123,45 +117,69 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
                                reason=bad["reason"], written=written, outputs=outputs)
 
     if fmt == "jsonl":
-        fd = _open_append(output)
+        out = JsonLinesOutput(output)
         outputs = [str(output)]
         try:
             for chunk in chunks:
-                try:
-                    _append(fd, _jsonl_bytes(chunk.records))
-                except OSError as e:
-                    raise output_error(e, output) from None
+                out.append(chunk.records)
                 account(chunk)
                 if chunk.stopped:
                     raise stopped(chunk, str(output)) from chunk.errors[0]
                 side.write(chunk.invalid)
         except KeyboardInterrupt:
-            os.close(fd)
-            fd = -1
+            rows = out.settle()
             side.close(interrupted=True)
-            raise BatchInterrupted(_complete_lines(output), outputs, skipped=side.rows,
+            raise BatchInterrupted(rows, outputs, skipped=side.rows,
                                    invalid_output=side.where) from None
+        except OutputError as e:
+            rows = out.settle()
+            side.close(interrupted=True)
+            raise _unwritten(e, rows, outputs, side) from None
         finally:
-            if fd >= 0:
-                os.close(fd)
+            out.close()
     else:
         _make_folder(output)
+        counts: list[int] = []  # the rows of each part file written
         try:
             for chunk in chunks:
                 if chunk.records:
                     path = output / f"part-{len(outputs):05d}.parquet"
                     _write_atomic(chunk.records, path, fmt)
                     outputs.append(str(path))
+                    counts.append(len(chunk.records))
                 account(chunk)
                 if chunk.stopped:
                     raise stopped(chunk, f"{output}{os.sep} ({describe_files(outputs)})"
                                   if outputs else f"{output}{os.sep}") from chunk.errors[0]
                 side.write(chunk.invalid)
         except KeyboardInterrupt:
-            done = [p for p in outputs if Path(p).exists()]
-            rows = sum(len(pd.read_parquet(p, columns=["row"])) for p in done)
             side.close(interrupted=True)
-            raise BatchInterrupted(rows, done, skipped=side.rows,
+            raise BatchInterrupted(sum(counts[:len(outputs)]), outputs, skipped=side.rows,
                                    invalid_output=side.where) from None
+        except OutputError as e:
+            side.close(interrupted=True)
+            raise _unwritten(e, sum(counts[:len(outputs)]), outputs, side,
+                             folder=output) from None
     return BatchSummary(written, parts, time.perf_counter() - start, outputs, side.rows,
                         side.where)
+
+
+def _unwritten(e: OutputError, rows: int, outputs: list[str], side: _SideFile,
+               folder: Path | None = None) -> OutputError:
+    """``e``, the :class:`~xdt.errors.OutputError` of a run stopped by a file it could not
+    write (a full disk, text UTF-8 cannot encode...), its message completed with the rows
+    on disk (complete records) and where (``written``, ``outputs``)."""
+    e.written, e.outputs = rows, list(outputs)
+    if not rows and not side.rows:
+        return e  # nothing was written: the reason says it all
+    if rows:
+        where = (f"{folder}{os.sep} ({describe_files(outputs)})" if folder is not None
+                 else ", ".join(outputs))
+        done = (f"{rows} row{'' if rows == 1 else 's'} (complete records) "
+                f"{'is' if rows == 1 else 'are'} in {where}")
+    else:
+        done = "no row was written"
+    if side.rows:
+        done += f"; {side.rows} skipped row{'' if side.rows == 1 else 's'} in {side.where}"
+    e.args = (f"{e}; the run stopped there: {done}",)
+    return e

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from xdt._atomic import temporary_files
 from xdt.errors import (
     DataError,
     EngineNotAvailableError,
@@ -280,7 +281,7 @@ def run_dask(model: Model, data: Any, *, client: Any, output: Path, fmt: str,
                              f"{type(data).__name__}")
     if npartitions is not None:
         data = data.repartition(npartitions=npartitions)
-    _remove(replaced + (sorted(out.glob("part-*.tmp")) if out.is_dir() else []))
+    _remove(replaced + temporary_files(out, "part-*"))
     _make_folder(out)
     import dask
 
@@ -350,12 +351,12 @@ def run_dask(model: Model, data: Any, *, client: Any, output: Path, fmt: str,
 
 def written_partitions(output: str | os.PathLike, fmt: str) -> list[tuple[int, str, int]]:
     """``(partition, path, rows)`` of the complete ``part-*.{fmt}`` files in the folder
-    ``output`` (after a Dask run stopped: what is on disk), and the half-written ``.tmp``
+    ``output`` (after a Dask run stopped: what is on disk), and the half-written temporary
     files of killed workers removed."""
     folder = Path(output)
     if not folder.is_dir():
         return []
-    for tmp in folder.glob("part-*.tmp"):
+    for tmp in temporary_files(folder, "part-*"):
         with contextlib.suppress(OSError):
             tmp.unlink()
     out = []

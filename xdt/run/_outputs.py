@@ -8,49 +8,40 @@ command line (``fit -o``, ``encode -o``, ``import -o``, ``report -o``), the batc
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xdt._atomic import atomic_path, output_error, path_problem
 from xdt.errors import OutputError
 
-__all__ = ["check_output_file", "output_error", "path_problem", "write_output_file"]
+__all__ = ["check_output_file", "input_problem", "output_error", "path_problem", "same_file",
+           "write_output_file"]
 
 
-def path_problem(path: Path, folders_made: bool = False) -> str | None:
-    """Why a file cannot be created at ``path``: a file stands where a folder should be, or
-    (unless ``folders_made``: the missing folders will be created) its folder is missing."""
-    for folder in path.parents:
-        if folder.exists() or folder == folder.parent:
-            if not folder.is_dir():
-                return f"'{folder}' is a file, not a folder; choose another path"
-            if folder != path.parent and not folders_made:
-                return (f"folder '{path.parent}' does not exist; create it or choose another "
-                        "path")
-            return None
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file: the same path once symbolic links
+    are resolved, or (both existing) the same file on disk (a hard link)."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return a.exists() and b.exists() and a.samefile(b)
+    except (OSError, RuntimeError):  # a loop of links, a path beyond reach
+        return False
+
+
+def input_problem(output: str | os.PathLike, inputs: Sequence[str | os.PathLike]
+                  ) -> str | None:
+    """Why ``output`` may not be written by a run reading ``inputs`` (its model, its data):
+    it is one of them (:func:`same_file`: through symbolic and hard links too), so that
+    writing it would destroy what the run reads; or None."""
+    for source in inputs:
+        if str(source) and same_file(output, source):
+            return (f"it is the input file {source} of this run, which writing would "
+                    "replace (even with --force / overwrite=True); choose another output "
+                    "path")
     return None
-
-
-def output_error(e: OSError, path: Path) -> OutputError:
-    """The :class:`OutputError` saying why ``path`` could not be written, and what to do."""
-    if isinstance(e, OutputError):
-        return e
-    if isinstance(e, PermissionError) or e.errno in (errno.EACCES, errno.EPERM):
-        return OutputError(f"cannot write {path}: permission denied; choose a writable path",
-                           path)
-    if e.errno == errno.EROFS:
-        return OutputError(f"cannot write {path}: the file system is read-only; choose a "
-                           "writable path", path)
-    problem = path_problem(path)
-    if problem is not None:
-        return OutputError(f"cannot write {path}: {problem}", path)
-    if isinstance(e, IsADirectoryError):
-        return OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    if e.errno == errno.ENOSPC:
-        return OutputError(f"cannot write {path}: no space left on the device; free some or "
-                           "choose another path", path)
-    return OutputError(f"cannot write {path}: {e.strerror or e}", path)
 
 
 def check_output_file(output: str | os.PathLike,
@@ -77,11 +68,9 @@ def check_output_file(output: str | os.PathLike,
     path = Path(output)
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder; give a file path", path)
-    for source in map(Path, inputs):
-        if path.resolve() == source.resolve() or (
-                path.exists() and source.exists() and path.samefile(source)):
-            raise OutputError(f"cannot write {path}: it is the input file {source}, which "
-                              "writing would replace; choose another output path", path)
+    problem = input_problem(path, inputs)
+    if problem is not None:
+        raise OutputError(f"cannot write {path}: {problem}", path)
     problem = path_problem(path)
     if problem is not None:
         raise OutputError(f"cannot write {path}: {problem}", path)
@@ -89,10 +78,9 @@ def check_output_file(output: str | os.PathLike,
 
 
 def write_output_file(output: str | os.PathLike, write: Callable[[Path], None]) -> None:
-    """``write(path)``, with an :class:`OSError` turned into the :class:`OutputError` that
-    says why ``output`` could not be written and what to do."""
-    path = Path(output)
-    try:
-        write(path)
-    except OSError as e:
-        raise output_error(e, path) from None
+    """``write(tmp)`` to a temporary file in ``output``'s folder, renamed over ``output``
+    once it succeeds (:func:`xdt._atomic.atomic_path`): on any failure ``output`` is as it
+    was and no temporary file remains; an :class:`OSError` becomes the
+    :class:`OutputError` that says why ``output`` could not be written and what to do."""
+    with atomic_path(output) as tmp:
+        write(tmp)

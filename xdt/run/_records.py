@@ -6,7 +6,6 @@ of rows, by the batch path-walker or row by row (shared by :mod:`xdt.run._chunke
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -14,10 +13,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pandas as pd
 
+from xdt._atomic import atomic_path, encode_text, encoding_error, write_bytes
 from xdt.errors import (
     DataError,
     EngineNotAvailableError,
@@ -32,7 +32,7 @@ from xdt.explain.engines._vectorised import WHAT
 from xdt.ir._instances import as_frame
 from xdt.ir._values import to_python
 from xdt.run._instance import InstanceExplanation, explain_instance
-from xdt.run._outputs import output_error, path_problem
+from xdt.run._outputs import input_problem, output_error, path_problem
 from xdt.run._record import explanation_record, explanation_records
 
 #: Rows explained (and written) together by :func:`explain_table` by default.
@@ -155,37 +155,70 @@ def records_frame(records: Sequence[dict], empty: Sequence[str] = ("format", "ro
     return pd.DataFrame(list(records), columns=columns)
 
 
-def _jsonl_bytes(records: Sequence[dict]) -> bytes:
-    return "".join(json.dumps(r, ensure_ascii=False, default=to_python) + "\n"
-                   for r in records).encode("utf-8")
+def _jsonl_bytes(records: Sequence[dict], path: str | os.PathLike) -> bytes:
+    """``records`` as JSON lines in UTF-8, to be written to ``path``;
+    :class:`~xdt.errors.OutputEncodingError` (before anything is written) for text UTF-8
+    cannot encode."""
+    return encode_text("".join(json.dumps(r, ensure_ascii=False, default=to_python) + "\n"
+                               for r in records), path)
 
 
 def _write_atomic(records: Sequence[dict], path: Path, fmt: str) -> None:
-    """Write ``records`` to ``path`` through a temporary file renamed into place; a path that
+    """Write ``records`` to ``path`` through a temporary file renamed into place
+    (:mod:`xdt._atomic`): a failure leaves no file, or the one that was there; a path that
     cannot be written raises :class:`~xdt.errors.OutputError`."""
-    tmp = path.with_name(path.name + ".tmp")
+    if fmt == "jsonl":
+        write_bytes(path, _jsonl_bytes(records, path))
+        return
+    frame = records_frame(records)
     try:
-        if fmt == "jsonl":
-            tmp.write_bytes(_jsonl_bytes(records))
-        else:
-            records_frame(records).to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise output_error(e, path) from None
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        with atomic_path(path) as tmp:
+            frame.to_parquet(tmp, index=False)
+    except UnicodeEncodeError as e:
+        raise encoding_error(e, path) from None
+
+
+#: Bytes read at a time when looking for the end of a JSON lines file's last complete record.
+TAIL_BLOCK = 1 << 16
+
+
+def last_record_end(f: BinaryIO, size: int, floor: int = 0) -> int:
+    """The offset just after the last newline of the open file ``f`` of ``size`` bytes, at
+    least ``floor`` (``floor`` when no newline lies past it): where its last complete
+    record of JSON lines ends.
+
+    Reads backwards from the end in blocks of :data:`TAIL_BLOCK` bytes, so that only the
+    file's tail is read -- the half-written record and the block holding the newline before
+    it -- never the whole file (nor anything before ``floor``).
+    """
+    end = size
+    while end > floor:
+        start = max(floor, end - TAIL_BLOCK)
+        f.seek(start)
+        block = f.read(end - start)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        end = start
+    return floor
 
 
 def _complete_lines(path: Path) -> int:
     """Cut ``path`` after its last newline (dropping a half-written line) and count its
-    lines."""
+    lines; the cut reads only the file's tail (:func:`last_record_end`), the count reads
+    the rest in blocks."""
     with open(path, "r+b") as f:
-        data = f.read()
-        keep = data.rfind(b"\n") + 1
-        if keep != len(data):
+        size = os.fstat(f.fileno()).st_size
+        keep = last_record_end(f, size)
+        if keep != size:
             f.truncate(keep)
-    return data.count(b"\n", 0, keep)
+        f.seek(0)
+        lines, done = 0, 0
+        while done < keep:
+            block = f.read(min(TAIL_BLOCK, keep - done))
+            lines += block.count(b"\n")
+            done += len(block)
+    return lines
 
 
 def _append(fd: int, payload: bytes) -> None:
@@ -200,6 +233,80 @@ def _open_append(path: Path) -> int:
         return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
     except OSError as e:
         raise output_error(e, path) from None
+
+
+class JsonLinesOutput:
+    """A JSON lines file written chunk by chunk (created at the first chunk with
+    ``lazy``, else at once), whose records on disk are always complete: a chunk that fails
+    half-way (a full disk, Ctrl-C) is cut back to its last complete record.
+
+    ``rows`` counts the records written in full, ``size`` their bytes; both change in one
+    step, after a chunk is on disk.
+    """
+
+    def __init__(self, path: Path, lazy: bool = False):
+        self.path = path
+        self._done = (0, 0)  # rows, bytes written in full: one assignment, never torn
+        self._fd = -1
+        if not lazy:
+            self._fd = _open_append(path)
+
+    @property
+    def rows(self) -> int:
+        return self._done[0]
+
+    @property
+    def size(self) -> int:
+        return self._done[1]
+
+    @property
+    def opened(self) -> bool:
+        return self._fd >= 0 or self.rows > 0
+
+    def append(self, records: Sequence[dict]) -> None:
+        """Append ``records``; on failure cut the file back to complete records and raise
+        (an :class:`OSError` as :class:`~xdt.errors.OutputError`)."""
+        if not records:
+            return
+        payload = _jsonl_bytes(records, self.path)  # an encoding error writes nothing
+        if self._fd < 0:
+            self._fd = _open_append(self.path)
+        try:
+            _append(self._fd, payload)
+        except OSError as e:
+            self.settle()
+            raise output_error(e, self.path) from None
+        except BaseException:
+            self.settle()
+            raise
+        self._done = (self.rows + len(records), self.size + len(payload))
+
+    def settle(self) -> int:
+        """Cut the file after its last complete record (a chunk may have been stopped
+        half-way), count its records (reading only what lies past the last chunk written
+        in full) and close it; the rows on disk."""
+        if self._fd < 0:
+            return self.rows
+        rows, size = self._done
+        try:
+            end = os.fstat(self._fd).st_size
+            if end > size:
+                with open(self.path, "r+b") as f:
+                    keep = last_record_end(f, end, floor=size)
+                    f.seek(size)
+                    rows += f.read(keep - size).count(b"\n")
+                    f.truncate(keep)
+                self._done = (rows, keep)
+        except OSError:
+            pass  # the file is beyond reach: what it holds past the last full chunk stays
+        finally:
+            self.close()
+        return self.rows
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
 
 # ---------------------------------------------------------------------- output paths
@@ -230,7 +337,8 @@ def describe_files(paths: Sequence[str | os.PathLike]) -> str:
 
 
 def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool = False,
-                 invalid_output: str | os.PathLike | None = None) -> list[Path]:
+                 invalid_output: str | os.PathLike | None = None,
+                 inputs: Sequence[str | os.PathLike] = ()) -> list[Path]:
     """Check, before any work, that a batch run may write ``output`` (and the side file).
 
     Parameters
@@ -243,6 +351,9 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
         Replace what exists (the caller removes the returned files).
     invalid_output : path, optional
         The side file of skipped rows, when rows are skipped.
+    inputs : sequence of paths
+        The files the run reads (its data, its model file): no output may be one of them,
+        through symbolic or hard links either, with or without ``overwrite``.
 
     Returns
     -------
@@ -255,10 +366,16 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
     OutputExistsError
         Something would be replaced and ``overwrite`` is False.
     OutputError
-        A file stands where the folder should be (or a folder where the file should be), or
-        the file's folder does not exist.
+        A file stands where the folder should be (or a folder where the file should be),
+        the file's folder does not exist, or an output is one of ``inputs``.
     """
     out = Path(output)
+    candidates = [out, *(_part_files(out) if directory else []),
+                  *([Path(invalid_output)] if invalid_output is not None else [])]
+    for path in candidates:
+        problem = input_problem(path, inputs)
+        if problem is not None:
+            raise OutputError(f"cannot write {path}: {problem}", path)
     if directory:
         if out.exists() and not out.is_dir():
             raise OutputError(f"{out} is a file, and this output is a folder of part-* files "
@@ -340,27 +457,23 @@ class _SideFile:
     when rows were skipped)."""
 
     def __init__(self, path: Path | None):
-        self.path, self.rows, self._fd = path, 0, -1
+        self.path = path
+        self._out = None if path is None else JsonLinesOutput(path, lazy=True)
+
+    @property
+    def rows(self) -> int:
+        return 0 if self._out is None else self._out.rows
 
     def write(self, records: Sequence[dict]) -> None:
-        if not records or self.path is None:
-            return
-        if self._fd < 0:
-            self._fd = _open_append(self.path)
-        payload = "".join(json.dumps(r, ensure_ascii=False, default=to_python) + "\n"
-                          for r in records).encode("utf-8")
-        try:
-            _append(self._fd, payload)
-        except OSError as e:
-            raise output_error(e, self.path) from None
-        self.rows += len(records)
+        if records and self._out is not None:
+            self._out.append(records)
 
     def close(self, interrupted: bool = False) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        if self._out is not None:
             if interrupted:
-                self.rows = _complete_lines(self.path)
+                self._out.settle()
+            else:
+                self._out.close()
 
     @property
     def where(self) -> str | None:

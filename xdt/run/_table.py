@@ -10,6 +10,8 @@ its arguments, with the batch path-walker or row by row with an
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import time
 from collections.abc import Sequence
@@ -24,6 +26,7 @@ from xdt.explain._models import Model
 from xdt.explain.engines._vectorised import WHAT
 from xdt.run import _chunked as chunked
 from xdt.run import _distributed as distributed
+from xdt.run._lock import output_lock
 from xdt.run._records import (
     DEFAULT_CHUNK_ROWS,
     BatchSummary,
@@ -110,7 +113,8 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
         ``attrs["invalid"]`` (a list of those dicts).
     overwrite : bool
         Replace an existing output file (or the ``part-*`` files of the folder) and side
-        file; False (default) raises :class:`~xdt.errors.OutputExistsError`.
+        file; False (default) raises :class:`~xdt.errors.OutputExistsError`. An output
+        that is one of the run's input files is refused either way.
     client : distributed.Client, optional
         Explain on this Dask cluster (default, for a Dask DataFrame or files: the current
         client, ``distributed.get_client()``); the model is sent once to every worker.
@@ -157,7 +161,13 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
         The table lacks a feature's column; on Dask, a partition cannot be read.
     OutputExistsError, OutputError
         The output exists (without ``overwrite``), or cannot be written (the message says
-        why: missing folder, a file in the way, permission denied).
+        why: missing folder, a file in the way, permission denied, one of the files ``data``
+        names, with or without ``overwrite``). Stopped by a file it cannot write (a full
+        disk), the run leaves only complete records, and the error's message (and its
+        ``written``, ``outputs``) says how many rows are on disk and in which files.
+    OutputLockedError
+        Another run is writing ``output``: each run holds a lock file beside its output
+        (``OUT.lock``) while it runs; the message names the process holding it.
     DaskNotInstalledError
         Dask is needed (a Dask DataFrame, files, a client) and not installed
         (``pip install "xdt[dask]"``).
@@ -181,30 +191,52 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
             raise ParameterError("on a Dask cluster each partition writes its file: give "
                                  "output=FOLDER")
         distributed.require_dask()
-        replaced = check_output(output, directory=True, overwrite=overwrite,
-                                invalid_output=side_path)
-        return distributed.run_dask(
-            model, data, client=client, output=Path(output), fmt=fmt, what=what,
-            npartitions=npartitions, progress=progress, on_invalid=on_invalid,
-            side_path=side_path, replaced=replaced, start=time.perf_counter(),
-            engine=None if explain is None else (
-                engine if isinstance(engine, str) else "auto"),
-            options=options if isinstance(options, dict) else None)
+        inputs = input_files(data)
+        check_output(output, directory=True, overwrite=overwrite, invalid_output=side_path,
+                     inputs=inputs)
+        with output_lock(output):  # checked again: another run may have written meanwhile
+            replaced = check_output(output, directory=True, overwrite=overwrite,
+                                    invalid_output=side_path, inputs=inputs)
+            return distributed.run_dask(
+                model, data, client=client, output=Path(output), fmt=fmt, what=what,
+                npartitions=npartitions, progress=progress, on_invalid=on_invalid,
+                side_path=side_path, replaced=replaced, start=time.perf_counter(),
+                engine=None if explain is None else (
+                    engine if isinstance(engine, str) else "auto"),
+                options=options if isinstance(options, dict) else None)
     if npartitions is not None:
         raise ParameterError("npartitions splits the data of a Dask run: give a Dask "
                              "DataFrame, files or a client, or leave it out")
-    if output is not None:
-        _remove(check_output(output, directory=fmt == "parquet", overwrite=overwrite,
-                             invalid_output=side_path))
-    elif side_path is not None:
-        _remove(_check_side_file(side_path, overwrite))
-    start = time.perf_counter()
     assert explainer is not None
-    return chunked.run_chunks(explainer, data, what=what,
-                              output=None if output is None else Path(output), fmt=fmt,
-                              chunk_rows=chunk_rows, progress=progress, on_invalid=on_invalid,
-                              side_path=side_path, start=start, explain=explain,
-                              on_row=on_row)
+    with contextlib.ExitStack() as stack:
+        if output is not None:
+            check_output(output, directory=fmt == "parquet", overwrite=overwrite,
+                         invalid_output=side_path)
+            stack.enter_context(output_lock(output))  # then checked again, held to the end
+            _remove(check_output(output, directory=fmt == "parquet", overwrite=overwrite,
+                                 invalid_output=side_path))
+        elif side_path is not None:
+            _remove(_check_side_file(side_path, overwrite))
+        start = time.perf_counter()
+        return chunked.run_chunks(explainer, data, what=what,
+                                  output=None if output is None else Path(output), fmt=fmt,
+                                  chunk_rows=chunk_rows, progress=progress,
+                                  on_invalid=on_invalid, side_path=side_path, start=start,
+                                  explain=explain, on_row=on_row)
+
+
+def input_files(data: Any) -> list[str]:
+    """The files a run reads when ``data`` is a path or a glob of paths (a sequence of
+    them too); none for a table in memory."""
+    if isinstance(data, str | os.PathLike):
+        data = [data]
+    if not isinstance(data, list | tuple) or not all(
+            isinstance(d, str | os.PathLike) for d in data):
+        return []
+    found: list[str] = []
+    for d in map(os.fspath, data):
+        found += glob.glob(d) if glob.has_magic(d) else [d]
+    return found
 
 
 def _engine(model: Model, engine: str | Explainer, options: dict | RowExplainer | None,

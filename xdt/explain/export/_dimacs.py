@@ -69,6 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xdt._atomic import write_text
 from xdt.errors import DataError, NoSelectorError, ParameterError, UnsupportedModelError
 from xdt.explain._models import (
     Model,
@@ -443,15 +444,22 @@ def write_dimacs(model: Model, x, path: str | os.PathLike, *,
     model, x, path_restricted, source
         As for :func:`encode_query`.
     path : str or path-like
-        The file to write (UTF-8).
+        The file to write (UTF-8; through a temporary file renamed into place, so that a
+        failure leaves what was there).
 
     Returns
     -------
     CnfQuery
         What was written (variables, clauses, selectors), for reporting.
+
+    Raises
+    ------
+    OutputError
+        ``path`` cannot be written (or the text cannot be encoded:
+        :class:`~xdt.errors.OutputEncodingError`); the file there is untouched.
     """
     query = encode_query(model, x, path_restricted=path_restricted, source=source)
-    Path(path).write_text(query.to_text(), encoding="utf-8")
+    write_text(path, query.to_text())
     return query
 
 
@@ -679,7 +687,9 @@ def wcnf_text(model, x, *, against=None, source: str | None = None) -> str:
 
 def write_wcnf(model, x, path: str | os.PathLike, *, against=None,
                source: str | None = None) -> WcnfQuery:
-    """Write :func:`wcnf_query` to ``path`` (UTF-8); returns what was written."""
+    """Write :func:`wcnf_query` to ``path`` (UTF-8, through a temporary file renamed into
+    place; :class:`~xdt.errors.OutputError` if it cannot be, the file there untouched);
+    returns what was written."""
     query = wcnf_query(model, x, against=against, source=source)
-    Path(path).write_text(query.to_text(), encoding="utf-8")
+    write_text(path, query.to_text())
     return query
