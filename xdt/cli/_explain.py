@@ -300,8 +300,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     whose change can change the prediction, with an example); --all-cxps and
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.
     --time-limit S bounds the whole wait for a row: its enumerations, the re-checking of
-    their certificates and the making of their records share the S seconds. The output
-    says when an enumeration was cut short, and by what. On a terminal, a counter on
+    their certificates and the making of their records share the S seconds (10 by
+    default, so that a large forest cannot hold a run for hours; 0 or none: no limit).
+    The output says when an enumeration was cut short, and by what. On a terminal, a counter on
     stderr shows how many have been found while a row enumerates (not with -q). Every
     explanation carries a certificate (witness points, and the proof of entailment) that
     is re-checked against the model's own predictions before it is printed (--no-verify
@@ -309,7 +310,11 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     from the certificate's "instance"),
     with "verified" per explanation. An explanation whose check the time limit cut
     off is printed marked "not verified: time limit". Ctrl-C prints the rows done and
-    what the interrupted row had found (marked incomplete), and exits with code 130. Only
+    what the interrupted row had found (marked incomplete), and exits with code 130. A row
+    the model cannot read (an empty cell, an unknown category) does not stop the others:
+    they are printed, then the bad rows are named with their reasons (exit code 1);
+    --skip-invalid leaves them out and lists them on stderr at the end (or writes them to
+    --invalid-output), exit code 0. Only
     empty CSV cells are missing values ("NA", "None" are values). Text output shows each
     threshold as the shortest decimal that puts every value the model compares on the
     same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format jsonl
