@@ -48,9 +48,9 @@ def demo(show: int, write_examples: str | None, force: bool) -> None:
         for path in write(write_examples, force=force):
             echo(f"wrote {path}")
         return
-    from xdt.cli._demo_job import run_demo
-
     try:
+        from xdt.cli._demo_job import run_demo
+
         run_demo(show=show, width=terminal_width())
     except KeyboardInterrupt:  # as every command: a summary and code 130, not "Aborted!"
         echo("interrupted: xdt demo stopped before its summary (it writes no file)",
