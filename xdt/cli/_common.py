@@ -43,7 +43,7 @@ PROGRESS_MIN_ROWS = 20
 #: lets a forest list its first CXps and keeps a 30-row report within about 5 minutes.
 DEFAULT_ROW_TIME_LIMIT = 10.0
 
-#: Words of ``--time-limit`` meaning "no limit" (beside 0).
+#: Words of ``--time-limit`` meaning "no limit".
 NO_LIMIT_WORDS = ("none", "off", "no")
 
 
@@ -252,8 +252,9 @@ def split_names(ctx: click.Context, param: click.Parameter, value: str | None) -
 class SecondsType(click.ParamType):
     """A time limit: a positive, finite number of seconds (``nan`` and ``inf`` refused).
 
-    With ``no_limit``, ``0`` and the words of :data:`NO_LIMIT_WORDS` (``none``) are taken
-    too, as 0.0: no limit (:func:`resolve_time_limit`)."""
+    With ``no_limit``, the words of :data:`NO_LIMIT_WORDS` (``none``) are taken too, as
+    0.0: no limit (:func:`resolve_time_limit`); 0 itself stays refused (zero seconds is
+    not "no limit")."""
 
     name = "seconds"
 
@@ -270,18 +271,16 @@ class SecondsType(click.ParamType):
             seconds = float(value)
         except (TypeError, ValueError):
             seconds = math.nan
-        if self.no_limit and seconds == 0:
-            return 0.0
         if not (math.isfinite(seconds) and seconds > 0):
             self.fail(f"{value!r} is not a time limit; give a positive number of seconds "
-                      + ("(0 or none for no limit)" if self.no_limit else
+                      + ("(none for no limit)" if self.no_limit else
                          "(leave the option out for no limit)"), param, ctx)
         return seconds
 
 
 def resolve_time_limit(value: float | None) -> float | None:
     """The seconds a row may spend listing explanations, from a ``--time-limit`` read by
-    ``SecondsType(no_limit=True)``: left out (None), :data:`DEFAULT_ROW_TIME_LIMIT`; 0
+    ``SecondsType(no_limit=True)``: left out (None), :data:`DEFAULT_ROW_TIME_LIMIT`; 0.0
     (``none``), None (no limit); else ``value``."""
     if value is None:
         return DEFAULT_ROW_TIME_LIMIT

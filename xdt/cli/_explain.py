@@ -211,8 +211,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
 @click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
               help=f"Seconds allowed to each row (and --instance) for its enumerations "
                    f"(--all-axps/--all-cxps, --weights) and the re-checking of their "
-                   f"certificates together (default {DEFAULT_ROW_TIME_LIMIT:g}; 0 or none: "
-                   "no limit). The output marks a list it cut short.")
+                   f"certificates together (default {DEFAULT_ROW_TIME_LIMIT:g}; none: no "
+                   "limit). The output marks a list it cut short.")
 @click.option("--engine", type=click.Choice(["auto", "path", "sat", "box"]), default="auto",
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "
@@ -301,7 +301,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.
     --time-limit S bounds the whole wait for a row: its enumerations, the re-checking of
     their certificates and the making of their records share the S seconds (10 by
-    default, so that a large forest cannot hold a run for hours; 0 or none: no limit).
+    default, so that a large forest cannot hold a run for hours; none: no limit).
     The output says when an enumeration was cut short, and by what. On a terminal, a counter on
     stderr shows how many have been found while a row enumerates (not with -q). Every
     explanation carries a certificate (witness points, and the proof of entailment) that

@@ -54,7 +54,7 @@ DEFAULT_MAX_CXPS = 20
               help="List at most N CXps per row (the row says when more exist).")
 @click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
               help=f"Seconds allowed to each row's listing of CXps (default "
-                   f"{DEFAULT_ROW_TIME_LIMIT:g}; 0 or none: no limit). The page marks the "
+                   f"{DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The page marks the "
                    "rows whose listing it cut short.")
 @click.option("--target", "-t", metavar="COL",
               help="The column of true labels, for the accuracy and a label column "
