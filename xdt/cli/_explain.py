@@ -742,6 +742,14 @@ class _InvalidRows:
         k = len(bad)
         listed = "; ".join(f"row {r['row']}: {r['reason']}" for r in bad[:20]) + (
             f"; and {k - 20} more" if k > 20 else "")
+        if not self.skip and k == total:  # no row printed: as a run of one bad row
+            text = f"row {bad[0]['row']}: {bad[0]['reason']}"
+            if k > 1:
+                text += (f"; none of the {total} selected rows can be read (rows "
+                         f"{', '.join(str(r['row']) for r in bad[:10])}"
+                         f"{', ...' if k > 10 else ''}); fix them, or rerun with "
+                         "--skip-invalid to leave such rows out")
+            raise click.ClickException(text)
         if not self.skip:
             raise click.ClickException(
                 f"{k} of the {total} selected rows not explained (the model cannot read "
