@@ -260,9 +260,10 @@ def test_cli_refuses_to_replace_output_without_force(files, german, tmp_path):
                      str(pq), "-q")
     assert result.exit_code == 1 and "holds 1 part file of an earlier run " \
         "(part-00000.parquet); use --force" in result.output
-    for bad in (["--force"], ["--skip-invalid"]):  # only with --batch
-        result = explain(files, "data.csv", "--rows", "0:2", *bad)
-        assert result.exit_code == 2 and f"{bad[0]}: only with --batch" in result.output
+    result = explain(files, "data.csv", "--rows", "0:2", "--force")  # only with --batch
+    assert result.exit_code == 2 and "--force: only with --batch" in result.output
+    # --skip-invalid works row by row too (tests/test_cli_long_runs.py)
+    assert explain(files, "data.csv", "--rows", "0:2", "--skip-invalid").exit_code == 0
 
 
 def test_cli_unwritable_output_says_what_to_do(files, tmp_path, monkeypatch):

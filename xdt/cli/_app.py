@@ -14,8 +14,31 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
         ctx.exit()
 
 
+class XdtGroup(click.Group):
+    """The ``xdt`` group: the same end for every command on Ctrl-C and on an error.
+
+    A command stopped by Ctrl-C (``KeyboardInterrupt``) that does not say itself what it
+    had done exits with code 130 after ``interrupted: xdt COMMAND stopped ...`` on standard
+    error (not click's "Aborted!" and code 1); the commands that keep partial work
+    (``explain``, ``report``, ``crosscheck``) say what they kept and exit 130 too. An error's
+    message is made :func:`~xdt.cli._common.terminal_safe` before click prints it."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        from xdt.cli._common import echo, terminal_safe
+
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as e:
+            e.message = terminal_safe(e.message)
+            raise
+        except KeyboardInterrupt:
+            name = ctx.invoked_subcommand or "command"
+            echo(f"interrupted: xdt {name} stopped before it finished", err=True)
+            ctx.exit(130)
+
+
 # ---------------------------------------------------------------------- the command group
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=XdtGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
               callback=_show_version,
               help="Show the version and exit.")

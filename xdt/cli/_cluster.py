@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, read_csv, split_names
+from xdt.cli._common import cli_errors, echo, json_safe, read_csv, split_names
 from xdt.errors import DataError
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
@@ -174,28 +174,28 @@ def cluster(data: str, target: str, positive: str, beta: float, n_clusters: int,
                "dropped_columns": dropped, "reduced_columns": reduced,
                "clusters": [c.to_dict() for c in sc.clusters_],
                "stability": score, "fit_seconds": elapsed}
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
+        echo(json_safe(json.dumps(doc, indent=2, ensure_ascii=False, default=str)))
         return
-    click.echo(f"read {data}: {len(frame)} rows, {X.shape[1]} columns; {target} = {label} on "
-               f"{n_target} rows ({100 * n_target / len(frame):.1f}%)")
+    echo(f"read {data}: {len(frame)} rows, {X.shape[1]} columns; {target} = {label} on "
+         f"{n_target} rows ({100 * n_target / len(frame):.1f}%)")
     if dropped:
-        click.echo("dropped columns: " + ", ".join(f"{k} ({v})" for k, v in dropped.items())
-                   + "; --keep COL uses one in the rules")
+        echo("dropped columns: " + ", ".join(f"{k} ({v})" for k, v in dropped.items())
+             + "; --keep COL uses one in the rules")
     if reduced:
-        click.echo("reduced to known / missing: " + ", ".join(
+        echo("reduced to known / missing: " + ", ".join(
             f"{k} ({v})" for k, v in reduced.items()) + "; --keep COL uses its values")
-    click.echo(f"clusters of {target} = {label}: strategy {strategy}, beta {beta:g}, max depth "
-               f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
-               f"found in {elapsed:.2f} s")
+    echo(f"clusters of {target} = {label}: strategy {strategy}, beta {beta:g}, max depth "
+         f"{max_depth}, reorder {'on' if reorder else 'off'}; {len(sc.clusters_)} "
+         f"found in {elapsed:.2f} s")
     if not sc.clusters_:
-        click.echo("no cluster: no test on the columns separates rows of the class from the "
-                   "others (the tree is a single leaf)")
+        echo("no cluster: no test on the columns separates rows of the class from the "
+             "others (the tree is a single leaf)")
         return
     for line in format_cluster_table(sc.to_frame()):
-        click.echo(line)
-    click.echo(f"  precision, recall (of all {n_target} rows of the class), F-beta, size and "
-               "coverage on the whole file")
+        echo(line)
+    echo(f"  precision, recall (of all {n_target} rows of the class), F-beta, size and "
+         "coverage on the whole file")
     if score is not None:
-        click.echo(f"stability {score:.3f} (mean over clusters; best Jaccard overlap with the "
-                   f"clusters of {n_stability} subsamples of 80% on their rows, the paper's "
-                   f"formula; {elapsed_stab:.2f} s)")
+        echo(f"stability {score:.3f} (mean over clusters; best Jaccard overlap with the "
+             f"clusters of {n_stability} subsamples of 80% on their rows, the paper's "
+             f"formula; {elapsed_stab:.2f} s)")

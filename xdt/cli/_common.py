@@ -37,6 +37,58 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: Rows above which ``xdt explain`` shows a progress bar (unless ``--quiet``).
 PROGRESS_MIN_ROWS = 20
 
+#: Seconds each row of ``xdt report`` and of ``xdt explain --data`` (row by row) may spend
+#: listing explanations unless ``--time-limit`` says otherwise: a tree lists all its CXps in
+#: milliseconds, while a forest of 100 depth-6 trees can take minutes for one row; 10 s
+#: lets a forest list its first CXps and keeps a 30-row report within about 5 minutes.
+DEFAULT_ROW_TIME_LIMIT = 10.0
+
+#: Words of ``--time-limit`` meaning "no limit".
+NO_LIMIT_WORDS = ("none", "off", "no")
+
+
+# ---------------------------------------------------------------------- safe output
+def _escape_table(json_style: bool) -> dict[int, str]:
+    """Code point -> visible escape, for the characters a terminal acts on: the C0
+    controls but tab and line feed, DEL, the C1 controls (CSI, OSC, ... in 8-bit form),
+    the bidirectional overrides and isolates, and the Unicode line and paragraph
+    separators. ``json_style``: every one as ``\\uXXXX`` (an escape valid in a JSON
+    string), else ``\\xNN`` below 256."""
+    points = [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F,
+              *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029]
+    keep = () if json_style else (0x09, 0x0A)
+    return {c: (f"\\u{c:04x}" if json_style or c > 0xFF else f"\\x{c:02x}")
+            for c in points if c not in keep}
+
+
+_TERMINAL = _escape_table(json_style=False)
+_JSON = {c: e for c, e in _escape_table(json_style=True).items() if c >= 0x7F}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on written as a visible escape
+    (``\\x1b``, ``\\x07``, ``\\u202e``), tab and line feed kept: what ``xdt`` prints of
+    names and values read from files (feature names, classes, categories, file names)
+    cannot set the window title, clear the screen or reorder the line.
+
+    >>> terminal_safe("age\\x1b]0;pwned\\x07 \\x1b[2J")
+    'age\\\\x1b]0;pwned\\\\x07 \\\\x1b[2J'
+    """
+    return text.translate(_TERMINAL)
+
+
+def json_safe(text: str) -> str:
+    """JSON text (of :func:`json.dumps`, whose strings already escape the C0 controls) with
+    DEL, the C1 controls, the bidirectional controls and the line separators written as
+    ``\\uXXXX`` escapes: the same JSON value, safe to print to a terminal."""
+    return text.translate(_JSON)
+
+
+def echo(message: object = "", err: bool = False, nl: bool = True) -> None:
+    """:func:`click.echo` of ``message`` made :func:`terminal_safe`: how every command
+    prints."""
+    click.echo(terminal_safe(str(message)), err=err, nl=nl)
+
 
 # ---------------------------------------------------------------------- shared helpers
 def cli_errors(fn: F) -> F:
@@ -46,10 +98,11 @@ def cli_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except click.ClickException:
+        except click.ClickException as e:
+            e.message = terminal_safe(e.message)
             raise
         except (XdtError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
-            raise click.ClickException(error_message(e)) from None
+            raise click.ClickException(terminal_safe(error_message(e))) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -197,22 +250,41 @@ def split_names(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 
 class SecondsType(click.ParamType):
-    """A time limit: a positive, finite number of seconds (``nan`` and ``inf`` refused)."""
+    """A time limit: a positive, finite number of seconds (``nan`` and ``inf`` refused).
+
+    With ``no_limit``, the words of :data:`NO_LIMIT_WORDS` (``none``) are taken too, as
+    0.0: no limit (:func:`resolve_time_limit`); 0 itself stays refused (zero seconds is
+    not "no limit")."""
 
     name = "seconds"
+
+    def __init__(self, no_limit: bool = False):
+        self.no_limit = no_limit
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
         import math
 
+        if self.no_limit and str(value).strip().lower() in NO_LIMIT_WORDS:
+            return 0.0
         try:
             seconds = float(value)
         except (TypeError, ValueError):
             seconds = math.nan
         if not (math.isfinite(seconds) and seconds > 0):
             self.fail(f"{value!r} is not a time limit; give a positive number of seconds "
-                      "(leave the option out for no limit)", param, ctx)
+                      + ("(none for no limit)" if self.no_limit else
+                         "(leave the option out for no limit)"), param, ctx)
         return seconds
+
+
+def resolve_time_limit(value: float | None) -> float | None:
+    """The seconds a row may spend listing explanations, from a ``--time-limit`` read by
+    ``SecondsType(no_limit=True)``: left out (None), :data:`DEFAULT_ROW_TIME_LIMIT`; 0.0
+    (``none``), None (no limit); else ``value``."""
+    if value is None:
+        return DEFAULT_ROW_TIME_LIMIT
+    return None if value == 0 else value
 
 
 # ---------------------------------------------------------------------- xdt explain
@@ -376,6 +448,31 @@ def validate_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]) -
             except XdtError as e:
                 raise DataError(f"row {pos}: {e}") from None
         raise
+
+
+def refuse_invalid_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int],
+                        skipping: str) -> None:
+    """Before any work: raise when a selected row cannot be read by ``model``, naming the
+    first with its reason, how many there are, and that ``--skip-invalid`` would
+    ``skipping`` (what it does with them).
+
+    Raises
+    ------
+    DataError
+        Some selected row holds a missing value, an unknown category or text for a number.
+    """
+    from xdt.run._records import invalid_rows
+
+    bad = invalid_rows(model, frame, positions)
+    if not bad:
+        return
+    text = f"row {bad[0]['row']}: {bad[0]['reason']}"
+    if len(bad) > 1:
+        listed = ", ".join(str(r["row"]) for r in bad[:10]) + (", ..." if len(bad) > 10
+                                                                else "")
+        text += (f"; {len(bad)} of the {len(positions)} selected rows cannot be read (rows "
+                 f"{listed})")
+    raise DataError(f"{text}; fix them, or rerun with --skip-invalid to {skipping}")
 
 
 def stderr_is_terminal() -> bool:

@@ -15,6 +15,8 @@ from xdt.cli._common import (
     PROGRESS_MIN_ROWS,
     SecondsType,
     cli_errors,
+    echo,
+    json_safe,
     parse_rows,
     read_model_csv,
     validate_rows,
@@ -94,11 +96,11 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
         report = e.report
     report.model = f"{model_path}: {report.model}"
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        echo(json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False)))
     else:
-        click.echo(report.summary())
+        echo(report.summary())
     if report.interrupted:
-        click.echo(f"interrupted: {report.rows} of {report.requested} rows checked", err=True)
+        echo(f"interrupted: {report.rows} of {report.requested} rows checked", err=True)
         raise SystemExit(130)
     if not report.ok:
         ctx.exit(1)

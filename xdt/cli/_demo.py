@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, terminal_width
+from xdt.cli._common import cli_errors, echo, terminal_width
 
 
 # ---------------------------------------------------------------------- xdt demo
@@ -39,13 +39,20 @@ def demo(show: int, write_examples: str | None, force: bool) -> None:
       xdt demo
       xdt demo --show 40
       xdt demo --write-examples tour && cd tour && xdt fit german.csv -t class -o model.json
+
+    Ctrl-C stops it with a message and exit code 130.
     """
     if write_examples is not None:
         from xdt.cli._demo_job import write_examples as write
 
         for path in write(write_examples, force=force):
-            click.echo(f"wrote {path}")
+            echo(f"wrote {path}")
         return
-    from xdt.cli._demo_job import run_demo
+    try:
+        from xdt.cli._demo_job import run_demo
 
-    run_demo(show=show, width=terminal_width())
+        run_demo(show=show, width=terminal_width())
+    except KeyboardInterrupt:  # as every command: a summary and code 130, not "Aborted!"
+        echo("interrupted: xdt demo stopped before its summary (it writes no file)",
+             err=True)
+        raise SystemExit(130) from None

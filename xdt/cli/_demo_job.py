@@ -38,12 +38,11 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-import click
 import numpy as np
 import pandas as pd
 
 from xdt._atomic import atomic_path, write_bytes, write_text
-from xdt.cli._common import describe_features, pack_tokens, wrap_rule
+from xdt.cli._common import describe_features, echo, pack_tokens, wrap_rule
 from xdt.errors import OutputExistsError
 from xdt.explain import Explainer
 from xdt.interop._datasets import GERMAN, TITANIC, load_german
@@ -268,7 +267,7 @@ def comparison_table(rows: list[LearnerSummary], n_train: int) -> list[str]:
 
 
 def run_demo(show: int = 15, width: int = 100,
-             echo: Callable[[str], None] = click.echo) -> DemoResult:
+             echo: Callable[[str], None] = echo) -> DemoResult:
     """Run the demo and print, through ``echo``, the side-by-side table of SER-DT and CART,
     the explanations of ``show`` test rows on the SER-DT tree and their summary.
 

@@ -6,7 +6,7 @@ import click
 
 import xdt
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, outcome, parse_instance
+from xdt.cli._common import cli_errors, echo, outcome, parse_instance
 
 
 # ---------------------------------------------------------------------- xdt encode
@@ -59,12 +59,12 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
                          source=model_path)
     text = query.to_text()
     if output == "-":
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     write_text(output, text)
     selectors = " ".join(f"{name}={v}" for name, v in query.selectors.items())
-    click.echo(f"wrote {output}: {query.n_vars} variables, {len(query.clauses)} clauses; "
-               f"prediction {outcome(model, query.prediction)}")
-    click.echo(f"selectors: {selectors}")
-    click.echo("all selectors as unit clauses: UNSAT; the selectors of a set S: UNSAT exactly "
-               "when S is a weak AXp")
+    echo(f"wrote {output}: {query.n_vars} variables, {len(query.clauses)} clauses; "
+         f"prediction {outcome(model, query.prediction)}")
+    echo(f"selectors: {selectors}")
+    echo("all selectors as unit clauses: UNSAT; the selectors of a set S: UNSAT exactly "
+         "when S is a weak AXp")

@@ -16,10 +16,13 @@ import xdt
 from xdt.cli import _common as common
 from xdt.cli._app import main
 from xdt.cli._common import (
+    DEFAULT_ROW_TIME_LIMIT,
     PROGRESS_MIN_ROWS,
     SecondsType,
     cli_errors,
+    echo,
     explain_one,
+    json_safe,
     outcome,
     parse_instance,
     parse_rows,
@@ -205,9 +208,11 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
 @click.option("--max-count", type=click.IntRange(min=1), metavar="N",
               help=f"With --all-axps/--all-cxps: list at most N of each per row (default "
                    f"{DEFAULT_MAX_COUNT}); the output says when more exist.")
-@click.option("--time-limit", type=SecondsType(), metavar="S",
-              help="With --all-axps/--all-cxps: seconds allowed to each row, for its "
-                   "enumerations and the re-checking of their certificates together.")
+@click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
+              help=f"Seconds allowed to each row (and --instance) for its enumerations "
+                   f"(--all-axps/--all-cxps, --weights) and the re-checking of their "
+                   f"certificates together (default {DEFAULT_ROW_TIME_LIMIT:g}; none: no "
+                   "limit). The output marks a list it cut short.")
 @click.option("--engine", type=click.Choice(["auto", "path", "sat", "box"]), default="auto",
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "
@@ -243,16 +248,20 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
 @click.option("--partitions", type=click.IntRange(min=1), metavar="N",
               help="With --workers/--scheduler: split the data into N partitions.")
 @click.option("--skip-invalid", is_flag=True,
-              help="With --batch/--workers/--scheduler: leave out the rows the model cannot "
-                   "read (unknown category, missing value, text for a number), write each "
-                   "with its reason to OUT.invalid.jsonl next to --output OUT[.jsonl] (or "
-                   "--invalid-output), and go on. Without it, such a row stops the run.")
+              help="With --data: leave out the rows the model cannot read (unknown "
+                   "category, missing value, text for a number) and go on; the skipped rows "
+                   "and their reasons are listed on stderr at the end (row by row) or "
+                   "written to OUT.invalid.jsonl next to --output OUT[.jsonl] (--batch, "
+                   "--workers, --scheduler), or to --invalid-output. Without it, such a row "
+                   "stops a batch run; row by row, the other rows are printed and the bad "
+                   "ones reported after them, with exit code 1.")
 @click.option("--invalid-output", metavar="PATH", type=click.Path(dir_okay=False),
               help="With --skip-invalid: the JSON lines file of the skipped rows.")
 @click.option("--force", is_flag=True,
               help="With --batch/--workers/--scheduler: replace an existing --output file "
                    "(or the part files of an --output folder) and skipped-rows file (never "
-                   "the model or data file of the run).")
+                   "the model or data file of the run); row by row, an existing "
+                   "--invalid-output file.")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True), metavar="D",
               help="Also give a locally minimal delta-AXp: features whose values keep the "
                    "prediction with probability >= D (0 < D <= 1) under the distribution of "
@@ -292,8 +301,9 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     whose change can change the prediction, with an example); --all-cxps and
     --all-axps list all of them, at most --max-count (1000 by default) of each per row.
     --time-limit S bounds the whole wait for a row: its enumerations, the re-checking of
-    their certificates and the making of their records share the S seconds. The output
-    says when an enumeration was cut short, and by what. On a terminal, a counter on
+    their certificates and the making of their records share the S seconds (10 by
+    default, so that a large forest cannot hold a run for hours; none: no limit).
+    The output says when an enumeration was cut short, and by what. On a terminal, a counter on
     stderr shows how many have been found while a row enumerates (not with -q). Every
     explanation carries a certificate (witness points, and the proof of entailment) that
     is re-checked against the model's own predictions before it is printed (--no-verify
@@ -301,7 +311,11 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     from the certificate's "instance"),
     with "verified" per explanation. An explanation whose check the time limit cut
     off is printed marked "not verified: time limit". Ctrl-C prints the rows done and
-    what the interrupted row had found (marked incomplete), and exits with code 130. Only
+    what the interrupted row had found (marked incomplete), and exits with code 130. A row
+    the model cannot read (an empty cell, an unknown category) does not stop the others:
+    they are printed, then the bad rows are named with their reasons (exit code 1);
+    --skip-invalid leaves them out and lists them on stderr at the end (or writes them to
+    --invalid-output), exit code 0. Only
     empty CSV cells are missing values ("NA", "None" are values). Text output shows each
     threshold as the shortest decimal that puts every value the model compares on the
     same side (scikit-learn's float32 test 17.500000953674316 as 17.5); --format jsonl
@@ -381,12 +395,17 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
         return
     batch_only = [name for name, v in (("--output", output), ("--chunk-rows", chunk_rows),
                                        ("--partitions", partitions),
-                                       ("--skip-invalid", skip_invalid or None),
-                                       ("--invalid-output", invalid_output),
-                                       ("--force", force or None)) if v is not None]
+                                       ("--force", None if invalid_output is not None
+                                        else force or None)) if v is not None]
     if batch_only:
         raise click.UsageError(f"{', '.join(batch_only)}: only with --batch, --workers or "
                                "--scheduler")
+    if instance is not None and skip_invalid:
+        raise click.UsageError("--skip-invalid leaves out rows of --data the model cannot "
+                               "read; with --instance, leave it out")
+    if invalid_output is not None and not skip_invalid:
+        raise click.UsageError("--invalid-output names the file of the rows --skip-invalid "
+                               "leaves out; add --skip-invalid, or leave it out")
     if rows is not None and (data is None or instance is not None):
         raise click.UsageError("--rows selects rows of --data to explain; it needs --data "
                                "DATA.csv without --instance")
@@ -414,14 +433,17 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
     if probabilistic:
         assert data is not None
         measures = _measures(model, data, delta, distribution_kind or "product", coverage)
+    skipping = _InvalidRows(skip_invalid, invalid_output, force)
+    skipping.check([model_path, *([data] if data is not None else [])])
     with Explainer(model, engine=None if engine == "auto" else engine,
                    solver=solver) as explainer:
         _explain_all(explainer, model, instance, None if instance is not None else data,
                      rows, fmt, quiet,
                      {"all_axps": all_axps, "all_cxps": all_cxps,
                       "path_restricted": path_restricted, "inflate": inflate, "verify": verify,
-                      "max_count": max_count, "time_limit": time_limit,
-                      **_terms(model, exclude, immutable, weights)}, measures)
+                      "max_count": max_count, "time_limit": common.resolve_time_limit(time_limit),
+                      **_terms(model, exclude, immutable, weights)}, measures,
+                     invalid=skipping)
 
 
 def _terms(model: Model, exclude: str | None, immutable: str | None,
@@ -589,11 +611,11 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                        on_invalid=on_invalid, invalid_output=side,
                                        overwrite=force)
     except records.BatchInterrupted as e:
-        click.echo(_interrupted_text(e, output, distributed, remote=scheduler is not None),
-                   err=True)
+        echo(_interrupted_text(e, output, distributed, remote=scheduler is not None),
+             err=True)
         raise SystemExit(130) from None
     except KeyboardInterrupt:
-        click.echo("interrupted: 0 rows written", err=True)
+        echo("interrupted: 0 rows written", err=True)
         raise SystemExit(130) from None
     except InvalidRowError as e:
         raise click.ClickException(f"{e.detail}; fix the row, or rerun with --skip-invalid "
@@ -608,9 +630,9 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     skipped = (f"; skipped {summary.skipped} invalid row{'' if summary.skipped == 1 else 's'}"
                f", written with the reasons to {summary.invalid_output}"
                if summary.skipped else "")
-    click.echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
-               f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
-               f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s{skipped}", err=True)
+    echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
+         f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
+         f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s{skipped}", err=True)
 
 
 def _interrupted_text(e: Any, output: str, distributed: bool, remote: bool) -> str:
@@ -695,26 +717,85 @@ def _address_problem(scheduler: str) -> str | None:
     return None
 
 
+class _InvalidRows:
+    """What ``xdt explain --data`` (row by row) does with the rows the model cannot read:
+    without ``--skip-invalid``, the other rows are explained and printed, then the bad rows
+    are reported with their reasons (exit code 1); with it, they are listed on standard
+    error at the end (exit code 0) and, with ``--invalid-output``, written there as the
+    batch run writes them (JSON lines of ``row``, ``reason``, ``values``)."""
+
+    def __init__(self, skip: bool = False, output: str | None = None, force: bool = False):
+        self.skip, self.output, self.force = skip, output, force
+
+    def check(self, inputs: Sequence[str]) -> None:
+        """Before any work: ``--invalid-output`` can be written, is not an input, and
+        exists only with ``--force``."""
+        from xdt.errors import OutputExistsError
+        from xdt.run._outputs import check_output_file
+
+        if self.output is None:
+            return
+        path = check_output_file(self.output, inputs=inputs)
+        if path.exists() and not self.force:
+            raise OutputExistsError(f"{path} exists (the skipped rows of an earlier run)",
+                                    path, [str(path)], advice="use --force to replace it, "
+                                                              "or choose another path")
+
+    def finish(self, bad: Sequence[dict], total: int) -> None:
+        """After the good rows: report ``bad`` (of ``total`` selected rows)."""
+        if not bad:
+            return
+        k = len(bad)
+        listed = "; ".join(f"row {r['row']}: {r['reason']}" for r in bad[:20]) + (
+            f"; and {k - 20} more" if k > 20 else "")
+        if not self.skip and k == total:  # no row printed: as a run of one bad row
+            text = f"row {bad[0]['row']}: {bad[0]['reason']}"
+            if k > 1:
+                text += (f"; none of the {total} selected rows can be read (rows "
+                         f"{', '.join(str(r['row']) for r in bad[:10])}"
+                         f"{', ...' if k > 10 else ''}); fix them, or rerun with "
+                         "--skip-invalid to leave such rows out")
+            raise click.ClickException(text)
+        if not self.skip:
+            raise click.ClickException(
+                f"{k} of the {total} selected rows not explained (the model cannot read "
+                f"{'it' if k == 1 else 'them'}; the other rows are above): {listed}; fix "
+                f"{'it' if k == 1 else 'them'}, or rerun with --skip-invalid to leave such "
+                "rows out")
+        where = ""
+        if self.output is not None:
+            from xdt.run._outputs import write_output_file
+
+            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad)
+            write_output_file(self.output, lambda p: p.write_text(text, encoding="utf-8"))
+            where = f", written with the reasons to {self.output}"
+        echo(f"skipped {k} invalid row{'' if k == 1 else 's'} of {total}{where}: {listed}",
+             err=True)
+
+
 def _explain_all(explainer: Explainer, model: Model, instance: str | None,
                  data: str | None, rows: str | None, fmt: str, quiet: bool,
-                 options: dict, measures: dict | None = None) -> None:
+                 options: dict, measures: dict | None = None,
+                 invalid: _InvalidRows | None = None) -> None:
     """Explain ``--instance`` or the selected rows (:func:`xdt.run.explain_table`, row by
     row with ``explainer``), printing each record as it is done.
 
     While a row enumerates, a counter of the explanations found so far is drawn on a
     terminal's standard error (not with ``quiet``). On Ctrl-C, the interrupted row is
     printed with what it holds, marked incomplete, then how many rows were done; the exit
-    code is 130."""
+    code is 130. The rows the model cannot read are left out and handled by ``invalid``
+    (:class:`_InvalidRows`) once the others are printed."""
     from xdt.ir._instances import as_frame
     from xdt.run._instance import ExplainInterrupted
     from xdt.run._record import explanation_record
+    from xdt.run._records import invalid_rows
     from xdt.run._table import explain_table
 
     all_cxps, verify = options["all_cxps"], options["verify"]
 
     def show(record: dict, label: str, emit: Callable[[str], None]) -> None:
         if fmt == "jsonl":
-            emit(json.dumps(record, ensure_ascii=False))
+            emit(json_safe(json.dumps(record, ensure_ascii=False)))
         else:
             emit("\n".join(format_text(record, model, label, all_cxps, verify)))
 
@@ -739,19 +820,22 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         try:
             fields = explained(x, "instance")
         except ExplainInterrupted as e:
-            show(explanation_record(None, **e.record), "instance", click.echo)
-            click.echo("interrupted: 0 of 1 row explained; instance is incomplete (what it "
-                       "had found is shown)", err=True)
+            show(explanation_record(None, **e.record), "instance", echo)
+            echo("interrupted: 0 of 1 row explained; instance is incomplete (what it "
+                 "had found is shown)", err=True)
             raise SystemExit(130) from None
         except KeyboardInterrupt:
-            click.echo("interrupted: 0 of 1 row explained", err=True)
+            echo("interrupted: 0 of 1 row explained", err=True)
             raise SystemExit(130) from None
-        show(explanation_record(None, **fields), "instance", click.echo)
+        show(explanation_record(None, **fields), "instance", echo)
         return
     assert data is not None
     frame = as_frame(model.features, read_model_csv(data, model))
-    positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
-    validate_rows(model, frame, positions)
+    selected = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
+    bad = invalid_rows(model, frame, selected)
+    skipped = {r["row"] for r in bad}
+    positions = [p for p in selected if p not in skipped] if bad else selected
+    invalid = invalid or _InvalidRows()
     steps = _progress(positions, not quiet and common.stderr_is_terminal()
                       and len(positions) > PROGRESS_MIN_ROWS)
     done = 0
@@ -771,8 +855,9 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         done += 1
 
     try:
-        explain_table(model, frame.iloc[list(positions)], engine=explainer,
-                      options=row_fields, on_row=print_row, progress=False)
+        if len(positions):
+            explain_table(model, frame.iloc[list(positions)], engine=explainer,
+                          options=row_fields, on_row=print_row, progress=False)
         next(steps, None)  # the last row's step: the bar's last update
     except KeyboardInterrupt as e:
         counter.close()
@@ -781,12 +866,17 @@ def _explain_all(explainer: Explainer, model: Model, instance: str | None,
         where = f"{done} of {total} row{'' if total == 1 else 's'} explained"
         if isinstance(e, ExplainInterrupted):
             pos = positions[done]
-            show(explanation_record(pos, **e.record), f"row {pos}", click.echo)
+            show(explanation_record(pos, **e.record), f"row {pos}", echo)
             where += f"; row {pos} is incomplete (what it had found is shown)"
-        click.echo(f"interrupted: {where}", err=True)
+        if bad:
+            where += (f"; {len(bad)} row{'' if len(bad) == 1 else 's'} the model cannot read "
+                      f"left out ({', '.join(str(r['row']) for r in bad[:10])}"
+                      f"{', ...' if len(bad) > 10 else ''})")
+        echo(f"interrupted: {where}", err=True)
         raise SystemExit(130) from None
     finally:
         steps.close()
+    invalid.finish(bad, len(selected))
 
 
 class _FoundCounter:
@@ -831,7 +921,7 @@ def _progress(positions: Sequence[int], show: bool
     """
     if not show:
         for pos in positions:
-            yield pos, click.echo
+            yield pos, echo
         return
     from tqdm import tqdm
 
@@ -842,9 +932,9 @@ def _progress(positions: Sequence[int], show: bool
 
         def emit(text: str) -> None:
             if interleave:
-                bar.write(text, file=out)
+                bar.write(common.terminal_safe(text), file=out)
             else:
-                click.echo(text)
+                echo(text)
 
         for pos in positions:
             yield pos, emit

@@ -10,7 +10,7 @@ import click
 
 import xdt
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, describe_features, read_csv, split_names
+from xdt.cli._common import cli_errors, describe_features, echo, json_safe, read_csv, split_names
 from xdt.interop._learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
@@ -247,7 +247,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
                       keep=keep, drop=drop)
     features = frame.drop(columns=[target, *result.dropped_columns])
     for warning in mostly_numeric_text(features, set(categorical)):
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     model = result.model
     if output is not None:
         xdt.save_model(model, output)  # through a temporary file renamed into place
@@ -256,33 +256,33 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     trained = set(result.train[target].unique())
     unseen = sorted({str(c) for c in frame[target].unique() if c not in trained})
     if unseen:
-        click.echo(f"warning: class(es) {', '.join(unseen)} have no training row (too rare "
-                   "for the split); the tree cannot predict them", err=True)
+        echo(f"warning: class(es) {', '.join(unseen)} have no training row (too rare "
+             "for the split); the tree cannot predict them", err=True)
     if len(model.classes) == 1:
-        click.echo(f"warning: every training row has class {model.classes[0]}; the tree is a "
-                   "single leaf", err=True)
+        echo(f"warning: every training row has class {model.classes[0]}; the tree is a "
+             "single leaf", err=True)
     if fmt == "json":
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        echo(json_safe(json.dumps(report, indent=2, ensure_ascii=False)))
         return
-    click.echo(f"read {data}: {len(frame)} rows, {describe_features(model)}, "
-               f"target {target!r} with {len(labels)} class{'es' if len(labels) != 1 else ''} "
-               f"({', '.join(labels)})")
+    echo(f"read {data}: {len(frame)} rows, {describe_features(model)}, "
+         f"target {target!r} with {len(labels)} class{'es' if len(labels) != 1 else ''} "
+         f"({', '.join(labels)})")
     if result.dropped_columns:
-        click.echo("dropped columns: " + ", ".join(
+        echo("dropped columns: " + ", ".join(
             f"{k} ({v})" for k, v in result.dropped_columns.items()) + "; --keep COL uses "
             "one as a feature")
     how = "stratified" if result.stratified else "not stratified"
-    click.echo(f"split: {len(result.train)} train / {len(result.test)} test rows "
-               f"({how}, seed {seed})")
+    echo(f"split: {len(result.train)} train / {len(result.test)} test rows "
+         f"({how}, seed {seed})")
     params = [f"max depth {'none' if max_depth is None else max_depth}"]
     if learner == "ser-dt":
         params.insert(0, f"factor_expl {factor:g}")
-    click.echo(f"learner: {LEARNER_NAMES[learner]}, {', '.join(params)}")
+    echo(f"learner: {LEARNER_NAMES[learner]}, {', '.join(params)}")
     for line in format_fit_table(report):
-        click.echo(line)
-    click.echo("check: the xdt tree predicts exactly like the fitted learner on every row")
+        echo(line)
+    echo("check: the xdt tree predicts exactly like the fitted learner on every row")
     if output is None:
-        click.echo("model not saved (give -o MODEL.json to save it)")
+        echo("model not saved (give -o MODEL.json to save it)")
         return
-    click.echo(f"saved {output}")
-    click.echo(f"next: xdt explain {output} --data {data} --rows 0:5")
+    echo(f"saved {output}")
+    echo(f"next: xdt explain {output} --data {data} --rows 0:5")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, describe_features, split_names
+from xdt.cli._common import cli_errors, describe_features, echo, split_names
 from xdt.errors import DataError
 
 # ---------------------------------------------------------------------- xdt import
@@ -127,9 +127,9 @@ def import_model(model_file: str, library: str, features_file: str | None,
         checked = f"; predicts like {library} on {len(points)} points at every threshold"
     xdt.save_model(model, output)  # through a temporary file renamed into place
     per_class = "1 margin" if model.n_scores == 1 else f"{model.n_scores} margins"
-    click.echo(f"read {model_file}: {library} {model.source.get('objective')}, "
-               f"{model.n_trees} trees ({model.n_nodes} nodes, depth {model.depth}), "
-               f"{describe_features(model)}, classes {', '.join(map(str, model.classes))} "
-               f"({per_class}, {model.precision} sums){checked}")
-    click.echo(f"saved {output}")
-    click.echo(f"next: xdt explain {output} --instance '{{...}}'")
+    echo(f"read {model_file}: {library} {model.source.get('objective')}, "
+         f"{model.n_trees} trees ({model.n_nodes} nodes, depth {model.depth}), "
+         f"{describe_features(model)}, classes {', '.join(map(str, model.classes))} "
+         f"({per_class}, {model.precision} sums){checked}")
+    echo(f"saved {output}")
+    echo(f"next: xdt explain {output} --instance '{{...}}'")

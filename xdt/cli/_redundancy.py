@@ -17,6 +17,8 @@ from xdt.cli._common import (
     PROGRESS_MIN_ROWS,
     cli_errors,
     describe_features,
+    echo,
+    json_safe,
     parse_rows,
     read_labelled_csv,
     validate_rows,
@@ -141,22 +143,22 @@ def redundancy(model_path: str, data: str | None, target: str | None, rows: str 
         out = {"model": model_path, **report.to_dict(per_path=per_path)}
         for entry in out.get("paths", []):
             entry["rule"], entry["pi_rule"] = rules[entry["path"]]
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        echo(json_safe(json.dumps(out, indent=2, ensure_ascii=False)))
         return
-    click.echo(f"{model_path}: tree of {describe_features(model)}")
-    click.echo(str(report))
+    echo(f"{model_path}: tree of {describe_features(model)}")
+    echo(str(report))
     if per_path:
-        click.echo("paths:")
+        echo("paths:")
         for r in report.per_path:
             rule, pi = rules[r.path]
             if r.redundant:
-                click.echo(f"  path {r.path}: redundant ({r.redundant_literals} of "
-                           f"{r.n_literals} literals)")
-                click.echo(f"    rule: {rule}")
-                click.echo(f"    PI-explanation: {pi}")
+                echo(f"  path {r.path}: redundant ({r.redundant_literals} of "
+                     f"{r.n_literals} literals)")
+                echo(f"    rule: {rule}")
+                echo(f"    PI-explanation: {pi}")
             else:
-                click.echo(f"  path {r.path}: not redundant (a PI-explanation)")
-                click.echo(f"    rule: {rule}")
+                echo(f"  path {r.path}: not redundant (a PI-explanation)")
+                echo(f"    rule: {rule}")
 
 
 def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
@@ -190,19 +192,19 @@ def _rule_redundancy(model: DecisionList | DNF, model_path: str, data: str,
             r["text"] = texts[r["rule"]] if r["rule"] >= 0 else f"ELSE {dl.default}"
         for r in out["rows"]:  # positions in the CSV, not in the selection
             r["row"] = positions[r["row"]]
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        echo(json_safe(json.dumps(out, indent=2, ensure_ascii=False, default=str)))
         return
     words = "" if offers(model, RULES) else " (its terms as rules, in order)"
-    click.echo(f"{model_path}: {kind_name(model)} of {describe_features(model)}, "
-               f"{dl.n_rules} rules, default {dl.default}{words}")
+    echo(f"{model_path}: {kind_name(model)} of {describe_features(model)}, "
+         f"{dl.n_rules} rules, default {dl.default}{words}")
     shown = f"rows {rows} of {data}" if rows is not None else data
-    click.echo(f"data                                    {shown} ({len(X)} rows)")
+    echo(f"data                                    {shown} ({len(X)} rows)")
     if accuracy is not None:
-        click.echo(f"accuracy                                {accuracy:.1f}% "
-                   f"({n_labelled} labelled rows)")
-    click.echo(str(report))
+        echo(f"accuracy                                {accuracy:.1f}% "
+             f"({n_labelled} labelled rows)")
+    echo(str(report))
     if per_rule:
-        click.echo("per rule (%red, %max: mean and largest share of redundant literals; !AXp, "
-                   "!weak: rows where the rule is not an AXp, not a weak AXp; |WNE|: mean "
-                   "why-not-earlier features):")
-        click.echo(report.rules_table(texts))
+        echo("per rule (%red, %max: mean and largest share of redundant literals; !AXp, "
+             "!weak: rows where the rule is not an AXp, not a weak AXp; |WNE|: mean "
+             "why-not-earlier features):")
+        echo(report.rules_table(texts))

@@ -76,10 +76,11 @@ from xdt.report import _svg as svg
 from xdt.report._assets import PAGE_CSS, PAGE_JS
 from xdt.run._instance import InstanceExplanation
 from xdt.run._record import explanation_record
+from xdt.run._records import invalid_rows
 from xdt.run._table import explain_table
 
-__all__ = ["DEFAULT_MAX_CXPS", "DEFAULT_MAX_ROWS", "Report", "RowResult", "build_report",
-           "explain_rows", "write_report"]
+__all__ = ["DEFAULT_MAX_CXPS", "DEFAULT_MAX_ROWS", "Report", "ReportInterrupted", "RowResult",
+           "build_report", "explain_rows", "write_report"]
 
 DEFAULT_MAX_ROWS = 1000
 """Rows a report explains unless told otherwise: the first of the selection."""
@@ -182,6 +183,16 @@ class Report:
         (:func:`xdt.metrics.rule_redundancy_report`).
     nodes : list of DrawnNode or None
         Decision trees: the laid-out nodes of the picture.
+    invalid : list of dict
+        The rows of the selection left out because the model cannot read them
+        (``on_invalid="skip"``), each ``{"row": position, "reason": text, "values": {...}}``.
+    interrupted : bool
+        Ctrl-C stopped the run: ``rows`` holds the rows finished before it.
+    n_planned : int or None
+        Rows the run was to explain (the selection up to ``max_rows``, with the invalid
+        ones); None: ``len(rows)``.
+    time_limit : float or None
+        Seconds each row was allowed for its enumeration of CXps (None: no limit).
     """
 
     model: Model
@@ -193,6 +204,15 @@ class Report:
     redundancy: RedundancyReport | None = None
     nodes: list[svg.DrawnNode] | None = None
     rule_redundancy: RuleRedundancyReport | None = None
+    invalid: list[dict] = field(default_factory=list)
+    interrupted: bool = False
+    n_planned: int | None = None
+    time_limit: float | None = None
+
+    @property
+    def time_limited(self) -> int:
+        """Rows whose listing of CXps the time limit cut short."""
+        return sum(r.cxps.stopped_by == "time_limit" for r in self.rows)
 
     @property
     def accuracy(self) -> float | None:
@@ -200,6 +220,15 @@ class Report:
         None without labels."""
         marks = [r.correct for r in self.rows if r.correct is not None]
         return 100.0 * sum(marks) / len(marks) if marks else None
+
+
+class ReportInterrupted(KeyboardInterrupt):
+    """:func:`explain_rows` was stopped by Ctrl-C; ``report`` holds the rows finished before
+    it (``report.interrupted`` True), ready for :func:`build_report`."""
+
+    def __init__(self, report: Report):
+        self.report = report
+        super().__init__("interrupted")
 
 
 # ---------------------------------------------------------------------- explaining
@@ -259,7 +288,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
                  max_rows: int | None = DEFAULT_MAX_ROWS,
                  max_cxps: int | None = DEFAULT_MAX_CXPS, time_limit: float | None = None,
                  engine: str | None = None, target: str | None = None,
-                 progress: bool = False) -> Report:
+                 progress: bool = False, on_invalid: str = "raise") -> Report:
     """Explain rows of ``data``: one AXp and the CXps of each, certificates re-checked.
 
     Parameters
@@ -276,7 +305,9 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     max_cxps : int or None
         Most CXps listed per row (default :data:`DEFAULT_MAX_CXPS`; None: all).
     time_limit : float, optional
-        Seconds allowed to each row's enumeration of CXps.
+        Seconds allowed to each row's enumeration of CXps (None: no limit). A listing it
+        cuts short is marked (``cxps.stopped_by == "time_limit"``), and the page says in
+        how many rows.
     engine : {"auto", "path", "sat", "box"} or None
         The :class:`~xdt.explain.Explainer`'s engine (default: chosen from the model).
     target : str, optional
@@ -285,6 +316,11 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         it is left out of the accuracy.
     progress : bool
         Show a progress bar (tqdm, on stderr) of the rows explained.
+    on_invalid : {"raise", "skip"}
+        A selected row the model cannot read (missing value, unknown category, text for a
+        number): "raise" (default) raises before any row is explained; "skip" explains the
+        others and lists it, with its reason, in ``Report.invalid`` (the page shows it as
+        not explained).
 
     Returns
     -------
@@ -292,11 +328,15 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
 
     Raises
     ------
+    ReportInterrupted
+        (a ``KeyboardInterrupt``) on Ctrl-C, with the report of the rows finished before
+        it.
     ParameterError
-        Bad ``rows``, ``max_rows`` or ``max_cxps``, or a ``target`` column ``data`` lacks.
+        Bad ``rows``, ``max_rows``, ``max_cxps`` or ``on_invalid``, or a ``target`` column
+        ``data`` lacks.
     MissingFeatureError, InstanceError
-        A feature without a column; a value the model cannot read (missing, unknown
-        category, text for a number) in a selected row.
+        A feature without a column; with "raise", a value the model cannot read (missing,
+        unknown category, text for a number) in a selected row.
     EngineNotAvailableError
         An engine that cannot explain the model.
     """
@@ -305,10 +345,15 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     for name, v in (("max_rows", max_rows), ("max_cxps", max_cxps)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise ParameterError(f"{name} must be a positive integer or None, got {v!r}")
+    if on_invalid not in ("raise", "skip"):
+        raise ParameterError(f"on_invalid must be 'raise' or 'skip', got {on_invalid!r}")
     frame = as_frame(model.features, data)
     n_data = len(frame)
     selected = _positions(rows, n_data)
-    positions = selected if max_rows is None else selected[:max_rows]
+    planned = selected if max_rows is None else selected[:max_rows]
+    invalid = invalid_rows(model, frame, planned) if on_invalid == "skip" else []
+    skipped = {r["row"] for r in invalid}
+    positions = [p for p in planned if p not in skipped]
     labels: list | None = None
     if isinstance(data, pd.DataFrame):
         column = target if target is not None else getattr(model, "target", None)
@@ -322,13 +367,10 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     cells = model.encode(part) if len(part) else np.zeros((0, len(model.features)), int)
     tree = model if offers(model, PATHS) else None
     nodes = svg.layout(tree) if tree is not None and tree.n_nodes <= MAX_TREE_NODES else None
-    redundancy = None
     redundant: dict[int, bool] = {}
     leaves: list[int] = []
     if tree is not None and not tree.constraints:  # redundancy ignores constraints: left out
-        redundancy = redundancy_report(tree, part, labels) if len(part) else \
-            redundancy_report(tree)
-        redundant = {p.path: p.redundant for p in redundancy.per_path}
+        redundant = {p.path: p.redundant for p in redundancy_report(tree).per_path}
     if tree is not None:
         leaves = tree.leaf_paths(cells).tolist() if len(part) else []
     names = model.features.names
@@ -364,24 +406,39 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
             pending = []
         bar.update(1)
 
+    interrupted = False
     try:
-        # one AXp and all CXps (at most max_cxps) per row, by the one table function
-        explain_table(model, part.set_axis(positions), engine=explainer,
-                      options={"all_cxps": True, "max_count": max_cxps,
-                               "time_limit": time_limit, "certificates": False},
-                      on_row=collect, progress=False)
+        try:
+            # one AXp and all CXps (at most max_cxps) per row, by the one table function
+            explain_table(model, part.set_axis(positions), engine=explainer,
+                          options={"all_cxps": True, "max_count": max_cxps,
+                                   "time_limit": time_limit, "certificates": False},
+                          on_row=collect, progress=False)
+        except KeyboardInterrupt:  # the rows finished are kept; the current one is not
+            interrupted = True
         if pending:
             _check_rows(model, pending)
     finally:
         bar.close()
         explainer.close()
+    done = part.iloc[:len(results)]  # the rows explained: all of them, unless interrupted
     counts = Counter({name: 0 for name in names})
     for r in results:
         counts.update(r.axp.features)
-    rules = (rule_redundancy_report(model, part)
-             if offers(model, RULES) and len(part) else None)
-    return Report(model, results, n_data, len(selected), explainer.engine,
-                  {name: counts[name] for name in names}, redundancy, nodes, rules)
+    redundancy = None
+    if tree is not None and not tree.constraints:
+        redundancy = redundancy_report(tree, done, None if labels is None else
+                                       labels[:len(results)]) if len(done) else \
+            redundancy_report(tree)
+    rules = (rule_redundancy_report(model, done)
+             if offers(model, RULES) and len(done) else None)
+    report = Report(model, results, n_data, len(selected), explainer.engine,
+                    {name: counts[name] for name in names}, redundancy, nodes, rules,
+                    invalid=invalid, interrupted=interrupted, n_planned=len(planned),
+                    time_limit=time_limit)
+    if interrupted:
+        raise ReportInterrupted(report)
+    return report
 
 
 # ---------------------------------------------------------------------- the page
@@ -480,10 +537,26 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
     parts.append("</p>")
     if selection:
         parts.append(f"<p>Selection: rows <code>{_e(selection)}</code> ({sel:,} rows).</p>")
-    if n < sel:
-        parts.append(f'<p class="note">Only the first {n:,} of the {sel:,} selected rows are '
-                     "explained (the row limit); choose others with <code>--rows A:B</code>, "
-                     "or raise the limit with <code>--max-rows N</code>.</p>")
+    planned = n if report.n_planned is None else report.n_planned
+    if report.interrupted:
+        parts.append(f'<p class="note" id="xdt-interrupted"><b>Interrupted</b> (Ctrl-C): '
+                     f"{n:,} of the {planned:,} rows to explain were finished; the others "
+                     "are not in this report.</p>")
+    if planned < sel:
+        parts.append(f'<p class="note">Only the first {planned:,} of the {sel:,} selected '
+                     "rows are explained (the row limit); choose others with "
+                     "<code>--rows A:B</code>, or raise the limit with <code>--max-rows N"
+                     "</code>.</p>")
+    parts.append(_invalid_part(report.invalid))
+    cut = report.time_limited
+    if cut:
+        budget = ("" if report.time_limit is None
+                  else f" ({format_number(report.time_limit)} s per row)")
+        parts.append(f'<p class="note" id="xdt-time-limited">In {cut:,} of the {n:,} rows the '
+                     f"listing of CXps stopped at the time limit{_e(budget)}: those rows may "
+                     "have more CXps than listed (marked &hellip; in the table); raise it "
+                     "with <code>--time-limit S</code>, or <code>--time-limit none</code> for "
+                     "no limit.</p>")
     checked = sum(r.checked for r in report.rows)
     parts.append(f"<p>Engine: <code>{_e(report.engine)}</code>. Certificates re-checked with "
                  f"the model's own predict: {checked:,} of {n:,} rows passed.</p>")
@@ -502,6 +575,24 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
         line += f"; mean number of CXps {np.mean(n_cxps):.2f}."
         parts.append(f"<p>{_e(line)}</p>")
     return f'<div class="card" id="xdt-data-card"><h2>Rows</h2>{"".join(parts)}</div>'
+
+
+MAX_INVALID_SHOWN = 50
+"""Rows not explained (the model cannot read them) listed by name on the page."""
+
+
+def _invalid_part(invalid: Sequence[dict]) -> str:
+    """The rows left out because the model cannot read them, with the reason of each."""
+    if not invalid:
+        return ""
+    k = len(invalid)
+    items = "".join(f"<li>row {r['row']}: {_e(r['reason'])}</li>"
+                    for r in invalid[:MAX_INVALID_SHOWN])
+    more = (f"<li>… and {k - MAX_INVALID_SHOWN:,} more</li>" if k > MAX_INVALID_SHOWN
+            else "")
+    return (f'<div class="note" id="xdt-invalid"><p><b>{k:,} row{"" if k == 1 else "s"} not '
+            f"explained</b>: the model cannot read {'it' if k == 1 else 'them'} (a missing "
+            f"value, an unknown category, text for a number):</p><ul>{items}{more}</ul></div>")
 
 
 def _rule_redundancy_card(r: RuleRedundancyReport) -> str:
@@ -797,7 +888,11 @@ def build_report(model: Model, data: Any, *, rows: object = None,
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     data_json = safe_json({"prefix": ID_PREFIX, "features": list(model.features.names),
                            "rows": _row_data(report),
-                           "records": [page_record(r) for r in report.rows]})
+                           "records": [page_record(r) for r in report.rows],
+                           "invalid": [{"row": r["row"], "reason": r["reason"]}
+                                       for r in report.invalid],
+                           "interrupted": report.interrupted,
+                           "time_limit": report.time_limit})
     n = len(report.rows)
     glossary = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY)
     return f"""<!DOCTYPE html>

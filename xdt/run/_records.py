@@ -530,6 +530,39 @@ def _bad_rows(model: Model, frame: pd.DataFrame, first_only: bool
     return bad
 
 
+def invalid_rows(model: Model, frame: pd.DataFrame, positions: Sequence[int]
+                 ) -> list[dict]:
+    """The rows of ``frame`` at ``positions`` that ``model`` cannot read (missing value,
+    unknown category, text for a number), each as the skipped-rows file writes it:
+    ``{"row": position, "reason": text, "values": {feature: value}}``, in the order of
+    ``positions``; ``[]`` when every row is readable.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The model's features, in order (:func:`xdt.ir._instances.as_frame`).
+    positions : sequence of int
+        0-based positions in ``frame``.
+
+    Raises
+    ------
+    DataError
+        A problem of the whole table, not of a row.
+    """
+    part = frame.iloc[list(positions)]
+    try:
+        model.encode(part)
+        return []
+    except InstanceError as e:
+        error = e
+    bad = _bad_rows(model, part, first_only=False)
+    if not bad:
+        raise DataError(str(error)) from None
+    return [{"row": int(positions[k]), "reason": str(e),
+             "values": {name: _plain(v) for name, v in part.iloc[k].items()}}
+            for k, e in sorted(bad.items())]
+
+
 @dataclass
 class _Rows:
     """The outcome of explaining some rows: the records of those explained, the skipped (or
