@@ -63,6 +63,7 @@ from xdt.interop._tree_walk import build_tree
 from xdt.ir._ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir._features import Feature, FeatureSpace
 from xdt.ir._file_size import read_model_file
+from xdt.ir._json_io import MAX_NESTING, _nesting
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Node, ThresholdSplit
 
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -258,7 +259,8 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
 def _size(dump: Mapping) -> int:
     """The length in bytes of a dump as JSON (what it can describe)."""
     try:
-        return len(json.dumps(dump, default=str))
+        with _nesting(MAX_NESTING):
+            return len(json.dumps(dump, default=str))
     except (TypeError, ValueError, RecursionError):
         return 0
 
