@@ -359,11 +359,12 @@ def test_hostile_lightgbm_dumps(files, tmp_path):
     root = dump["tree_info"][0]["tree_structure"]
     bad = json.loads(json.dumps(dump))
     bad["tree_info"][0]["tree_structure"]["split_feature"] = 9
-    with pytest.raises(ModelFormatError, match="tree 0, split 0: split_feature is 9"):
+    with pytest.raises(UnsupportedModelError, match="malformed LightGBM model dump: tree 0, "
+                                                    "split 0: split_feature is 9"):
         xdt.from_lightgbm(bad)
     bad = json.loads(json.dumps(dump))
     bad["tree_info"][0]["tree_structure"]["threshold"] = float("inf")
-    with pytest.raises(ModelFormatError, match="the threshold is infinite"):
+    with pytest.raises(UnsupportedModelError, match="the threshold is infinite"):
         xdt.from_lightgbm(bad)
     bad = json.loads(json.dumps(dump))
     bad["max_feature_idx"] = 10**8

@@ -66,6 +66,9 @@ from xdt.ir._file_size import read_model_file
 from xdt.ir._json_io import MAX_NESTING, _nesting
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Node, ThresholdSplit
 
+DUMP = "a malformed LightGBM model dump"
+"""How the messages about a dump's nodes begin."""
+
 ZERO_THRESHOLD = float(np.float32(1e-35))
 """LightGBM's ``kZeroThreshold`` (``1e-35f``): ``|x|`` up to it counts as zero."""
 
@@ -181,7 +184,8 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
         their lists, more features than the file can describe. xdt checks a text model
         before LightGBM reads it (its reader can end the process on them); the message
         names the tree and node. A :class:`~xdt.errors.ModelSizeError` for a file over
-        ``max_bytes``.
+        ``max_bytes``. (A dump's broken nodes are an ``UnsupportedModelError``, "a
+        malformed LightGBM model dump: tree t, split s: ...", as they always were.)
     DataError
         ``feature_names`` or ``classes`` of the wrong length, or repeated.
     MissingFileError
@@ -212,9 +216,9 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
         raise DataError(f"the model has {n_classes} classes; give as many distinct class "
                         f"labels, in the order of LightGBM's class indices, got {classes}")
     stored = list(dump.get("feature_names") or [])
-    n_features = integer(dump.get("max_feature_idx", len(stored) - 1), "the dump", "",
+    n_features = integer(dump.get("max_feature_idx", len(stored) - 1), DUMP, "",
                          "max_feature_idx", 0) + 1
-    bounded_count(n_features, max(len(stored), named), _size(dump), "the dump",
+    bounded_count(n_features, max(len(stored), named), _size(dump), DUMP,
                   "the feature count (max_feature_idx + 1)",
                   "pass the features' names (feature_names=...) if the model has that many")
     names = list(feature_names) if feature_names is not None else (
@@ -237,11 +241,13 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
                                     i % per_iteration, i),
                               target=target)
                  for i, t in enumerate(trees_doc)]
+    except ModelFormatError as e:   # a node breaks the format: named in the message
+        raise UnsupportedModelError(str(e)) from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError,
             OverflowError) as e:
         if isinstance(e, XdtError):
             raise
-        raise ModelFormatError(
+        raise UnsupportedModelError(
             f"a malformed LightGBM model dump ({type(e).__name__}: {e}); pass "
             "booster.dump_model() or the file written by save_model, unedited") from None
     threshold = _binary_threshold(lgb, dump["objective"]) if n_scores == 1 else 0.0
@@ -301,7 +307,7 @@ def _split_codes(node: Mapping, where: str) -> set[int]:
     codes = set()
     for c in str(node["threshold"]).split("||"):
         if not c.strip().isdigit() or len(c.strip()) > 10:
-            raise ModelFormatError(f"the dump: {where}: category code {c[:30]!r} is not a "
+            raise ModelFormatError(f"{DUMP}: {where}: category code {c[:30]!r} is not a "
                                    f"non-negative integer; {FIX}")
         codes.add(int(c))
     return codes
@@ -317,12 +323,12 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
 
     def children(node: Mapping) -> tuple[Mapping, ...]:
         if not isinstance(node, Mapping):
-            raise ModelFormatError(f"the dump: tree {index}: a node must be a JSON object, "
+            raise ModelFormatError(f"{DUMP}: tree {index}: a node must be a JSON object, "
                                    f"got {type(node).__name__}; {FIX}")
         if "split_feature" not in node:
             return ()
         kids = (node["left_child"], node["right_child"])
-        j = integer(node["split_feature"], "the dump", place(node), "split_feature", 0,
+        j = integer(node["split_feature"], DUMP, place(node), "split_feature", 0,
                     len(features))
         f = features[j]
         if node["decision_type"] == "==":
@@ -339,7 +345,7 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
                                         f"{node['decision_type']!r}")
         if not f.is_ordinal:
             raise UnsupportedModelError(f"{where}: a threshold split on a categorical feature")
-        number(node["threshold"], "the dump", where, "the threshold")
+        number(node["threshold"], DUMP, where, "the threshold")
         return kids
 
     def make(node: Mapping, kids: list[Node]) -> Node:
@@ -348,7 +354,7 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
                 raise UnsupportedModelError(
                     f"tree {index} is a linear tree (linear_tree=True); xdt imports constant "
                     "leaves only")
-            value = number(node["leaf_value"], "the dump", f"tree {index}, leaf "
+            value = number(node["leaf_value"], DUMP, f"tree {index}, leaf "
                                                            f"{node.get('leaf_index')}",
                            "the leaf value")
             return margin_leaf(classes, n_scores, group, value)
