@@ -170,9 +170,10 @@ def _check_indptr(indptr: object, n_trees: int, source: str) -> None:
                                      f"{n_trees:,} trees")
 
 
-def _check_cats(cats: object, n_features: int, source: str) -> list[int | None]:
-    """Per feature, the number of categories in the model's own category list (or None)."""
-    counts: list[int | None] = [None] * n_features
+def _check_cats(cats: object, n_features: int, source: str) -> dict[int, int]:
+    """Feature -> the number of categories in the model's own category list (features with
+    a list only: ``num_feature`` is not yet known to be within the file's means)."""
+    counts: dict[int, int] = {}
     if cats is None or cats == {}:
         return counts
     enc = child({"cats": cats}, "cats", source, "model").get("enc") or []
@@ -216,8 +217,8 @@ def _check_cats(cats: object, n_features: int, source: str) -> list[int | None]:
         last = 0
         for i, s in enumerate(segments):
             s = integer(s, source, "cats", f"feature_segments[{i}]", last, len(order) + 1)
-            if i and s - last != (counts[i - 1] or 0):
-                raise corrupt(source, "cats", f"feature {i - 1} has {counts[i - 1] or 0} "
+            if i and s - last != counts.get(i - 1, 0):
+                raise corrupt(source, "cats", f"feature {i - 1} has {counts.get(i - 1, 0)} "
                                               f"categories, but a segment of {s - last}")
             last = s
         if segments and (segments[0] != 0 or last != len(order)):
@@ -230,7 +231,7 @@ def _check_cats(cats: object, n_features: int, source: str) -> list[int | None]:
     return counts
 
 
-def _check_tree(t: object, k: int, n_features: int, types: list, category_counts: list,
+def _check_tree(t: object, k: int, n_features: int, types: list, category_counts: dict,
                 size: int, source: str) -> int:
     """Check tree ``k``; the number of features it uses (its largest feature index + 1)."""
     tree = f"tree {k}"
@@ -311,7 +312,7 @@ def _check_tree(t: object, k: int, n_features: int, types: list, category_counts
 
 
 def _check_categories(t: Mapping, k: int, n: int, inner: set, stype: list, feat: list,
-                      category_counts: list, size: int, source: str) -> None:
+                      category_counts: dict, size: int, source: str) -> None:
     tree = f"tree {k}"
     keys = ("categories_nodes", "categories_segments", "categories_sizes")
     nodes, segments, sizes = (t.get(key, []) for key in keys)
@@ -337,7 +338,7 @@ def _check_categories(t: Mapping, k: int, n: int, inner: set, stype: list, feat:
         integer(count, source, where, f"categories_sizes entry (with segment {start})", 0,
                 len(values) - start + 1)
         f = feat[node]
-        known = category_counts[f] if f < len(category_counts) else None
+        known = category_counts.get(f)
         limit = known if known is not None else min(MAX_CATEGORY, max(size, 2))
         for c in values[start:start + count]:
             integer(c, source, where, f"category code of feature {f}" + (

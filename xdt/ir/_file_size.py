@@ -124,10 +124,18 @@ def read_model_file(path: str | os.PathLike, what: str = "model",
     except FileNotFoundError:
         raise MissingFileError(f"no {what} file at {str(p)!r}", path=str(p)) from None
     check_model_size(size, str(p), max_bytes)
+    limit = model_size_limit(max_bytes)
     try:
         with p.open("rb") as f:
-            data = f.read(model_size_limit(max_bytes) + 1)
+            parts = [f.read(size + 1)]      # the size stat gave, and a byte to see growth
+            total = len(parts[0])
+            while total > size and total <= limit:  # it grew after the stat: read on
+                part = f.read(min(2**24, limit + 1 - total))
+                if not part:
+                    break
+                parts.append(part)
+                total += len(part)
     except FileNotFoundError:
         raise MissingFileError(f"no {what} file at {str(p)!r}", path=str(p)) from None
-    check_model_size(len(data), str(p), max_bytes)   # it grew after the stat
-    return data
+    check_model_size(total, str(p), max_bytes)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
