@@ -9,7 +9,9 @@ what to do about it.
 
     XdtError
     ├── ModelError (ValueError)            a model or model file is not acceptable
-    │   ├── ModelFormatError                 not an ``xdt-model/1`` document, malformed JSON
+    │   ├── ModelFormatError                 not an ``xdt-model/1`` document, malformed JSON,
+    │   │   │                                  a malformed XGBoost/LightGBM file
+    │   │   └── ModelSizeError                 a model file over the size limit (``max_bytes``)
     │   ├── UnsupportedModelError            a known model kind this version cannot use yet
     │   └── InvalidModelError                breaks a rule of the IR (names the node)
     │       ├── ValueOutsideDomainError
@@ -63,10 +65,10 @@ __all__ = [
     "EngineError", "EngineNotAvailableError", "EstimatorError", "FieldCountError",
     "InstanceError", "InstanceShapeError", "InternalError", "InvalidConstraintError",
     "InvalidModelError", "InvalidRowError", "MissingFeatureError", "MissingFileError",
-    "MissingValueError", "ModelError", "ModelFormatError", "NoExplanationError",
-    "NoSelectorError", "NotFittedError", "OrderingFeatureError", "OutputEncodingError",
-    "OutputError", "OutputExistsError", "OutputLockedError", "ParameterError",
-    "ParameterTypeError", "UnknownCategoryError", "UnknownFeatureError",
+    "MissingValueError", "ModelError", "ModelFormatError", "ModelSizeError",
+    "NoExplanationError", "NoSelectorError", "NotFittedError", "OrderingFeatureError",
+    "OutputEncodingError", "OutputError", "OutputExistsError", "OutputLockedError",
+    "ParameterError", "ParameterTypeError", "UnknownCategoryError", "UnknownFeatureError",
     "UnknownNodeFeatureError", "UnsupportedEstimatorError", "UnsupportedModelError",
     "ValueOutOfRangeError", "ValueOutsideDomainError", "XdtError",
 ]
@@ -81,7 +83,29 @@ class ModelError(XdtError, ValueError):
 
 
 class ModelFormatError(ModelError):
-    """The document is not an ``xdt-model/1`` model (missing/unknown ``format``, bad JSON)."""
+    """The document is not an ``xdt-model/1`` model (missing/unknown ``format``, bad JSON), or
+    a model file of XGBoost or LightGBM breaks its library's format (a child index out of range
+    or reached twice, a feature index past the feature count, a threshold that is not a finite
+    number, counts the file cannot hold): xdt checks these files before the library reads
+    them, as the libraries' own readers can crash the process on them. The message names the
+    tree and node."""
+
+
+class ModelSizeError(ModelFormatError):
+    """A model file is larger than the limit its reader was given (``max_bytes`` of
+    :func:`xdt.load_model`, :func:`xdt.from_xgboost`, :func:`xdt.from_lightgbm`; by default
+    512 MiB, or the environment variable ``XDT_MAX_MODEL_BYTES``), checked before it is read.
+
+    Attributes
+    ----------
+    size, limit : int
+        The file's size and the limit, in bytes.
+    """
+
+    def __init__(self, message: str, size: int = 0, limit: int = 0):
+        self.size = size
+        self.limit = limit
+        super().__init__(message)
 
 
 class UnsupportedModelError(ModelError):

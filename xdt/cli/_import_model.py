@@ -51,6 +51,8 @@ def probe_points(model: Any) -> list[list]:
                            float(np.nextafter(t32, np.float32(-np.inf)))}
         else:
             values = set(feature.domain)
+        # a step past float32's largest value is infinite: no row holds it
+        values = {v for v in values if not isinstance(v, float) or np.isfinite(v)}
         for v in sorted(values, key=str):
             row = list(base)
             row[f] = v
@@ -95,7 +97,12 @@ def import_model(model_file: str, library: str, features_file: str | None,
     LightGBM JSON dump, which LightGBM cannot load). Models xdt cannot represent exactly
     (regression or ranking objectives, multi-output, LightGBM's multiclassova, rf mode,
     linear trees, zero-as-missing splits against their threshold) are refused with the
-    reason. `xdt explain MODEL.json` then reads the written file.
+    reason. Before the library reads FILE, xdt checks its structure (children in range and
+    reached once, features below the feature count, finite thresholds, tree_info and
+    categories consistent, counts the file can hold) and refuses a damaged or crafted file
+    naming the tree and node. Model files over 512 MiB are refused before they are read
+    (raise the limit with the environment variable XDT_MAX_MODEL_BYTES). `xdt explain
+    MODEL.json` then reads the written file.
 
     \b
     Examples:
@@ -123,7 +130,9 @@ def import_model(model_file: str, library: str, features_file: str | None,
             raise DataError(
                 f"the imported model predicts differently from {library} on "
                 f"{len(differ)} of {len(points)} points at its thresholds (first: "
-                f"{points[differ[0]]}); this is a bug in xdt's importer, please report it")
+                f"{points[differ[0]]}); if {model_file} is the library's own file, unedited, "
+                "this is a bug in xdt's importer, please report it; else save the model again "
+                "with the library")
         checked = f"; predicts like {library} on {len(points)} points at every threshold"
     xdt.save_model(model, output)  # through a temporary file renamed into place
     per_class = "1 margin" if model.n_scores == 1 else f"{model.n_scores} margins"

@@ -49,11 +49,25 @@ from pathlib import Path
 
 import numpy as np
 
-from xdt.errors import DataError, MissingFileError, UnsupportedModelError, XdtError
+from xdt.errors import (
+    DataError,
+    MissingFileError,
+    ModelFormatError,
+    UnsupportedModelError,
+    XdtError,
+)
+from xdt.interop._lightgbm_check import FIX, SAVE, check_text
+from xdt.interop._model_checks import bounded_count, integer, number, parse_json
 from xdt.interop._sklearn_tree import class_label
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir._features import Feature, FeatureSpace
-from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.ir._file_size import read_model_file
+from xdt.ir._json_io import MAX_NESTING, _nesting
+from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Node, ThresholdSplit
+
+DUMP = "a malformed LightGBM model dump"
+"""How the messages about a dump's nodes begin."""
 
 ZERO_THRESHOLD = float(np.float32(1e-35))
 """LightGBM's ``kZeroThreshold`` (``1e-35f``): ``|x|`` up to it counts as zero."""
@@ -69,34 +83,29 @@ def _lightgbm():
     return lightgbm
 
 
-def _dump(model_or_path) -> tuple[dict, object | None, str]:
+def _dump(model_or_path, named: int = 0,
+          max_bytes: int | None = None) -> tuple[dict, object | None, str]:
     """(JSON dump, Booster or None, model class) of an LGBMClassifier, a Booster, a text
-    model file or a JSON dump file (or dict)."""
+    model file (checked by :func:`~xdt.interop._lightgbm_check.check_text` before LightGBM
+    reads it) or a JSON dump file (or dict)."""
     lgb = _lightgbm()
     if isinstance(model_or_path, Mapping):
         return dict(model_or_path), None, "dump"
     if isinstance(model_or_path, str | os.PathLike):
         path = Path(model_or_path)
-        if not path.is_file():
+        if not path.is_file() and not path.is_dir():
             raise MissingFileError(f"no LightGBM model file at {str(path)!r}", path=str(path))
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_model_file(path, "LightGBM model", max_bytes).decode(
+            "utf-8", errors="replace")
         if text.lstrip().startswith("{"):
-            try:
-                return json.loads(text), None, "dump"
-            except json.JSONDecodeError as e:
-                raise UnsupportedModelError(f"{path}: not valid JSON ({e})") from None
-        if "\nend of trees" not in text:
-            # LightGBM aborts the whole process (not an exception) on a cut-off file
-            raise UnsupportedModelError(
-                f"{path}: LightGBM cannot read it as a model file (no 'end of trees' line: "
-                "the file is cut off, or not a LightGBM text model); save the model with "
-                "save_model('model.txt') or dump_model()")
+            return parse_json(text, str(path), "LightGBM", SAVE), None, "dump"
+        check_text(text, str(path), named)
         try:
-            booster = lgb.Booster(model_file=str(path))
-        except lgb.basic.LightGBMError as e:
+            booster = lgb.Booster(model_str=text)
+        except (lgb.basic.LightGBMError, ValueError) as e:
             raise UnsupportedModelError(
                 f"{path}: LightGBM cannot read it as a model file ({str(e).splitlines()[0]}); "
-                "save the model with save_model('model.txt') or dump_model()") from None
+                f"{SAVE}") from None
         return booster.dump_model(), booster, "Booster"
     if isinstance(model_or_path, lgb.Booster):
         return model_or_path.dump_model(), model_or_path, "Booster"
@@ -134,7 +143,8 @@ def _objective(dump: dict) -> tuple[str, int, float]:
 
 
 def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
-                  classes: Sequence | None = None, target: str | None = None) -> TreeEnsemble:
+                  classes: Sequence | None = None, target: str | None = None,
+                  max_bytes: int | None = None) -> TreeEnsemble:
     """A :class:`~xdt.ir.TreeEnsemble` (``"margin"``, float64) from a LightGBM model.
 
     Parameters
@@ -150,6 +160,9 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
         ``classes_``, else ``0 .. k-1`` (a booster or file keeps no labels).
     target : str, optional
         Name of the predicted variable.
+    max_bytes : int, optional
+        The largest model file read, in bytes, checked before it is read: default 512 MiB,
+        or the environment variable ``XDT_MAX_MODEL_BYTES`` (:mod:`xdt.ir._file_size`).
 
     Returns
     -------
@@ -164,13 +177,26 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
     UnsupportedModelError
         lightgbm is not installed; an objective, mode or split xdt cannot represent (see
         the module docstring).
+    ModelFormatError
+        The text model or dump breaks LightGBM's format: a child out of range or reached
+        twice, a ``split_feature`` past the feature count, a threshold or leaf value that is
+        not a finite number, a list that does not match ``num_leaves``, categories past
+        their lists, more features than the file can describe. xdt checks a text model
+        before LightGBM reads it (its reader can end the process on them); the message
+        names the tree and node. A :class:`~xdt.errors.ModelSizeError` for a file over
+        ``max_bytes``. (A dump's broken nodes are an ``UnsupportedModelError``, "a
+        malformed LightGBM model dump: tree t, split s: ...", as they always were.)
     DataError
         ``feature_names`` or ``classes`` of the wrong length, or repeated.
     MissingFileError
         (a ``FileNotFoundError``) No file at the path.
     """
     lgb = _lightgbm()
-    dump, booster, kind = _dump(model_or_path)
+    named = len(feature_names) if feature_names is not None else 0
+    dump, booster, kind = _dump(model_or_path, named, max_bytes)
+    if not isinstance(dump, Mapping):
+        raise UnsupportedModelError(
+            f"not a LightGBM model dump: a JSON {type(dump).__name__}, not an object; {SAVE}")
     if not isinstance(dump.get("tree_info"), list) or "objective" not in dump:
         hint = (" (it is an XGBoost model: import it with from_xgboost)" if "learner" in dump
                 else "")
@@ -190,7 +216,11 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
         raise DataError(f"the model has {n_classes} classes; give as many distinct class "
                         f"labels, in the order of LightGBM's class indices, got {classes}")
     stored = list(dump.get("feature_names") or [])
-    n_features = int(dump.get("max_feature_idx", len(stored) - 1)) + 1
+    n_features = integer(dump.get("max_feature_idx", len(stored) - 1), DUMP, "",
+                         "max_feature_idx", 0) + 1
+    bounded_count(n_features, max(len(stored), named), _size(dump), DUMP,
+                  "the feature count (max_feature_idx + 1)",
+                  "pass the features' names (feature_names=...) if the model has that many")
     names = list(feature_names) if feature_names is not None else (
         stored or [f"Column_{j}" for j in range(n_features)])
     if len(names) != n_features or len(set(names)) != len(names):
@@ -211,7 +241,10 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
                                     i % per_iteration, i),
                               target=target)
                  for i, t in enumerate(trees_doc)]
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+    except ModelFormatError as e:   # a node breaks the format: named in the message
+        raise UnsupportedModelError(str(e)) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+            OverflowError) as e:
         if isinstance(e, XdtError):
             raise
         raise UnsupportedModelError(
@@ -229,6 +262,15 @@ def from_lightgbm(model_or_path, feature_names: Sequence[str] | None = None, *,
                         reference=reference)
 
 
+def _size(dump: Mapping) -> int:
+    """The length in bytes of a dump as JSON (what it can describe)."""
+    try:
+        with _nesting(MAX_NESTING):
+            return len(json.dumps(dump, default=str))
+    except (TypeError, ValueError, RecursionError):
+        return 0
+
+
 def _domains(dump: dict, trees_doc: list[dict], n_features: int) -> list[tuple | None]:
     """Per feature: its domain when categorical, else None."""
     used: dict[int, set[int]] = {}
@@ -239,7 +281,7 @@ def _domains(dump: dict, trees_doc: list[dict], n_features: int) -> list[tuple |
             continue
         if node.get("decision_type") == "==":
             used.setdefault(int(node["split_feature"]), set()).update(
-                int(c) for c in str(node["threshold"]).split("||"))
+                _split_codes(node, f"tree structure, split {node.get('split_index')}"))
         stack += [node["left_child"], node["right_child"]]
     infos = dump.get("feature_infos") or {}
     stored = list(dump.get("feature_names") or [])
@@ -260,36 +302,73 @@ def _domains(dump: dict, trees_doc: list[dict], n_features: int) -> list[tuple |
     return out
 
 
+def _split_codes(node: Mapping, where: str) -> set[int]:
+    """The category codes a categorical split of the dump sends left (``"1||2"``)."""
+    codes = set()
+    for c in str(node["threshold"]).split("||"):
+        if not c.strip().isdigit() or len(c.strip()) > 10:
+            raise ModelFormatError(f"{DUMP}: {where}: category code {c[:30]!r} is not a "
+                                   f"non-negative integer; {FIX}")
+        codes.add(int(c))
+    return codes
+
+
 def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, group: int,
           index: int) -> Node:
-    """The IR root of one tree of the dump."""
-    def leaf(node: dict) -> Leaf:
-        if "leaf_coeff" in node or "leaf_features" in node:
-            raise UnsupportedModelError(
-                f"tree {index} is a linear tree (linear_tree=True); xdt imports constant "
-                "leaves only")
-        return margin_leaf(classes, n_scores, group, float(node["leaf_value"]))
+    """The IR root of one tree of the dump, its nodes checked, built without recursion."""
+    passes: dict[int, Mapping] = {}
 
-    def build(node: dict) -> Node:
+    def place(node: Mapping) -> str:
+        return f"tree {index}, split {node.get('split_index')}"
+
+    def children(node: Mapping) -> tuple[Mapping, ...]:
+        if not isinstance(node, Mapping):
+            raise ModelFormatError(f"{DUMP}: tree {index}: a node must be a JSON object, "
+                                   f"got {type(node).__name__}; {FIX}")
         if "split_feature" not in node:
-            return leaf(node)
-        f = features[int(node["split_feature"])]
-        where = f"tree {index}, split {node.get('split_index')} on {f.name!r}"
+            return ()
+        kids = (node["left_child"], node["right_child"])
+        j = integer(node["split_feature"], DUMP, place(node), "split_feature", 0,
+                    len(features))
+        f = features[j]
         if node["decision_type"] == "==":
-            left_codes = {int(c) for c in str(node["threshold"]).split("||")}
+            left_codes = _split_codes(node, place(node))
             codes = _codes(f)
-            left = tuple(v for v, c in zip(f.domain, codes, strict=True) if c in left_codes)
-            right = tuple(v for v, c in zip(f.domain, codes, strict=True)
-                          if c not in left_codes)
-            if not left or not right:
-                return build(node["left_child"] if left else node["right_child"])
-            return CategoricalSplit(f.name, (Branch(left, build(node["left_child"])),
-                                             Branch(right, build(node["right_child"]))))
+            goes_left = [c in left_codes for c in codes]
+            if all(goes_left) or not any(goes_left):
+                passes[id(node)] = kids[0] if all(goes_left) else kids[1]
+                return (passes[id(node)],)
+            return kids
+        where = f"{place(node)} on {f.name!r}"
         if node["decision_type"] != "<=":
             raise UnsupportedModelError(f"{where}: unknown decision type "
                                         f"{node['decision_type']!r}")
         if not f.is_ordinal:
             raise UnsupportedModelError(f"{where}: a threshold split on a categorical feature")
+        number(node["threshold"], DUMP, where, "the threshold")
+        return kids
+
+    def make(node: Mapping, kids: list[Node]) -> Node:
+        if "split_feature" not in node:
+            if "leaf_coeff" in node or "leaf_features" in node:
+                raise UnsupportedModelError(
+                    f"tree {index} is a linear tree (linear_tree=True); xdt imports constant "
+                    "leaves only")
+            value = number(node["leaf_value"], DUMP, f"tree {index}, leaf "
+                                                           f"{node.get('leaf_index')}",
+                           "the leaf value")
+            return margin_leaf(classes, n_scores, group, value)
+        if id(node) in passes:
+            return kids[0]
+        f = features[int(node["split_feature"])]
+        where = f"tree {index}, split {node.get('split_index')} on {f.name!r}"
+        if node["decision_type"] == "==":
+            left_codes = _split_codes(node, where)
+            codes = _codes(f)
+            left = tuple(v for v, c in zip(f.domain, codes, strict=True) if c in left_codes)
+            right = tuple(v for v, c in zip(f.domain, codes, strict=True)
+                          if c not in left_codes)
+            return CategoricalSplit(f.name, (Branch(left, kids[0]), Branch(right, kids[1])))
         t = float(node["threshold"])
         if -ZERO_THRESHOLD <= t < ZERO_THRESHOLD:
             # LightGBM reads every |x| <= 1e-35 as 0.0 before any split (its dense-row
@@ -304,9 +383,9 @@ def _tree(root: dict, features: FeatureSpace, classes: list, n_scores: int, grou
                     f"{'left' if zero_left else 'right'}, against the threshold {t!r}; xdt "
                     "cannot represent that split. Train with zero_as_missing=False (the "
                     "default) or fill the zeros")
-        return ThresholdSplit(f.name, t, build(node["left_child"]), build(node["right_child"]))
+        return ThresholdSplit(f.name, t, kids[0], kids[1])
 
-    return build(root)
+    return build_tree(root, children, make)
 
 
 def _codes(f: Feature) -> list[int]:

@@ -52,6 +52,7 @@ from xdt.interop._sklearn_tree import (
     tree_root,
 )
 from xdt.interop._tabular import TabularEncoder
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir._features import Feature
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node
@@ -335,11 +336,14 @@ def _hgb_root(predictor, features, columns, codes, classes, k: int, n_scores: in
     def leaf_of(i: int) -> Leaf:
         return margin_leaf(classes, n_scores, k, float(nodes["value"][i]))
 
-    def build(i: int) -> Node:
+    def children(i: int) -> tuple[int, ...]:
+        return () if nodes["is_leaf"][i] else (int(nodes["left"][i]), int(nodes["right"][i]))
+
+    def build(i: int, kids: list[Node]) -> Node:
         if nodes["is_leaf"][i]:
             return leaf_of(i)
         col = int(nodes["feature_idx"][i])
-        lo, hi = build(int(nodes["left"][i])), build(int(nodes["right"][i]))
+        lo, hi = kids
         if not nodes["is_categorical"][i]:
             t = float(nodes["num_threshold"][i])
             if not math.isfinite(t):
@@ -360,7 +364,7 @@ def _hgb_root(predictor, features, columns, codes, classes, k: int, n_scores: in
         return CategoricalSplit(features[columns[col][0]].name,
                                 (Branch(left, lo), Branch(right, hi)))
 
-    return build(0)
+    return build_tree(0, children, build)
 
 
 def _hist_gradient_boosting(estimator, features, columns, classes, target, source, encoder

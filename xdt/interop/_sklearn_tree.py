@@ -26,6 +26,7 @@ from xdt.errors import (
     UnsupportedEstimatorError,
 )
 from xdt.interop._tabular import TabularEncoder, fitted_encoder
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._features import Feature
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
 from xdt.ir._values import float32_below
@@ -268,12 +269,14 @@ def tree_root(tree, features: Sequence[Feature], columns: Sequence[tuple[int, ob
     left, right = tree.children_left, tree.children_right
     feat, thr = tree.feature, tree.threshold
 
-    def build(node: int) -> Node:
+    def children(node: int) -> tuple[int, ...]:
+        return () if left[node] < 0 else (int(left[node]), int(right[node]))
+
+    def build(node: int, kids: list[Node]) -> Node:
         if left[node] < 0:
             return leaf(node)
-        lo, hi = build(int(left[node])), build(int(right[node]))
         t = float(thr[node])
-        return column_split(features, columns[int(feat[node])], t, lo, hi,
+        return column_split(features, columns[int(feat[node])], t, kids[0], kids[1],
                             float32_threshold(t))
 
-    return build(0)
+    return build_tree(0, children, build)

@@ -51,9 +51,12 @@ import numpy as np
 
 from xdt.errors import DataError, MissingFileError, UnsupportedModelError
 from xdt.interop._sklearn_tree import float32_threshold
+from xdt.interop._tree_walk import build_tree
+from xdt.interop._xgboost_check import check_document, loadable, read_document
 from xdt.ir._ensemble import Reference, TreeEnsemble, margin_leaf
 from xdt.ir._features import Feature, FeatureSpace
-from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit
+from xdt.ir._file_size import read_model_file
+from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Node, ThresholdSplit
 from xdt.ir._values import float32_below
 
 BINARY_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge")
@@ -70,31 +73,36 @@ def _xgboost():
     return xgboost
 
 
-def _booster(model_or_path):
-    """The Booster of an XGBClassifier, a Booster, or a model file (JSON or UBJ)."""
+def _booster(model_or_path, named: int = 0, max_bytes: int | None = None):
+    """The Booster of an XGBClassifier, a Booster, or a model file (JSON or UBJ), and what
+    to call it; a file is read and checked (:mod:`xdt.interop._xgboost_check`) before
+    XGBoost reads it."""
     xgb = _xgboost()
     if isinstance(model_or_path, str | os.PathLike):
         path = Path(model_or_path)
-        if not path.is_file():
+        if not path.is_file() and not path.is_dir():
             raise MissingFileError(f"no XGBoost model file at {str(path)!r}", path=str(path))
+        data = read_model_file(path, "XGBoost model", max_bytes)
+        doc = read_document(data, str(path), max_bytes)
+        check_document(doc, str(path), len(data), named)
         booster = xgb.Booster()
         try:
-            booster.load_model(str(path))
+            booster.load_model(loadable(doc))
         except xgb.core.XGBoostError as e:
             reason = re.sub(r"^\[[^\]]*\]\s*\S+:\d+:\s*", "", str(e).splitlines()[0])
             raise UnsupportedModelError(
                 f"{path}: XGBoost cannot read it as a model file ({reason}); save the model "
                 "with save_model('model.json')") from None
-        return booster, "Booster"
+        return booster, "Booster", str(path)
     if isinstance(model_or_path, xgb.Booster):
-        return model_or_path, "Booster"
+        return model_or_path, "Booster", "the model"
     if isinstance(model_or_path, xgb.XGBModel):
         if not isinstance(model_or_path, xgb.XGBClassifier):
             raise UnsupportedModelError(
                 f"{type(model_or_path).__name__} is not a classifier; xdt imports "
                 "XGBClassifier models (binary or multi-class)")
         try:
-            return model_or_path.get_booster(), type(model_or_path).__name__
+            return model_or_path.get_booster(), type(model_or_path).__name__, "the model"
         except xgb.core.XGBoostError:
             raise UnsupportedModelError("the XGBClassifier is not fitted; fit it first") \
                 from None
@@ -135,7 +143,8 @@ def _trees_json(doc: dict) -> tuple[dict, list[dict], list[int]]:
 
 
 def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
-                 classes: Sequence | None = None, target: str | None = None) -> TreeEnsemble:
+                 classes: Sequence | None = None, target: str | None = None,
+                 max_bytes: int | None = None) -> TreeEnsemble:
     """A :class:`~xdt.ir.TreeEnsemble` (``"margin"``, float32) from an XGBoost model.
 
     Parameters
@@ -152,6 +161,9 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
         its classes are ``0 .. k-1``); default those integers.
     target : str, optional
         Name of the predicted variable.
+    max_bytes : int, optional
+        The largest model file read, in bytes, checked before it is read: default 512 MiB,
+        or the environment variable ``XDT_MAX_MODEL_BYTES`` (:mod:`xdt.ir._file_size`).
 
     Returns
     -------
@@ -167,14 +179,24 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
     UnsupportedModelError
         xgboost is not installed; the model is a regressor, ranker, survival or multi-output
         model, a gblinear or dart booster, or unreadable.
+    ModelFormatError
+        The file (or model) breaks XGBoost's format: a child index out of range or reached
+        twice, a feature index past ``num_feature``, a threshold that is not a finite
+        float32, ``tree_info`` naming a class the model lacks, categories past their lists,
+        more features than the file can describe. xdt checks these before XGBoost reads the
+        file (its reader can crash the process on them); the message names the tree and
+        node. A :class:`~xdt.errors.ModelSizeError` for a file over ``max_bytes``.
     DataError
         ``feature_names`` or ``classes`` of the wrong length, or repeated.
     MissingFileError
         (a ``FileNotFoundError``) No file at the path.
     """
     xgb = _xgboost()
-    booster, kind = _booster(model_or_path)
-    doc = json.loads(bytes(booster.save_raw("json")))
+    named = len(feature_names) if feature_names is not None else 0
+    booster, kind, source = _booster(model_or_path, named, max_bytes)
+    raw = bytes(booster.save_raw("json"))
+    doc = json.loads(raw)
+    check_document(doc, source, len(raw), named)
     learner = doc["learner"]
     objective = learner["objective"]["name"]
     params = learner["learner_model_param"]
@@ -209,7 +231,7 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
         for j, n in enumerate(names)])
     n_scores = 1 if n_classes == 2 else n_classes
     trees = [DecisionTree(features, classes,
-                          _tree(t, features, classes, n_scores, tree_info[i]),
+                          _tree(t, i, features, classes, n_scores, tree_info[i]),
                           target=target, input_dtype="float32")
              for i, t in enumerate(trees_doc)]
     if not trees:
@@ -254,43 +276,56 @@ def _categorical_domains(trees_doc: list[dict], types: list[str],
     return out
 
 
-def _tree(t: dict, features: FeatureSpace, classes: list, n_scores: int, group: int) -> Node:
-    """The IR root of one XGBoost tree (its JSON arrays)."""
+def _tree(t: dict, index: int, features: FeatureSpace, classes: list, n_scores: int,
+          group: int) -> Node:
+    """The IR root of one XGBoost tree (its JSON arrays, checked by
+    :func:`~xdt.interop._xgboost_check.check_document`), built without recursion."""
     left, right = t["left_children"], t["right_children"]
     feat, cond, stype = t["split_indices"], t["split_conditions"], t.get("split_type")
     cat_sets: dict[int, set] = {}
     for node, start, size in zip(t.get("categories_nodes", []), t.get("categories_segments", []),
                                  t.get("categories_sizes", []), strict=False):
         cat_sets[node] = {int(c) for c in t["categories"][start:start + size]}
+    # a categorical split with every category on one side is no split: its one child
+    passes: dict[int, int] = {}
 
-    def leaf(v: float) -> Leaf:
-        return margin_leaf(classes, n_scores, group, float(np.float32(v)))
-
-    def build(i: int) -> Node:
+    def children(i: int) -> tuple[int, ...]:
         if left[i] == -1:
-            return leaf(cond[i])
+            return ()
         f = features[int(feat[i])]
         if stype is not None and stype[i] == 1:
             if f.is_ordinal:
                 raise UnsupportedModelError(
-                    f"node {i} of tree {t.get('id')} splits {f.name!r} by categories, but "
+                    f"node {i} of tree {index} splits {f.name!r} by categories, but "
                     "the model does not declare it categorical")
+            codes = cat_sets.get(i, set())
+            goes_right = [k in codes for k in range(len(f.domain))]
+            if all(goes_right) or not any(goes_right):
+                passes[i] = right[i] if all(goes_right) else left[i]
+                return (passes[i],)
+        elif not f.is_ordinal:
+            raise UnsupportedModelError(
+                f"node {i} of tree {index} compares categorical feature {f.name!r} "
+                "with a threshold")
+        return (left[i], right[i])
+
+    def make(i: int, kids: list[Node]) -> Node:
+        if left[i] == -1:
+            return margin_leaf(classes, n_scores, group, float(np.float32(cond[i])))
+        if i in passes:
+            return kids[0]
+        f = features[int(feat[i])]
+        if stype is not None and stype[i] == 1:
             codes = cat_sets.get(i, set())
             right_values = tuple(v for k, v in enumerate(f.domain) if k in codes)
             left_values = tuple(v for k, v in enumerate(f.domain) if k not in codes)
-            if not right_values or not left_values:   # one side is empty: no real split
-                return build(right[i] if right_values else left[i])
-            return CategoricalSplit(f.name, (Branch(left_values, build(left[i])),
-                                             Branch(right_values, build(right[i]))))
-        if not f.is_ordinal:
-            raise UnsupportedModelError(
-                f"node {i} of tree {t.get('id')} compares categorical feature {f.name!r} "
-                "with a threshold")
+            return CategoricalSplit(f.name, (Branch(left_values, kids[0]),
+                                             Branch(right_values, kids[1])))
         tau = float32_threshold(float32_below(np.nextafter(np.float32(cond[i]),
                                                            np.float32(-np.inf))))
-        return ThresholdSplit(f.name, tau, build(left[i]), build(right[i]))
+        return ThresholdSplit(f.name, tau, kids[0], kids[1])
 
-    return build(0)
+    return build_tree(0, children, make)
 
 
 def _zero_leaves(xgb, doc: dict):

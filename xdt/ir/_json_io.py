@@ -54,7 +54,6 @@ from pathlib import Path as FilePath
 from xdt._atomic import write_text
 from xdt.errors import (
     InvalidModelError,
-    MissingFileError,
     ModelFormatError,
     UnsupportedModelError,
 )
@@ -63,6 +62,7 @@ from xdt.ir._decision_list import DecisionList
 from xdt.ir._dnf import DNF, Condition, NestedKDNF
 from xdt.ir._ensemble import COMBINES, PRECISIONS, TreeEnsemble
 from xdt.ir._features import Feature
+from xdt.ir._file_size import read_model_file
 from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
 from xdt.ir._values import INPUT_DTYPES, to_python
 
@@ -98,13 +98,17 @@ def _nesting(levels: int) -> Iterator[None]:
         sys.setrecursionlimit(old)
 
 
-def load_model(source) -> Model:
+def load_model(source, *, max_bytes: int | None = None) -> Model:
     """Load and validate an ``xdt-model/1`` model.
 
     Parameters
     ----------
     source : str, os.PathLike or dict
         A path to a JSON file, or the already-parsed JSON object.
+    max_bytes : int, optional
+        The largest file read, in bytes, checked (``os.stat``) before it is read: default
+        512 MiB, or the environment variable ``XDT_MAX_MODEL_BYTES`` when set
+        (:mod:`xdt.ir._file_size`).
 
     Returns
     -------
@@ -119,6 +123,8 @@ def load_model(source) -> Model:
         :class:`~xdt.ir.DNF`, :class:`~xdt.ir.NestedKDNF` and
         :class:`~xdt.ir.TreeEnsemble`); an error inside tree ``t`` of an ensemble
         has ``where`` ``"trees[t] > root > ..."``.
+    ModelSizeError
+        (a ``ModelFormatError``) The file is larger than ``max_bytes``.
     MissingFileError
         (a ``FileNotFoundError``) ``source`` names no file.
 
@@ -134,12 +140,8 @@ def load_model(source) -> Model:
             "the path of the file")
     elif isinstance(source, str | os.PathLike):
         path = FilePath(source)
-        if path.is_dir():
-            raise ModelFormatError(f"{str(path)!r} is a directory, not a model file")
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise MissingFileError(f"no model file at {str(path)!r}", path=str(path)) from None
+            text = read_model_file(path, max_bytes=max_bytes).decode("utf-8")
         except UnicodeDecodeError:
             raise ModelFormatError(f"{path}: not a UTF-8 text file; an xdt model is JSON") \
                 from None
