@@ -37,6 +37,7 @@ from sklearn.model_selection import train_test_split
 import xdt
 from xdt.errors import ComputationLimitError
 from xdt.explain.queries import EmpiricalDistribution
+from xdt.ir import TreeEnsemble
 
 GOAL = 0.5
 """Seconds a call may run past its ``time_limit``."""
@@ -69,7 +70,7 @@ def say(text: str) -> None:
     print(f"[{time.perf_counter() - _START:6.1f} s] {text}", file=sys.stderr, flush=True)
 
 
-def forest(config: Config, sample: int | None) -> tuple[xdt.TreeEnsemble, pd.DataFrame,
+def forest(config: Config, sample: int | None) -> tuple[TreeEnsemble, pd.DataFrame,
                                                        pd.DataFrame]:
     """The forest in xdt, its training rows and its test rows (numeric columns; category
     codes for adult's categorical ones; rows with a missing value dropped)."""
