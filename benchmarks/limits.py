@@ -4,17 +4,18 @@ For each configuration (a scikit-learn ``RandomForestClassifier`` of 300-1,000 t
 10-12, on letter or adult, the forests of issue 32's table) and each engine of tree
 ensembles (``box``, ``sat``), one test row is explained by every query that takes a
 ``time_limit`` -- ``axp``, ``cxp``, ``delta_axp`` (under the empirical distribution of the
-training rows), ``all_axps``, ``all_cxps``, ``smallest_axp``, ``smallest_cxp`` -- each with the
-configuration's limit, one call at a time on a fresh ``Explainer`` (so no query is answered
-from an earlier one's cache; the SAT engine's encoding and solvers are the model's and are
-made once, before the first timed call, and are reported as ``setup``). Each call's CPU time
+training rows and the row explained), ``all_axps``, ``all_cxps``, ``smallest_axp``,
+``smallest_cxp`` -- each with each of the configuration's limits, one call at a time on a
+fresh ``Explainer`` (so no query is answered from an earlier one's cache; the SAT engine's
+encoding and solvers are the model's and are made once, before the first timed call, and are
+reported as ``setup``). Each call's CPU time
 (``time.process_time``) and wall time (``time.perf_counter``) are measured, and the overshoot
 over the limit is printed: ``cpu - limit`` and ``wall - limit`` (negative: the call ended
 before its limit), beside how the call ended (``answer``, ``limit`` with the explanations
 found so far, or ``ComputationLimitError``). The goal is an overshoot of at most 0.5 s in both
 (on a quiet machine: the wall time of a loaded one counts the other processes' turns too).
 
-    python benchmarks/limits.py             # issue 32's forests (about 10-15 min)
+    python benchmarks/limits.py             # issue 32's forests (about 10 min of CPU)
     python benchmarks/limits.py --quick     # one smaller forest, under a minute
     python benchmarks/limits.py --markdown  # the table in Markdown
 
@@ -35,7 +36,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
 import xdt
-from xdt.errors import ComputationLimitError
+from xdt.errors import ComputationLimitError, XdtError
 from xdt.explain.queries import EmpiricalDistribution
 from xdt.ir import TreeEnsemble
 
@@ -101,6 +102,8 @@ def call(ex: xdt.Explainer, query: str, x: dict, limit: float,
             got = getattr(ex, query)(x, time_limit=limit)
     except ComputationLimitError as e:
         return f"ComputationLimitError ({e.limit})"
+    except XdtError as e:  # an answer that is an error, within the limit
+        return type(e).__name__
     if isinstance(got, list):
         stopped = getattr(got, "stopped_by", None)
         return f"{len(got)} found" + (f", stopped by {stopped}" if stopped else ", complete")
@@ -111,7 +114,8 @@ def measure(config: Config, engines: tuple[str, ...], queries: tuple[str, ...],
             sample: int | None) -> list[dict]:
     say(f"fitting {config.dataset} RF {config.trees} x depth {config.depth}")
     model, train, test = forest(config, sample)
-    dist = EmpiricalDistribution(train, model)
+    # the training rows and the explained row: some row lies in every set of its cells
+    dist = EmpiricalDistribution(pd.concat([train, test.iloc[[0]]]), model)
     x = test.iloc[0].to_dict()
     rows = []
     for engine in engines:
