@@ -21,7 +21,8 @@ feature's side is all its cells.
 * **Exact leaves.** When every tree reaches one leaf only, its largest and smallest values are
   the values of every point of the box: a ``k`` that can beat ``c`` does, at any point of the
   box (a counterexample).
-* **Deadline.** Every :data:`CLOCK_EVERY` boxes the search reads the clock
+* **Deadline.** At every box (every :data:`CLOCK_EVERY` boxes for an ensemble of fewer
+  than :data:`CLOCK_TREES` trees) the search reads the clock
   (:func:`xdt._numba.clock_ns`) and stops with :data:`TIMED_OUT` once it passes ``end``
   (nanoseconds of that clock; :func:`xdt.explain.engines._deadline.kernel_clock`), so one
   compiled call returns soon after its caller's deadline.
@@ -58,8 +59,13 @@ GAVE_UP = 2
 TIMED_OUT = 3
 """The search met its deadline before deciding."""
 CLOCK_EVERY = 16
-"""Boxes between two readings of the clock (a reading costs a few tens of nanoseconds, a
-box at least the walk of every tree's root)."""
+"""Boxes between two readings of the clock for an ensemble of fewer than :data:`CLOCK_TREES`
+trees (a reading costs a few tens of nanoseconds, about what a box of a few small trees
+costs)."""
+CLOCK_TREES = 32
+"""From this many trees on, the clock is read at every box: a box walks every tree from its
+root, far more than a reading costs, and on large forests (a box of 1,000 deep trees takes
+milliseconds) reading it more rarely would let the search run that much past its deadline."""
 
 
 class EnsembleTables(NamedTuple):
@@ -256,10 +262,11 @@ def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity, clock, end):
     cats[0] = cat0
     top = 1
     boxes = 0
+    every = 1 if n_trees >= CLOCK_TREES else CLOCK_EVERY
     while top > 0:
         if boxes >= max_boxes:
             return GAVE_UP, boxes
-        if clock >= 0 and boxes % CLOCK_EVERY == 0 and clock_ns(clock) > end:
+        if clock >= 0 and boxes % every == 0 and clock_ns(clock) > end:
             return TIMED_OUT, boxes
         boxes += 1
         top -= 1
