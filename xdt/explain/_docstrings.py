@@ -113,17 +113,34 @@ time_limit : float or Deadline, optional
     Stop after this many seconds (positive), or at a
     :class:`~xdt.explain.queries.Deadline` shared with other calls (e.g. all the
     enumerations of one instance). It bounds the whole call: the deadline is polled
-    between oracle calls inside the search; explanations (with their certificates)
-    are built as they are found; and with ``verify=True`` the certificates are
-    re-checked in batches while the search goes on (:data:`VERIFY_BATCH`), which
-    stops when the time left is just enough to check the last ones. An explanation
-    whose check the deadline cut off is returned with ``verified=False``. So a call
-    returns soon after the deadline (one solver call, hitting-set step or batch of
-    checks may run over).""",
+    between oracle calls inside the search and inside the engines' own calls
+    (:mod:`xdt.explain.engines._deadline`: the box engine's compiled search, the SAT
+    engine's conflict-budgeted solver calls and the rounds of its lazy loop on
+    ensembles); explanations (with their certificates) are built as they are found;
+    and with ``verify=True`` the certificates are re-checked in batches while the
+    search goes on (:data:`VERIFY_BATCH`), which stops when the time left is just
+    enough to check the last ones. An explanation whose check the deadline cut off
+    is returned with ``verified=False``. The list found so far is returned with
+    ``complete=False`` and ``stopped_by="time_limit"``, within about 0.5 s of the
+    deadline (``benchmarks/limits.py`` measures it; a hitting-set step of a very
+    large enumeration may run over).""",
     "search_time_limit": """\
 time_limit : float or Deadline, optional
     Seconds (or a shared :class:`~xdt.explain.queries.Deadline`) the search may
-    take; polled between its MaxSAT and oracle calls.""",
+    take; polled between its MaxSAT and oracle calls and inside the engines' calls
+    (as for the enumerations' ``time_limit``). When it passes first the call raises
+    :class:`~xdt.errors.ComputationLimitError` (``limit="time_limit"``).""",
+    "one_time_limit": """\
+time_limit : float or Deadline, optional
+    Seconds (or a shared :class:`~xdt.explain.queries.Deadline`) the call may take,
+    polled between oracle calls and inside the engines' own calls
+    (:mod:`xdt.explain.engines._deadline`: the box engine's compiled search, the SAT
+    engine's conflict-budgeted solver calls and the rounds of its lazy loop on
+    ensembles), so the call returns or raises within about 0.5 s of it
+    (``benchmarks/limits.py``). When it passes first the call raises
+    :class:`~xdt.errors.ComputationLimitError` (``limit="time_limit"``), as
+    :meth:`smallest_axp` does: a deletion cut short leaves a set that is not known
+    to be minimal, so nothing is returned. Default: no limit.""",
     "progress": """\
 progress : bool
     Show a progress bar (tqdm, on stderr) of the explanations found.""",

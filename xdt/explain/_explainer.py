@@ -35,12 +35,14 @@ from xdt.explain._explanation import EnumerationInterrupted, Explanation, Explan
 from xdt.explain._models import Model, check_instance, check_model, point_values, tree_only
 from xdt.explain.checks._certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.engines._compiled import compiled, literals_memo, number_reader
+from xdt.explain.engines._deadline import Deadline, limited
 from xdt.explain.engines._instance_oracle import check_path_restricted, instance_query, release
 from xdt.explain.engines._oracle import bits
 from xdt.explain.engines._registry import choose_engine
 from xdt.explain.engines._sat import DEFAULT_SOLVER, check_solver
 from xdt.explain.engines._sat_cache import shared_encoding
 from xdt.explain.queries import _deletion as deletion
+from xdt.explain.queries import _enumeration as enumeration
 from xdt.explain.queries import _preferences as preferences
 from xdt.explain.queries._inflate import Inflation
 from xdt.explain.queries._inflate import inflate as inflate_cells
@@ -286,7 +288,8 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
 
     def axp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             inflate: bool = False, verify: bool = False,
-            exclude: Iterable[str] | None = None) -> Explanation:
+            exclude: Iterable[str] | None = None,
+            time_limit: float | Deadline | None = None) -> Explanation:
         """One AXp (PI-explanation) of the prediction for ``x``, by deletion
         (:func:`xdt.explain.queries._deletion.one_axp`; Izza, Ignatiev & Marques-Silva, "On
         Explaining Decision Trees", Sections 4-5).
@@ -299,6 +302,7 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         {inflate}
         {verify}
         {exclude}
+        {one_time_limit}
 
         Returns
         -------
@@ -314,12 +318,19 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
             admits another class (the error's ``counterexample`` is such a point).
         UnknownFeatureError
             For a name in ``exclude`` that the model lacks.
+        ComputationLimitError
+            When ``time_limit`` passes first.
+        ParameterError
+            For a bad ``time_limit``.
         """
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = preferences.axp_oracle(self.model, q, exclude)
-        mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables)
-        inflation = self._inflation(q, mask) if inflate else None
-        return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
+        with limited(deadline, "an AXp"):
+            oracle = preferences.axp_oracle(self.model, q, exclude)
+            mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables,
+                                    deadline)
+            inflation = self._inflation(q, mask) if inflate else None
+            return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
     def inflate(self, x, features: Iterable[str], *, path_restricted: bool | None = None,
                 order: Sequence[str] | None = None, verify: bool = False) -> Explanation:
@@ -357,7 +368,8 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
             self._explanation(q, mask, "AXp", self._inflation(q, mask, seq), verify), verify)
 
     def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
-            verify: bool = False, immutable: Iterable[str] | None = None) -> Explanation | None:
+            verify: bool = False, immutable: Iterable[str] | None = None,
+            time_limit: float | Deadline | None = None) -> Explanation | None:
         """One CXp by deletion (:func:`xdt.explain.queries._deletion.one_cxp`), or ``None``
         when no change of the candidate features changes the prediction (e.g. a one-class
         tree, or every feature that matters is immutable).
@@ -369,6 +381,7 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         {order}
         {verify}
         {immutable}
+        {one_time_limit}
 
         Returns
         -------
@@ -381,12 +394,20 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         ------
         UnknownFeatureError
             For a name in ``immutable`` that the model lacks.
+        ComputationLimitError
+            When ``time_limit`` passes first.
+        ParameterError
+            For a bad ``time_limit``.
         """
+        deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
-        mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables)
-        return self._checked(
-            None if mask is None else self._explanation(q, mask, "CXp", None, verify), verify)
+        with limited(deadline, "a CXp"):
+            oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+            mask = deletion.one_cxp(self.model, q, oracle, order, self.engine, self._tables,
+                                    deadline)
+            return self._checked(
+                None if mask is None else self._explanation(q, mask, "CXp", None, verify),
+                verify)
 
     def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
         """Whether fixing ``features`` (names, or an Explanation) entails the prediction.

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from xdt.explain._docstrings import doc
 from xdt.explain._explanation import Explanation
+from xdt.explain.engines._deadline import Deadline, limited
 
 
 @doc
@@ -59,7 +60,8 @@ class ProbabilityMethods:
     def delta_axp(self, x, delta: float | Fraction = 0.95, *, distribution,
                   order: str | Sequence[str] | None = None,
                   start: str | Iterable[str] | None = None,
-                  verify: bool = False, exclude: Iterable[str] | None = None) -> Explanation:
+                  verify: bool = False, exclude: Iterable[str] | None = None,
+                  time_limit: float | Deadline | None = None) -> Explanation:
         """A locally minimal delta-AXp (probabilistic AXp): a set of features of precision at
         least ``delta`` from which no single feature can be dropped keeping precision at
         least ``delta`` (:func:`xdt.explain.queries._delta_axp.find_delta_axp`; Izza, Huang,
@@ -95,6 +97,8 @@ class ProbabilityMethods:
             where they span at most 65,536 points, else over the tree's leaf boxes; for an
             empirical distribution on its rows); raises :class:`~xdt.errors.CertificateError`
             if it fails.
+        {one_time_limit}
+            The starting AXp's deletion and every precision computed count against it.
 
         Returns
         -------
@@ -120,6 +124,8 @@ class ProbabilityMethods:
             set.
         CertificateError
             With ``verify=True``, when the re-check fails.
+        ComputationLimitError
+            When ``time_limit`` passes first (``limit="time_limit"``).
 
         Examples
         --------
@@ -138,13 +144,16 @@ class ProbabilityMethods:
         """
         from xdt.explain.queries import _probability as probability
         from xdt.explain.queries._delta_axp import find_delta_axp
+        from xdt.explain.queries._enumeration import as_deadline
 
+        deadline = as_deadline(time_limit)
         d = probability.check_delta(delta)
         dist = probability.as_distribution(distribution, self.model)
         q = self._query(x, False)
-        found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
-                               exclude=exclude, engine=self.engine, tables=self._tables,
-                               certify=self.certificates or verify)
+        with limited(deadline, "a delta-AXp"):
+            found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
+                                   exclude=exclude, engine=self.engine, tables=self._tables,
+                                   certify=self.certificates or verify)
         made = replace(self._explanation(q, found.mask, "AXp", None, False), kind="delta-AXp",
                        certificate=found.certificate, precision=found.precision, delta=d)
         if verify:

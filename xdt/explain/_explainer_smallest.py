@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from xdt.explain import _results as results
 from xdt.explain._docstrings import doc
 from xdt.explain._explanation import Deferred, Explanation
+from xdt.explain.engines._deadline import limited
 from xdt.explain.queries import _duality as duality
 from xdt.explain.queries import _enumeration as enumeration
 from xdt.explain.queries import _preferences as preferences
@@ -77,10 +78,11 @@ class SmallestMethods:
         """
         deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = preferences.axp_oracle(self.model, q, exclude)
-        found = smallest.smallest_axp(oracle, self.model.features, weights, deadline)
-        inflation = self._inflation(q, found.mask) if inflate else None
-        return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
+        with limited(deadline, "a smallest AXp"):
+            oracle = preferences.axp_oracle(self.model, q, exclude)
+            found = smallest.smallest_axp(oracle, self.model.features, weights, deadline)
+            inflation = self._inflation(q, found.mask) if inflate else None
+            return self._checked(self._cheapest(q, "AXp", found, inflation, verify), verify)
 
     def smallest_cxp(self, x, *, path_restricted: bool = False, verify: bool = False,
                      immutable: Iterable[str] | None = None,
@@ -115,11 +117,12 @@ class SmallestMethods:
         """
         deadline = enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
-        oracle = preferences.restricted(self.model.features, q, immutable=immutable)
-        found = smallest.smallest_cxp(oracle, self.model.features, weights, deadline)
-        if found is None:
-            return None
-        return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
+        with limited(deadline, "a smallest CXp"):
+            oracle = preferences.restricted(self.model.features, q, immutable=immutable)
+            found = smallest.smallest_cxp(oracle, self.model.features, weights, deadline)
+            if found is None:
+                return None
+            return self._checked(self._cheapest(q, "CXp", found, None, verify), verify)
 
     def _cheapest(self, q: InstanceQuery, kind: str, found: smallest.Smallest,
                   inflation: Inflation | None, verify: bool) -> Explanation:

@@ -78,9 +78,10 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
         Most explanations listed by each enumeration.
     time_limit : float, optional
         Seconds allowed to the whole instance: one :class:`~xdt.explain.queries.Deadline`,
-        started first, is shared by the enumerations, the re-checking of their
-        certificates and the making of their records, each as it is found (the single AXp
-        and CXp, polynomial, are always made and checked).
+        started first, is shared by the single AXp and CXp, the enumerations, the
+        re-checking of their certificates and the making of their records, each as it is
+        found. When it passes before the AXp is found, ``axp`` is ``None`` and ``no_axp``
+        says so (``stopped_by: "time_limit"``); before the CXp, ``cxp_stopped`` does.
     on_found : callable, optional
         ``on_found(kind, count)`` as each enumeration finds an explanation (``kind``
         ``"AXp"`` or ``"CXp"``, ``count`` found so far), e.g. for a progress counter.
@@ -182,7 +183,8 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
             out["weights"] = {k: to_python(v) for k, v in weights.items()}
         try:
             one_axp = (explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
-                                     verify=verify, exclude=exclude) if weights is None else
+                                     verify=verify, exclude=exclude, time_limit=deadline)
+                       if weights is None else
                        explainer.smallest_axp(x, path_restricted=path_restricted,
                                               inflate=inflate, verify=verify,
                                               exclude=exclude, weights=weights,
@@ -194,13 +196,14 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
             out["no_axp"] = {"reason": str(e), "counterexample": {
                 k: to_python(v) for k, v in (e.counterexample or {}).items()},
                 "counterexample_class": to_python(e.counterexample_class)}
-        except ComputationLimitError as e:  # the cheapest AXp's search, not polynomial
+        except ComputationLimitError as e:  # the time limit passed before an AXp was found
             out["axp"] = None
             out["no_axp"] = {"reason": str(e), "stopped_by": "time_limit"}
         if not all_cxps:  # before the enumerations, which take what time is left
             try:
                 one = (explainer.cxp(x, path_restricted=path_restricted, verify=verify,
-                                     immutable=immutable) if weights is None else
+                                     immutable=immutable, time_limit=deadline)
+                       if weights is None else
                        explainer.smallest_cxp(x, path_restricted=path_restricted,
                                               verify=verify, immutable=immutable,
                                               weights=weights, time_limit=deadline))

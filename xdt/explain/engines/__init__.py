@@ -12,7 +12,9 @@ the prediction, with a counterexample when it does not.
 * :mod:`~xdt.explain.engines._ensemble_box` — the box engine for tree ensembles (branch and
   bound over boxes of cells), over :mod:`~xdt.explain.engines._ensemble_kernels`;
 * :mod:`~xdt.explain.engines._registry` — which engine serves which model;
-  :mod:`~xdt.explain.engines._instance_oracle` — one instance posed to the chosen engine.
+  :mod:`~xdt.explain.engines._instance_oracle` — one instance posed to the chosen engine;
+* :mod:`~xdt.explain.engines._deadline` — the deadline of the call under way, which every
+  engine polls inside its own calls (the box engine's kernels read the clock themselves).
 
 Engines know models only through :mod:`xdt.explain._models`; they never import the queries,
 checks or exports built on them.

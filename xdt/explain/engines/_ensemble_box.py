@@ -12,7 +12,9 @@ a single compiled call.
 
 The search is exponential in the worst case (as is every exact method: deciding entailment
 for a tree ensemble is NP-hard); a query that needs more than :data:`MAX_BOXES` boxes is
-handed to the SAT engine, which answers it exactly.
+handed to the SAT engine, which answers it exactly. A query stops at the caller's deadline
+(:mod:`xdt.explain.engines._deadline`), read by the compiled search itself, and raises
+:class:`~xdt.explain.engines._deadline.EnumerationStopped`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 
 from xdt.errors import ComputationLimitError, ParameterError
 from xdt.explain._models import constrained_refusal, is_constrained
+from xdt.explain.engines import _deadline
 from xdt.explain.engines import _ensemble_kernels as K
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.ir._cells import IntervalCells
@@ -179,9 +182,13 @@ class BoxOracle(EntailmentOracle):
         p = self.prepared
         lo, hi, cat = p.box(held)
         out = np.empty(len(lo), dtype=np.int64)
+        _deadline.check()
+        clock, end = _deadline.kernel_clock()
         status, boxes = K.search(lo, hi, cat, self.prediction, self.max_boxes, out,
-                                 self.stack, *p.tables)
+                                 self.stack, clock, end, *p.tables)
         self.boxes += int(boxes)
+        if status == K.TIMED_OUT:
+            raise _deadline.EnumerationStopped
         return int(status), out
 
     def entails(self, fixed: int) -> bool:
@@ -215,9 +222,13 @@ class BoxOracle(EntailmentOracle):
                 seq.append(f)
         fixed = np.zeros(len(self.cells), dtype=np.bool_)
         fixed[bits(start)] = True
+        _deadline.check()
+        clock, end = _deadline.kernel_clock()
         status, pos = K.deletion(np.asarray(self.cells, dtype=np.int64), fixed,
                                  np.asarray(seq, dtype=np.int64), self.prediction,
-                                 self.max_boxes, self.stack, *p.tables)
+                                 self.max_boxes, self.stack, clock, end, *p.tables)
+        if status == K.TIMED_OUT:
+            raise _deadline.EnumerationStopped
         expl = 0
         for f in np.flatnonzero(fixed).tolist():
             expl |= 1 << f

@@ -21,6 +21,11 @@ feature's side is all its cells.
 * **Exact leaves.** When every tree reaches one leaf only, its largest and smallest values are
   the values of every point of the box: a ``k`` that can beat ``c`` does, at any point of the
   box (a counterexample).
+* **Deadline.** At every box (every :data:`CLOCK_EVERY` boxes for an ensemble of fewer
+  than :data:`CLOCK_TREES` trees) the search reads the clock
+  (:func:`xdt._numba.clock_ns`) and stops with :data:`TIMED_OUT` once it passes ``end``
+  (nanoseconds of that clock; :func:`xdt.explain.engines._deadline.kernel_clock`), so one
+  compiled call returns soon after its caller's deadline.
 * **Branch.** Otherwise the box is split on the feature that the most straddled splits test
   (an ordinal interval at the mean of those splits' cuts, a categorical set in two halves),
   and both halves are searched, depth first.
@@ -43,7 +48,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xdt._numba import njit
+from xdt._numba import clock_ns, njit
 
 ENTAILED = 0
 """:func:`search` status: no point of the box has another class."""
@@ -51,6 +56,16 @@ COUNTEREXAMPLE = 1
 """A point of another class was found (its cells are returned)."""
 GAVE_UP = 2
 """The search met its limit on the number of boxes before deciding."""
+TIMED_OUT = 3
+"""The search met its deadline before deciding."""
+CLOCK_EVERY = 16
+"""Boxes between two readings of the clock for an ensemble of fewer than :data:`CLOCK_TREES`
+trees (a reading costs a few tens of nanoseconds, about what a box of a few small trees
+costs)."""
+CLOCK_TREES = 32
+"""From this many trees on, the clock is read at every box: a box walks every tree from its
+root, far more than a reading costs, and on large forests (a box of 1,000 deep trees takes
+milliseconds) reading it more rarely would let the search run that much past its deadline."""
 
 
 class EnsembleTables(NamedTuple):
@@ -211,19 +226,22 @@ def _can_beat(start, tmax, tmin, k, c, divisor, threshold, n_scores):
 
 
 @njit(cache=True)
-def search(lo0, hi0, cat0, c, max_boxes, out, capacity, *tables):
+def search(lo0, hi0, cat0, c, max_boxes, out, capacity, clock, end, *tables):
     """Whether some point of the box ``(lo0, hi0, cat0)`` has another class than ``c``, for
     the ensemble whose :class:`EnsembleTables` are spread in ``tables``.
 
     Returns the status (:data:`ENTAILED`, :data:`COUNTEREXAMPLE` with the point's cells
-    written to ``out``, or :data:`GAVE_UP` after ``max_boxes`` boxes) and the number of boxes
-    searched. ``hi0[f]`` of a categorical feature is its number of cells less one;
-    ``capacity`` is the initial room of the depth-first stack of boxes (doubled when full)."""
-    return _search(EnsembleTables(*tables), lo0, hi0, cat0, c, max_boxes, out, capacity)
+    written to ``out``, :data:`GAVE_UP` after ``max_boxes`` boxes, or :data:`TIMED_OUT` once
+    the clock ``clock`` passes ``end``, in nanoseconds; ``clock < 0``: no clock) and the
+    number of boxes searched. ``hi0[f]`` of a categorical feature is its number of cells less
+    one; ``capacity`` is the initial room of the depth-first stack of boxes (doubled when
+    full)."""
+    return _search(EnsembleTables(*tables), lo0, hi0, cat0, c, max_boxes, out, capacity,
+                   clock, end)
 
 
 @njit(cache=True)
-def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
+def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity, clock, end):
     """:func:`search` on the tables ``t`` (:class:`EnsembleTables`)."""
     ordinal, n_cells, cat_offset = t.ordinal, t.n_cells, t.cat_offset
     n_trees = len(t.roots)
@@ -244,9 +262,12 @@ def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
     cats[0] = cat0
     top = 1
     boxes = 0
+    every = 1 if n_trees >= CLOCK_TREES else CLOCK_EVERY
     while top > 0:
         if boxes >= max_boxes:
             return GAVE_UP, boxes
+        if clock >= 0 and boxes % every == 0 and clock_ns(clock) > end:
+            return TIMED_OUT, boxes
         boxes += 1
         top -= 1
         lo = los[top].copy()
@@ -324,14 +345,15 @@ def _search(t, lo0, hi0, cat0, c, max_boxes, out, capacity):
 
 
 @njit(cache=True)
-def deletion(cells, fixed, order, c, max_boxes, capacity, *tables):
+def deletion(cells, fixed, order, c, max_boxes, capacity, clock, end, *tables):
     """One AXp by deletion, in one call: for each feature of ``order`` (all fixed features,
     in the order to try them), free it and keep it free when the rest still entails ``c``,
     for the ensemble whose :class:`EnsembleTables` are spread in ``tables``.
 
     ``fixed`` (bool, shape (F,)) is updated in place. Returns :data:`ENTAILED` when done, or
-    :data:`GAVE_UP` with the position in ``order`` of the query that met the limit (the
-    features before it are decided)."""
+    :data:`GAVE_UP` (:data:`TIMED_OUT`: the clock passed ``end``, as in :func:`search`) with
+    the position in ``order`` of the query that met the limit (the features before it are
+    decided)."""
     t = EnsembleTables(*tables)
     ordinal, n_cells, cat_offset = t.ordinal, t.n_cells, t.cat_offset
     n_feat = len(cells)
@@ -360,10 +382,10 @@ def deletion(cells, fixed, order, c, max_boxes, capacity, *tables):
                 o = cat_offset[f]
                 for cell in range(n_cells[f]):
                     cat[o + cell] = (not fixed[f]) or cell == cells[f]
-        status, _ = _search(t, lo, hi, cat, c, max_boxes, out, capacity)
-        if status == GAVE_UP:
+        status, _ = _search(t, lo, hi, cat, c, max_boxes, out, capacity, clock, end)
+        if status == GAVE_UP or status == TIMED_OUT:
             fixed[g] = True
-            return GAVE_UP, pos
+            return status, pos
         if status == COUNTEREXAMPLE:
             fixed[g] = True
     return ENTAILED, len(order)

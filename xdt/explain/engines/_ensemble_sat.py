@@ -78,8 +78,15 @@ from fractions import Fraction
 import numpy as np
 
 from xdt.errors import ComputationLimitError, UnsupportedModelError
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._oracle import bits
-from xdt.explain.engines._sat import DEFAULT_SOLVER, ModelEncoding, SatOracle, SharedSolver
+from xdt.explain.engines._sat import (
+    DEFAULT_SOLVER,
+    ModelEncoding,
+    SatOracle,
+    SharedSolver,
+    solve_within,
+)
 from xdt.ir._cells import full_mask
 from xdt.ir._ensemble import TreeEnsemble
 from xdt.ir._protocol import TREES, offers
@@ -113,11 +120,16 @@ class LazySolver(SharedSolver):
         (returns ``None`` for), or ``None`` when there is none. ``refine(model)`` returns the
         lemmas that exclude a rejected model; they are added and the solver asked again.
 
+        Under a deadline (:mod:`xdt.explain.engines._deadline`) each round polls it and each
+        solver call is budgeted (:func:`~xdt.explain.engines._sat.solve_within`).
+
         Raises
         ------
         ComputationLimitError
             After ``max_rounds`` solver calls without an answer (the lemmas found so far
-            are kept)."""
+            are kept).
+        EnumerationStopped
+            When the deadline passes first (the lemmas found so far are kept)."""
         with self.lock:
             solver = self._solver or self._start()
             rounds = 0
@@ -126,9 +138,10 @@ class LazySolver(SharedSolver):
                     raise ComputationLimitError(
                         f"the SAT engine made {rounds} solver calls on one query without an "
                         "answer", "max_rounds")
+                _deadline.check()
                 rounds += 1
                 self.rounds += 1
-                if not solver.solve(assumptions=assumptions):
+                if not solve_within(solver, assumptions):
                     return None
                 model = solver.get_model()
                 lemmas = refine(model)
@@ -183,6 +196,7 @@ class EnsembleEncoding(ModelEncoding):
         paths: list[int] = []
         rows: list[np.ndarray] = []
         for t in range(model.n_trees):
+            _deadline.check()  # building a large ensemble's encoding takes seconds
             own = []
             for i, masks in model.tree_terms(t):
                 if not all(masks.values()):
@@ -214,6 +228,7 @@ class EnsembleEncoding(ModelEncoding):
                                                   for _ in range(self.n_trees)]
         bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
         for t in range(self.n_trees):
+            _deadline.check()
             lo, hi = int(bounds[t]), int(bounds[t + 1])
             for s in range(self.n_scores):
                 vals = self.leaf_values[lo:hi, s]

@@ -59,6 +59,12 @@ Encoding (documented with a worked example in ``encodings/README.md``):
   (:mod:`xdt.explain.export._dimacs`, :attr:`SatOracle.clauses`): one variable ``s_f`` per feature
   with ``s_f -> (x_f in A_f)``; assuming the selectors of ``S`` there is the same query.
 
+Time limits: under a caller's deadline (:mod:`xdt.explain.engines._deadline`) every solver
+call is made in slices of a conflict budget (:func:`solve_within`: PySAT's ``conf_budget``
+and ``solve_limited``; CaDiCaL 1.9.5 has no asynchronous ``interrupt``), with the deadline
+polled between slices, and a solver is loaded in slices of clauses likewise; a call past the
+deadline raises :class:`~xdt.explain.engines._deadline.EnumerationStopped`.
+
 Lifetimes: a :class:`SatOracle` (one instance) is closed by :meth:`SatOracle.close` (it is a
 context manager; a finaliser closes a forgotten one); the shared solvers belong to the
 model's encoding, serve all its explainers, and are released when the model is
@@ -79,6 +85,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from itertools import compress
@@ -95,6 +102,7 @@ from xdt.errors import (
     UnsupportedModelError,
 )
 from xdt.explain._models import Model, implying_terms
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.ir._cells import IntervalCells, full_mask
 from xdt.ir._protocol import RULES, TREES, offers
@@ -141,6 +149,62 @@ def _interval(mask: int) -> tuple[int, int]:
                          "hold an ordinal feature to a run of consecutive cells")
 
 
+FIRST_BUDGET = 128
+"""Conflicts of the first slice of a solver call under a deadline (:func:`solve_within`)."""
+SLICE_SECONDS = 0.05
+"""A slice that ended within this many seconds without an answer doubles the next slice's
+conflict budget; a slower one keeps it, so one slice takes about this long at most (twice
+it, as the doubling overshoots)."""
+LOAD_SLICE = 20_000
+"""Clauses loaded into a new solver between two polls of the deadline."""
+
+
+def solve_within(solver: Solver, assumptions: list[int]) -> bool:
+    """``solver.solve(assumptions=assumptions)``, and under an active deadline
+    (:func:`xdt.explain.engines._deadline.active`) in slices of a conflict budget (the first
+    :data:`FIRST_BUDGET` conflicts, then doubled while slices stay under
+    :data:`SLICE_SECONDS`), the deadline polled before each slice. The solver keeps what it
+    learnt between slices, so the answer is the unlimited call's.
+
+    Raises
+    ------
+    EnumerationStopped
+        When the deadline passes before an answer (the solver stays usable).
+    """
+    deadline = _deadline.active()
+    if deadline is None:
+        return solver.solve(assumptions=assumptions)
+    budget = FIRST_BUDGET
+    while True:
+        deadline.check()
+        try:
+            solver.conf_budget(budget)
+        except NotImplementedError:  # a solver without budgets: one unbounded call
+            return solver.solve(assumptions=assumptions)
+        started = time.monotonic()
+        answer = solver.solve_limited(assumptions=assumptions)
+        if answer is not None:
+            return answer
+        if time.monotonic() - started < SLICE_SECONDS:
+            budget *= 2
+
+
+def load_solver(name: str, clauses: list[list[int]]) -> Solver:
+    """A new PySAT solver ``name`` holding ``clauses``, loaded :data:`LOAD_SLICE` clauses at a
+    time with the active deadline polled in between (a solver stopped half loaded is
+    deleted; :class:`~xdt.explain.engines._deadline.EnumerationStopped` is raised)."""
+    solver = Solver(name=name)
+    try:
+        for i in range(0, len(clauses), LOAD_SLICE):
+            if i:
+                _deadline.check()
+            solver.append_formula(clauses[i:i + LOAD_SLICE])
+    except BaseException:
+        solver.delete()
+        raise
+    return solver
+
+
 class SharedSolver:
     """One incremental PySAT solver over a fixed clause list, used by one thread at a time.
 
@@ -170,21 +234,22 @@ class SharedSolver:
         return self._solver is not None
 
     def _start(self) -> Solver:
-        self._solver = Solver(name=self.name, bootstrap_with=self.clauses)
+        self._solver = load_solver(self.name, self.clauses)
         self.starts += 1
         return self._solver
 
     def satisfiable(self, assumptions: list[int]) -> bool:
-        """Whether the clauses are satisfiable under ``assumptions``."""
+        """Whether the clauses are satisfiable under ``assumptions`` (:func:`solve_within`:
+        under a deadline, in budgeted slices)."""
         with self.lock:
-            return (self._solver or self._start()).solve(assumptions=assumptions)
+            return solve_within(self._solver or self._start(), assumptions)
 
     def solve(self, assumptions: list[int], model: bool = False) -> tuple[bool, list[int] | None]:
         """``(satisfiable, model)`` under ``assumptions``; the model (``get_model()``, one
         signed literal per variable) only when asked for and satisfiable."""
         with self.lock:
             solver = self._solver or self._start()
-            sat = solver.solve(assumptions=assumptions)
+            sat = solve_within(solver, assumptions)
             return sat, (solver.get_model() if sat and model else None)
 
     def release(self, wait: bool = True) -> None:

@@ -110,18 +110,21 @@ def weak_start(q: InstanceQuery, order, oracle: EntailmentOracle, engine: str) -
 
 
 def one_axp(model: Model, q: InstanceQuery, oracle: EntailmentOracle, order, engine: str,
-            tables: Callable[[], CompiledTree]) -> int:
+            tables: Callable[[], CompiledTree], stop: duality.Stop = None) -> int:
     """One AXp of ``oracle`` (the instance's, or one restricted by the user's terms) by
-    deletion in ``order`` (:func:`deletion_order`)."""
+    deletion in ``order`` (:func:`deletion_order`); ``stop`` (e.g. a deadline) is polled
+    between oracle calls (:func:`~xdt.explain.queries.deletion_axp`)."""
     seq = deletion_order(model, q, order, engine, tables)
-    return duality.deletion_axp(oracle, seq, start=weak_start(q, order, oracle, engine))
+    return duality.deletion_axp(oracle, seq, start=weak_start(q, order, oracle, engine),
+                                stop=stop)
 
 
 def one_cxp(model: Model, q: InstanceQuery, oracle: EntailmentOracle, order, engine: str,
-            tables: Callable[[], CompiledTree]) -> int | None:
+            tables: Callable[[], CompiledTree], stop: duality.Stop = None) -> int | None:
     """One CXp of ``oracle`` by deletion in ``order``, or ``None`` when freeing every
-    candidate feature cannot change the prediction."""
-    return duality.deletion_cxp(oracle, deletion_order(model, q, order, engine, tables))
+    candidate feature cannot change the prediction; ``stop`` as in :func:`one_axp`."""
+    return duality.deletion_cxp(oracle, deletion_order(model, q, order, engine, tables),
+                                stop=stop)
 
 
 def is_weak_axp(oracle: EntailmentOracle, mask: int) -> bool:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from xdt.errors import NoExplanationError, ParameterError
 from xdt.explain._models import Model, tree_only
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._compiled import CompiledTree
 from xdt.explain.engines._instance_oracle import InstanceQuery
 from xdt.explain.engines._oracle import bits
@@ -79,7 +80,8 @@ def find_delta_axp(model: Model, q: InstanceQuery, d: Fraction,
     free = feature_mask(model.features, exclude, "exclude")
     if start is None or (isinstance(start, str) and start == "axp"):
         oracle = restricted(model.features, q, exclude=exclude)
-        first = (duality.deletion_axp(oracle, seq) if oracle.entails(oracle.universe)
+        first = (duality.deletion_axp(oracle, seq, stop=_deadline.expired)
+                 if oracle.entails(oracle.universe)
                  else full_mask(len(names)) & ~free)  # no AXp avoids them: all the rest
     elif isinstance(start, str) and start == "all":
         first = full_mask(len(names)) & ~free

@@ -30,13 +30,12 @@ Written once for every engine (:class:`~xdt.explain.engines.EntailmentOracle`):
 Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``). The enumerations poll an
 optional ``stop`` callable between oracle calls and raise :class:`EnumerationStopped` when
 it returns True, so a time limit holds inside long searches too; a :class:`Deadline` is
-such a callable, and one deadline can be shared by the several steps of one task.
+such a callable, and one deadline can be shared by the several steps of one task
+(:mod:`xdt.explain.engines._deadline`, where the engines poll it inside their own calls).
 """
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
@@ -45,65 +44,13 @@ from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from xdt.errors import ComputationLimitError, ParameterError
+from xdt.errors import ComputationLimitError
+from xdt.explain.engines._deadline import Deadline, EnumerationStopped  # noqa: F401 (re-exported)
 from xdt.explain.engines._oracle import EntailmentOracle, bits, to_mask
 
 Stop = Callable[[], bool] | None
 """Optional callable polled by long loops; when it returns True they raise
 :class:`EnumerationStopped` (e.g. a deadline has passed)."""
-
-
-class EnumerationStopped(Exception):
-    """Raised inside an enumeration when its ``stop`` callable says so."""
-
-
-class Deadline:
-    """A moment after which long computations stop: ``seconds`` from its creation.
-
-    One deadline is meant to be shared by every step of one task (e.g. the enumerations of
-    one instance and the checks of their certificates), so that the task as a whole, not
-    each step, is bounded. It is a :data:`Stop` callable: ``deadline()`` is True once it has
-    passed.
-
-    Parameters
-    ----------
-    seconds : float
-        Time allowed, a positive finite number.
-    clock : callable, optional
-        Returns the current time in seconds; default :func:`time.monotonic` (read at each
-        call). Tests pass a fake clock.
-
-    Raises
-    ------
-    ParameterError
-        When ``seconds`` is not a positive finite number.
-    """
-
-    def __init__(self, seconds: float, clock: Callable[[], float] | None = None):
-        if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
-                or not math.isfinite(seconds) or seconds <= 0):
-            raise ParameterError(
-                f"a deadline needs a positive, finite number of seconds, got {seconds!r}")
-        self.seconds = float(seconds)
-        self._clock = clock
-        self.end = self.now() + self.seconds
-
-    def now(self) -> float:
-        """The clock's current time."""
-        return time.monotonic() if self._clock is None else self._clock()
-
-    def remaining(self) -> float:
-        """Seconds left (0 once the deadline has passed)."""
-        return max(0.0, self.end - self.now())
-
-    def expired(self) -> bool:
-        """Whether the deadline has passed."""
-        return self.now() > self.end
-
-    __call__ = expired
-
-    def __repr__(self) -> str:
-        return f"Deadline({self.seconds:g} s, {self.remaining():.3g} s left)"
 
 
 def _poll(stop: Stop) -> None:

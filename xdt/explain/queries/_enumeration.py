@@ -6,7 +6,8 @@ first under weights with RC2 MaxSAT) and keeps what a long enumeration needs:
 
 * a count (``max_count``): once reached, one more step tells whether the list is complete;
 * a time limit (seconds or a shared :class:`~xdt.explain.queries.Deadline`), polled
-  between the oracle's calls inside the search;
+  between the oracle's calls inside the search, and made the active deadline that the
+  engines poll inside their own calls (:mod:`xdt.explain.engines._deadline`);
 * the caller's ``build`` of each explanation as it is found, so the limit covers it, and
   with ``verify`` its ``recheck`` in batches while the search goes on: the search stops once
   the time left only covers checking, at the pace of the last batch, what was found;
@@ -27,6 +28,7 @@ from typing import NamedTuple, TypeVar
 from tqdm import tqdm
 
 from xdt.errors import ParameterError
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.explain.queries import _duality as duality
 from xdt.explain.queries._deletion import by_size
@@ -168,6 +170,17 @@ def enumerate_explanations(kind: str, oracle: EntailmentOracle, *, max_count: in
     """
     check_limits(max_count, time_limit)
     deadline = as_deadline(time_limit)
+    with _deadline.running(deadline):
+        return _enumerate(kind, oracle, max_count, deadline, progress, verify, on_found, build,
+                          recheck, batches, weights, by_weight)
+
+
+def _enumerate(kind: str, oracle: EntailmentOracle, max_count: int | None,
+               deadline: duality.Deadline | None, progress: bool, verify: bool,
+               on_found: Callable[[int, T], None] | None, build: Callable[[int, object], T],
+               recheck: Callable[[list[T]], list[T]], batches: tuple[int, int],
+               weights: tuple | None, by_weight: bool) -> Enumerated:
+    """:func:`enumerate_explanations` once its limits are read (under its deadline)."""
     enumerate_ = duality.enumerate_cxps if kind == "CXp" else duality.enumerate_axps
     search = partial(enumerate_, oracle, weights=weights[0] if by_weight and weights else None)
 
@@ -241,11 +254,14 @@ def enumerate_explanations(kind: str, oracle: EntailmentOracle, *, max_count: in
         finally:
             bar.close()
             masks.close()  # release the hitting-set solver of a stopped enumeration
-        while pending and not out_of_time():  # the last ones, while time remains
-            n = affordable(min(batch, len(pending)))
-            if n < 1:
-                break
-            check(n)
+        try:
+            while pending and not out_of_time():  # the last ones, while time remains
+                n = affordable(min(batch, len(pending)))
+                if n < 1:
+                    break
+                check(n)
+        except duality.EnumerationStopped:  # the engines found the deadline passed
+            pass
     except KeyboardInterrupt:
         return listed("interrupted")
     return listed(stopped)

@@ -66,6 +66,7 @@ from xdt.errors import (
     ParameterError,
     UnknownFeatureError,
 )
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._oracle import bits
 from xdt.ir._cells import Cells, IntervalCells, cells_of
 from xdt.ir._instances import as_frame, check_unique_columns
@@ -686,10 +687,15 @@ def delta_axp_mask(precision, start: int, delta: Fraction,
     after later removals. Returns ``(mask, its precision, {feature: precision without
     it})``.
 
+    The active deadline (:mod:`xdt.explain.engines._deadline`) is polled before each
+    precision.
+
     Raises
     ------
     ParameterError
         ``start`` itself has precision below ``delta``.
+    EnumerationStopped
+        When the active deadline passes first.
     """
     current = precision(start)
     if current < delta:
@@ -708,6 +714,7 @@ def delta_axp_mask(precision, start: int, delta: Fraction,
         for f in seq:
             if not (mask >> f) & 1:
                 continue
+            _deadline.check()
             p = precision(mask & ~(1 << f))
             if p >= delta:
                 mask &= ~(1 << f)

@@ -1,0 +1,257 @@
+"""``time_limit`` holds in every query and engine, without the wall clock: deadlines on a fake
+clock that expires after a given number of readings, deadlines already passed, and step
+budgets (:mod:`xdt.explain.engines._deadline`).
+
+* the box engine's compiled search reads its own clock: given an end already passed it stops
+  before its first box, given none it answers as before;
+* the SAT engine solves in conflict-budgeted slices (one conflict per slice here), which
+  give the unlimited answers, and stops between slices, between the lazy loop's rounds, while
+  building an ensemble's encoding and while loading a solver;
+* every query of the Explainer stops the way its documentation says: one answer
+  (``axp``, ``cxp``, ``delta_axp``, ``smallest_*``) raises ``ComputationLimitError``
+  (``limit="time_limit"``), a list (``all_*``) comes back incomplete, ``stopped_by=
+  "time_limit"``; and with a limit that never passes the answers are those without one.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from pysat.examples.genhard import PHP
+from pysat.solvers import Solver
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+
+import xdt
+from xdt.errors import ComputationLimitError, ParameterError
+from xdt.explain import Deadline, Explainer
+from xdt.explain.engines import _deadline, _sat
+from xdt.explain.engines import _ensemble_kernels as K
+from xdt.explain.engines._ensemble_box import prepare
+from xdt.explain.engines._ensemble_sat import EnsembleEncoding
+from xdt.explain.engines._sat_cache import shared_encoding
+from xdt.explain.queries import EmpiricalDistribution
+from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
+
+ENGINES = ("box", "sat")
+ONE_ANSWER = ("axp", "cxp", "delta_axp", "smallest_axp", "smallest_cxp")
+LISTS = ("all_axps", "all_cxps")
+
+
+def fake_clock(readings: int):
+    """A clock that reads 0 ``readings`` times, then 100 (seconds) for ever. A deadline of a
+    few seconds made on it reads it once when made, so it has passed from its check number
+    ``readings`` on (1: at once)."""
+    return itertools.chain(itertools.repeat(0.0, readings), itertools.repeat(100.0)).__next__
+
+
+def never() -> Deadline:
+    """A deadline that never passes (its clock stands still)."""
+    return Deadline(1e6, clock=lambda: 0.0)
+
+
+@pytest.fixture(scope="module")
+def forest():
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=3,
+                               random_state=0)
+    est = RandomForestClassifier(n_estimators=12, max_depth=5, random_state=0).fit(X, y)
+    names = [f"f{i}" for i in range(X.shape[1])]
+    model = xdt.from_sklearn(est, feature_names=names)
+    rows = [dict(zip(names, r.tolist(), strict=True)) for r in X[:3]]
+    return model, rows, EmpiricalDistribution(X, model)
+
+
+def run(ex: Explainer, query: str, x: dict, dist, time_limit):
+    if query == "delta_axp":
+        return ex.delta_axp(x, 0.9, distribution=dist, time_limit=time_limit)
+    return getattr(ex, query)(x, time_limit=time_limit)
+
+
+def features(answer) -> object:
+    if answer is None:
+        return None
+    if isinstance(answer, list):
+        return [e.features for e in answer]
+    return answer.features
+
+
+# ---------------------------------------------------------------- the box engine's kernel
+def test_the_box_kernel_stops_before_its_first_box_once_its_end_has_passed(forest):
+    if _deadline.KERNEL_CLOCK is None:
+        pytest.skip("no clock_gettime on this platform: the kernel reads no clock")
+    model, rows, _ = forest
+    p = prepare(model)
+    cells = model.encode([rows[0]])[0]
+    c = p.classify(cells)
+    lo, hi, cat = p.box({})  # every feature free: another class is reachable
+    out = np.empty(len(lo), dtype=np.int64)
+    clock = int(_deadline.KERNEL_CLOCK)
+    assert K.search(lo, hi, cat, c, 10**6, out, 16, clock, 0, *p.tables) == (K.TIMED_OUT, 0)
+    status, boxes = K.search(lo, hi, cat, c, 10**6, out, 16, clock, _deadline.NO_END,
+                             *p.tables)
+    assert (status, boxes) == K.search(lo, hi, cat, c, 10**6, out, 16, -1, 0, *p.tables)
+    assert status == K.COUNTEREXAMPLE and boxes >= 1
+    fixed = np.ones(len(cells), dtype=np.bool_)
+    order = np.arange(len(cells), dtype=np.int64)
+    status, pos = K.deletion(cells, fixed.copy(), order, c, 10**6, 16, clock, 0, *p.tables)
+    assert (status, pos) == (K.TIMED_OUT, 0)
+
+
+def test_the_kernel_end_follows_the_deadline_and_is_open_without_one():
+    assert _deadline.kernel_clock()[1] == _deadline.NO_END
+    with _deadline.running(Deadline(5.0, clock=fake_clock(1))):  # passed at once
+        clock, end = _deadline.kernel_clock()
+        if clock >= 0:
+            import time
+            assert end <= time.clock_gettime_ns(clock)
+
+
+# ---------------------------------------------------------------- the SAT engine's slices
+def test_budgeted_slices_give_the_unlimited_answer(monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    monkeypatch.setattr(_sat, "SLICE_SECONDS", 0.0)  # one conflict per slice, always
+    calls = []
+    with Solver(name="cadical195", bootstrap_with=PHP(5).clauses) as solver:
+        limited = solver.solve_limited
+
+        def counted(**kw):
+            calls.append(1)
+            return limited(**kw)
+
+        monkeypatch.setattr(solver, "solve_limited", counted)
+        with _deadline.running(never()):
+            assert _sat.solve_within(solver, []) is False  # 6 pigeons, 5 holes
+        assert len(calls) > 1  # it took several slices
+    with Solver(name="cadical195", bootstrap_with=PHP(5).clauses[:-1]) as solver:
+        with _deadline.running(never()):
+            assert _sat.solve_within(solver, []) is True
+
+
+def test_a_budgeted_solve_stops_between_slices_and_the_solver_stays_usable(monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    monkeypatch.setattr(_sat, "SLICE_SECONDS", 0.0)
+    with Solver(name="cadical195", bootstrap_with=PHP(6).clauses) as solver:
+        with _deadline.running(Deadline(5.0, clock=fake_clock(3))):
+            with pytest.raises(_deadline.EnumerationStopped):
+                _sat.solve_within(solver, [])
+        assert solver.solve() is False
+
+
+def test_loading_a_solver_stops_between_slices_of_clauses(monkeypatch):
+    monkeypatch.setattr(_sat, "LOAD_SLICE", 10)
+    clauses = PHP(5).clauses
+    with _deadline.running(Deadline(5.0, clock=fake_clock(2))):
+        with pytest.raises(_deadline.EnumerationStopped):
+            _sat.load_solver("cadical195", clauses)
+    with _deadline.running(never()):
+        solver = _sat.load_solver("cadical195", clauses)
+    assert solver.solve() is False
+    solver.delete()
+
+
+def test_building_an_ensemble_encoding_stops_and_leaves_no_half_built_one(forest):
+    model, rows, _ = forest
+    with _deadline.running(Deadline(5.0, clock=fake_clock(4))):
+        with pytest.raises(_deadline.EnumerationStopped):
+            EnsembleEncoding(model)
+    # a SAT Explainer made meanwhile (no deadline) builds the whole encoding
+    assert Explainer(model, engine="sat").axp(rows[0]).features \
+        == Explainer(model, engine="box").axp(rows[0]).features
+
+
+def test_the_lazy_loop_stops_between_rounds_and_keeps_valid_lemmas(forest, monkeypatch):
+    model, rows, _ = forest
+    enc = shared_encoding(model)
+    x = rows[1]
+    cells = model.encode([x])[0].tolist()
+    c = int(model.predict_cells(np.asarray([cells]))[0])
+    oracle = enc.oracle(cells, [1 << v for v in cells], (1 << len(cells)) - 1, c)
+    with _deadline.running(Deadline(5.0, clock=fake_clock(1))):
+        with pytest.raises(_deadline.EnumerationStopped):
+            oracle.counterexample(0)
+    box = Explainer(model, engine="box")
+    assert oracle.counterexample(0) is not None  # freeing every feature: another class
+    assert [e.features for e in Explainer(model, engine="sat").all_cxps(x)] \
+        == [e.features for e in box.all_cxps(x)]
+    oracle.close()
+
+
+# ---------------------------------------------------------------- every query, every engine
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("query", ONE_ANSWER)
+@pytest.mark.parametrize("readings", [1, 2])
+def test_a_query_with_one_answer_raises_once_its_deadline_passes(forest, engine, query,
+                                                                  readings):
+    model, rows, dist = forest
+    ex = Explainer(model, engine=engine, certificates=False)
+    with pytest.raises(ComputationLimitError, match="time limit") as e:
+        run(ex, query, rows[0], dist, Deadline(5.0, clock=fake_clock(readings)))
+    assert e.value.limit == "time_limit"
+    ex.close()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("query", LISTS)
+def test_an_enumeration_returns_what_it_found_marked_stopped_by_the_limit(forest, engine,
+                                                                           query):
+    model, rows, dist = forest
+    ex = Explainer(model, engine=engine, certificates=False)
+    full = run(ex, query, rows[0], dist, None)
+    assert full.complete and len(full) > 1
+    cut = run(Explainer(model, engine=engine), query, rows[0], dist,
+              Deadline(5.0, clock=fake_clock(2)))
+    assert not cut.complete and cut.stopped_by == "time_limit"
+    assert {e.features for e in cut} <= {e.features for e in full}
+    assert len(cut) < len(full)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("query", ONE_ANSWER + LISTS)
+def test_a_limit_that_never_passes_changes_no_answer(forest, engine, query, monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)  # the SAT engine in many slices
+    model, rows, dist = forest
+    for x in rows:
+        plain = run(Explainer(model, engine=engine), query, x, dist, None)
+        timed = run(Explainer(model, engine=engine), query, x, dist, never())
+        assert features(timed) == features(plain)
+        if isinstance(plain, list):
+            assert timed.complete and timed.stopped_by is None
+
+
+def test_a_tree_delta_axp_polls_its_deadline_between_precisions():
+    tree = DecisionTree([Feature("x", "ordinal"), Feature("y", "ordinal")], [0, 1],
+                        ThresholdSplit("x", 0.5, Leaf(0),
+                                       ThresholdSplit("y", 0.5, Leaf(0), Leaf(1))))
+    from xdt.explain.queries import ProductDistribution
+
+    d = ProductDistribution(tree, {"x": [1, 1], "y": [1, 19]})
+    ex = Explainer(tree)
+    assert ex.delta_axp({"x": 1, "y": 1}, 0.95, distribution=d,
+                        time_limit=never()).features == ("x",)
+    with pytest.raises(ComputationLimitError):
+        ex.delta_axp({"x": 1, "y": 1}, 0.95, distribution=d,
+                     time_limit=Deadline(5.0, clock=fake_clock(1)))
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "2"])
+def test_a_bad_time_limit_is_refused_by_every_one_answer_query(forest, bad):
+    model, rows, dist = forest
+    ex = Explainer(model)
+    for query in ONE_ANSWER:
+        with pytest.raises(ParameterError, match="time_limit"):
+            run(ex, query, rows[0], dist, bad)
+
+
+def test_deadlines_are_per_thread_and_restored_after_a_call(forest):
+    model, rows, _ = forest
+    assert _deadline.active() is None
+    with pytest.raises(ComputationLimitError):
+        Explainer(model).axp(rows[0], time_limit=Deadline(5.0, clock=fake_clock(1)))
+    assert _deadline.active() is None
+    outer = never()
+    with _deadline.running(outer):
+        with _deadline.running(None):
+            assert _deadline.active() is outer
+    assert _deadline.active() is None

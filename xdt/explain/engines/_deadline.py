@@ -1,0 +1,187 @@
+"""Deadlines: the moment a long call must stop, shared by every step of it, engines included.
+
+A :class:`Deadline` is made from a call's ``time_limit`` (seconds). While the call runs, it
+is the *active* deadline of its thread (:func:`running`, a :mod:`contextvars` variable, so
+threads sharing one :class:`~xdt.Explainer` do not see each other's), and every long loop
+below the call polls it, wherever it is:
+
+* the queries (deletion, hitting-set duality) between oracle calls;
+* the box engine inside its compiled search, once per box, against the clock the kernel
+  reads itself (:func:`kernel_clock`: ``clock_gettime(CLOCK_MONOTONIC)``, in nanoseconds);
+* the SAT engine between conflict-budgeted solver calls and in each round of the ensembles'
+  lazy loop, and while it builds an encoding or loads a solver.
+
+A poll that finds the deadline passed raises :class:`EnumerationStopped`; the call that set
+the deadline turns it into its documented outcome (a list marked ``stopped_by=
+"time_limit"``, or :class:`~xdt.errors.ComputationLimitError`). Without an active deadline
+nothing is polled and the engines run as they always did.
+
+    >>> d = Deadline(10.0, clock=iter([0.0, 0.0, 99.0]).__next__)
+    >>> d.expired(), d.expired()
+    (False, True)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from xdt.errors import ComputationLimitError, ParameterError
+
+NO_END = (1 << 63) - 1
+"""The kernel end of a call without a deadline (int64's largest value: never reached)."""
+
+
+class EnumerationStopped(Exception):
+    """Raised inside a search when its deadline has passed or its ``stop`` callable says
+    so; the call that set the limit catches it."""
+
+
+class Deadline:
+    """A moment after which long computations stop: ``seconds`` from its creation.
+
+    One deadline is meant to be shared by every step of one task (e.g. the enumerations of
+    one instance and the checks of their certificates), so that the task as a whole, not
+    each step, is bounded. It is a stop callable: ``deadline()`` is True once it has
+    passed.
+
+    Parameters
+    ----------
+    seconds : float
+        Time allowed, a positive finite number.
+    clock : callable, optional
+        Returns the current time in seconds; default :func:`time.monotonic` (read at each
+        call). Tests pass a fake clock; the box engine's compiled search then stops on its
+        own clock at the moment :meth:`remaining` gives when the search starts.
+
+    Raises
+    ------
+    ParameterError
+        When ``seconds`` is not a positive finite number.
+    """
+
+    def __init__(self, seconds: float, clock: Callable[[], float] | None = None):
+        if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
+                or not math.isfinite(seconds) or seconds <= 0):
+            raise ParameterError(
+                f"a deadline needs a positive, finite number of seconds, got {seconds!r}")
+        self.seconds = float(seconds)
+        self._clock = clock
+        self.end = self.now() + self.seconds
+
+    def now(self) -> float:
+        """The clock's current time."""
+        return time.monotonic() if self._clock is None else self._clock()
+
+    def remaining(self) -> float:
+        """Seconds left (0 once the deadline has passed)."""
+        return max(0.0, self.end - self.now())
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return self.now() > self.end
+
+    __call__ = expired
+
+    def check(self) -> None:
+        """Raise :class:`EnumerationStopped` when the deadline has passed."""
+        if self.expired():
+            raise EnumerationStopped
+
+    def __repr__(self) -> str:
+        return f"Deadline({self.seconds:g} s, {self.remaining():.3g} s left)"
+
+
+_ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
+
+
+def active() -> Deadline | None:
+    """The deadline of the call running in this thread (context), or ``None``."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def running(deadline: Deadline | None) -> Iterator[Deadline | None]:
+    """Make ``deadline`` the active one inside the ``with`` block (``None``: leave the one
+    active, if any, as it is); yields the deadline in force."""
+    if deadline is None:
+        yield _ACTIVE.get()
+        return
+    token = _ACTIVE.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _ACTIVE.reset(token)
+
+
+def expired() -> bool:
+    """Whether the active deadline has passed (False without one): a ``stop`` callable for
+    the loops of :mod:`xdt.explain.queries._duality`."""
+    deadline = _ACTIVE.get()
+    return deadline is not None and deadline.expired()
+
+
+def check() -> None:
+    """Raise :class:`EnumerationStopped` when the active deadline has passed (a no-op
+    without one)."""
+    deadline = _ACTIVE.get()
+    if deadline is not None and deadline.expired():
+        raise EnumerationStopped
+
+
+class limited:
+    """``with limited(deadline, "an AXp"):`` runs a call that gives one answer under
+    ``deadline`` (made active, as :func:`running`; ``None``: the one active, if any) and
+    turns :class:`EnumerationStopped` into :class:`~xdt.errors.ComputationLimitError`
+    (``limit="time_limit"``), saying that the time limit passed before ``what`` was found.
+    A class, not a generator: it costs next to nothing when there is no deadline."""
+
+    __slots__ = ("deadline", "what", "_token")
+
+    def __init__(self, deadline: Deadline | None, what: str):
+        self.deadline = deadline
+        self.what = what
+        self._token = None
+
+    def __enter__(self) -> Deadline | None:
+        if self.deadline is not None:
+            self._token = _ACTIVE.set(self.deadline)
+        return self.deadline
+
+    def __exit__(self, kind, error, trace) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
+            self._token = None
+        if kind is not None and issubclass(kind, EnumerationStopped):
+            seconds = f" of {self.deadline.seconds:g} s" if self.deadline is not None else ""
+            raise ComputationLimitError(
+                f"the time limit{seconds} passed before {self.what} was found; raise "
+                "time_limit", limit="time_limit") from None
+
+
+KERNEL_CLOCK = getattr(time, "CLOCK_MONOTONIC", None) if sys.platform != "win32" else None
+"""The ``clock_gettime`` clock the compiled kernels read (``CLOCK_MONOTONIC``), or ``None``
+where there is no ``clock_gettime``: there the kernels do not read a clock, and a deadline
+is polled between kernel calls only (each call bounded by its step budget)."""
+
+
+def kernel_clock() -> tuple[int, int]:
+    """``(clock, end)`` for a compiled kernel that polls the active deadline: the clock id
+    it reads (-1: none) and the deadline as that clock's reading in nanoseconds
+    (:data:`NO_END` without an active deadline)."""
+    deadline = _ACTIVE.get()
+    if KERNEL_CLOCK is None:
+        return -1, NO_END
+    if deadline is None:
+        return int(KERNEL_CLOCK), NO_END
+    left = deadline.remaining()
+    return int(KERNEL_CLOCK), (time.clock_gettime_ns(KERNEL_CLOCK)
+                               + min(int(left * 1e9), NO_END // 4))
+
+
+__all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "check",
+           "expired", "kernel_clock", "limited", "running"]
