@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -261,7 +261,6 @@ class CategoricalSplit(_Deep):
 Node = Leaf | ThresholdSplit | CategoricalSplit
 
 
-@dataclass(frozen=True)
 class Path:
     """The root-to-leaf path of one leaf.
 
@@ -274,22 +273,47 @@ class Path:
     label, class_index
         The leaf's class and its position in ``tree.classes``.
     term : Term
-        One literal per test on the path, root first (a feature may be tested twice).
+        One literal per test on the path, root first (a feature may be tested twice); built
+        on first access from literals the paths of a subtree share, so that listing the
+        paths of a deep tree costs no more than its masks.
     masks : dict[int, int]
-        Per tested feature, the intersection of the path's cell sets.
+        Per tested feature, the intersection of the path's cell sets (in order of first
+        test).
+
+    Paths are equal when their index, node, label, class index and term are.
     """
 
-    index: int
-    node: int
-    label: object
-    class_index: int
-    term: Term
-    masks: dict[int, int] = field(compare=False)
+    __slots__ = ("index", "node", "label", "class_index", "masks", "_edges", "_term")
+
+    def __init__(self, index: int, node: int, label: object, class_index: int,
+                 term: Term | tuple | None, masks: dict[int, int]):
+        put = object.__setattr__
+        put(self, "index", index)
+        put(self, "node", node)
+        put(self, "label", label)
+        put(self, "class_index", class_index)
+        put(self, "masks", masks)
+        # a Term, or the chain (parent's chain, Literal) of the path's edges, leaf last
+        put(self, "_term", term if isinstance(term, Term) else None)
+        put(self, "_edges", None if isinstance(term, Term) else term)
+
+    @property
+    def term(self) -> Term:
+        """The path's literals, one per test, root first."""
+        if self._term is None:
+            lits = []
+            chain = self._edges
+            while chain is not None:
+                chain, lit = chain
+                lits.append(lit)
+            object.__setattr__(self, "_term", Term(tuple(reversed(lits))))
+            object.__setattr__(self, "_edges", None)
+        return self._term
 
     @property
     def features(self) -> tuple[int, ...]:
         """Features tested on the path, in order of first test."""
-        return self.term.features
+        return tuple(self.masks)
 
     @property
     def consistent(self) -> bool:
@@ -298,7 +322,34 @@ class Path:
 
     def __len__(self) -> int:
         """Number of tests (edges) on the path."""
-        return len(self.term)
+        if self._term is None:
+            n, chain = 0, self._edges
+            while chain is not None:
+                chain, n = chain[0], n + 1
+            return n
+        return len(self._term)
+
+    def _key(self) -> tuple:
+        return (self.index, self.node, self.label, self.class_index, self.term)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Path(index={self.index!r}, node={self.node!r}, label={self.label!r}, "
+                f"class_index={self.class_index!r}, term={self.term!r}, masks={self.masks!r})")
+
+    def __reduce__(self):
+        return Path, (self.index, self.node, self.label, self.class_index, self.term,
+                      self.masks)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Path is read-only")
 
 
 def _partitions(branches: tuple[Branch, ...], domain: tuple) -> bool:
@@ -691,23 +742,35 @@ class DecisionTree(Model):
                             input_dtype=self.input_dtype, constraints=constraints)
 
     def _build_paths(self) -> tuple[Path, ...]:
+        """The paths in depth-first order. A path's masks are its parent's with one feature
+        updated, and its literals a chain shared with its siblings (:attr:`Path.term`
+        builds the tuple on first access), so the cost is the size of the masks, not the
+        sum of the path lengths (quadratic in the depth of a chain)."""
         paths: list[Path] = []
         node_of = np.flatnonzero(self._node_path >= 0).tolist()
-        stack: list[tuple[Node, tuple[Literal, ...]]] = [(self.root, ())]
+        stack: list[tuple[Node, tuple | None, dict[int, int]]] = [(self.root, None, {})]
         while stack:
-            node, lits = stack.pop()
+            node, chain, masks = stack.pop()
             if isinstance(node, Leaf):
                 i = len(paths)
-                term = Term(lits)
                 paths.append(Path(i, node_of[i], node.label, self._class_index[node.label],
-                                  term, term.masks()))
+                                  chain, masks))
                 continue
             fi = self.features.index(node.feature)
             edges = self._edges(node, fi, self.cells[fi])
             for k in range(len(edges) - 1, -1, -1):
                 edge_mask, child = edges[k]
-                stack.append((child, lits + (Literal(fi, edge_mask),)))
+                child_masks = dict(masks)
+                child_masks[fi] = masks.get(fi, edge_mask) & edge_mask
+                stack.append((child, (chain, Literal(fi, edge_mask)), child_masks))
         return tuple(paths)
+
+    def __getstate__(self) -> dict:
+        """The tree's fields without its caches (paths, walk lists: rebuilt on demand)."""
+        state = dict(self.__dict__)
+        state.pop("_paths", None)
+        state.pop("_lists", None)
+        return state
 
     def edges(self, node: ThresholdSplit | CategoricalSplit) -> list[tuple[int, Node]]:
         """The ``(cell mask, child)`` pairs of a split node of this tree, in branch order

@@ -224,18 +224,24 @@ class CompiledTree:
         for f in tested:
             self.excl_off[f] = offset
             offset += n_cells[f] * pw
+        intervals: dict[int, list[tuple[int, int, int]]] = {f: [] for f in tested
+                                                            if self.ordinal[f]}
         for j, p in enumerate(tree.paths):
             word, bit = j >> 6, np.uint64(1 << (j & 63))
             for f, m in p.masks.items():
+                if self.ordinal[f]:  # an interval lo..hi (lo > hi: empty): the cells outside
+                    intervals[f].append((j, (m & -m).bit_length() - 1 if m else n_cells[f],
+                                         m.bit_length() - 1 if m else -1))
+                    continue
                 table = excl[self.excl_off[f]:self.excl_off[f] + n_cells[f] * pw].reshape(
                     n_cells[f], pw)
-                if self.ordinal[f] and m:  # an interval lo..hi: the cells outside it
-                    lo, hi = (m & -m).bit_length() - 1, m.bit_length() - 1
-                    table[:lo, word] |= bit
-                    table[hi + 1:, word] |= bit
-                else:
-                    out = [c for c in range(n_cells[f]) if not (m >> c) & 1]
-                    table[out, word] |= bit
+                out = [c for c in range(n_cells[f]) if not (m >> c) & 1]
+                table[out, word] |= bit
+        for f, rows in intervals.items():
+            at = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+            kernels.interval_exclusions(
+                excl[self.excl_off[f]:self.excl_off[f] + n_cells[f] * pw].reshape(
+                    n_cells[f], pw), at[:, 0].copy(), at[:, 1].copy(), at[:, 2].copy())
         self.excl = excl
         self.tested = np.asarray(tested, dtype=np.int64)
         self.tested_at = np.full(self.n_features, -1, dtype=np.int64)
