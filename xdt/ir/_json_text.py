@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 
+from xdt.errors import ParameterError
+
 _scalar = json.JSONEncoder(ensure_ascii=False).encode
 
 
@@ -29,8 +31,8 @@ def dumps(obj: object, indent: int = 1, max_indent: int = MAX_INDENT) -> str:
     Raises
     ------
     TypeError
-        For a value or key JSON cannot hold (as :func:`json.dumps`).
-    ValueError
+        For a value or key JSON cannot hold (json's own error).
+    ParameterError
         For an object that contains itself.
     """
     out: list[str] = []
@@ -48,7 +50,8 @@ def dumps(obj: object, indent: int = 1, max_indent: int = MAX_INDENT) -> str:
         value, level = item
         if isinstance(value, dict | list | tuple) and value:
             if id(value) in open_ids:
-                raise ValueError("Circular reference detected")
+                raise ParameterError("the document contains itself (a circular reference); "
+                                     "JSON holds trees of values only")
             open_ids[id(value)] = None
             inner = "\n" + " " * (indent * min(level + 1, max_indent))
             closing = "\n" + " " * (indent * min(level, max_indent))
@@ -78,9 +81,9 @@ def dumps(obj: object, indent: int = 1, max_indent: int = MAX_INDENT) -> str:
 
 def _key(key: object) -> str:
     """A dict key as JSON writes it: a string as it is; a number, boolean or ``None`` as
-    its JSON text; anything else a TypeError (as :func:`json.dumps`)."""
+    its JSON text; anything else json's own TypeError."""
     if isinstance(key, str):
         return key
     if key is None or isinstance(key, bool | int | float):
         return _scalar(key)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+    return json.dumps({key: None})  # raises json's own TypeError for this key
