@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 
@@ -70,13 +70,32 @@ def full_mask(n_cells: int) -> int:
 
 
 def cells_of(mask: int) -> Iterator[int]:
-    """The cell numbers set in ``mask``, in increasing order."""
-    j = 0
-    while mask:
-        if mask & 1:
-            yield j
-        mask >>= 1
-        j += 1
+    """The cell numbers set in ``mask``, in increasing order; O(bits of ``mask``) for any
+    size (a mask over 10^6 cells is read as bytes, not shifted bit by bit)."""
+    if mask < (1 << 256):
+        j = 0
+        while mask:
+            if mask & 1:
+                yield j
+            mask >>= 1
+            j += 1
+        return
+    data = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"), np.uint8)
+    yield from np.flatnonzero(np.unpackbits(data, bitorder="little")).tolist()
+
+
+def mask_of(cells: Iterable[int]) -> int:
+    """The bit mask of the cell numbers ``cells`` (non-negative ints); O(number of cells +
+    bits), where setting bits one by one would cost O(cells x bits) for a large domain."""
+    idx = np.fromiter(cells, dtype=np.int64)
+    if len(idx) <= 64:
+        mask = 0
+        for c in idx.tolist():
+            mask |= 1 << c
+        return mask
+    bits = np.zeros(int(idx.max()) + 1, dtype=np.bool_)
+    bits[idx] = True
+    return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
 
 
 _NUMBER_TYPES = (int, float, np.integer, np.floating, Fraction, Decimal)

@@ -77,10 +77,14 @@ class Feature:
         if self.domain is None or len(self.domain) == 0:
             raise InvalidModelError("a categorical feature needs a non-empty 'domain'", where)
         domain = tuple(self.domain)
-        bad = [v for v in domain if not _is_scalar(v)]
-        if bad:
-            raise InvalidModelError(
-                f"domain values must be strings or finite numbers, got {bad[0]!r}", where)
+        if not set(map(type, domain)) <= {str, int}:  # else all scalar, at C speed
+            bad = [v for v in domain if not _is_scalar(v)]
+            if bad:
+                raise InvalidModelError(
+                    f"domain values must be strings or finite numbers, got {bad[0]!r}", where)
+        if len(dict.fromkeys(domain)) == len(domain):  # no value repeated
+            object.__setattr__(self, "domain", domain)
+            return
         seen: dict = {}
         for v in domain:
             if v in seen:

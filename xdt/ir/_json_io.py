@@ -63,7 +63,16 @@ from xdt.ir._dnf import DNF, Condition, NestedKDNF
 from xdt.ir._ensemble import COMBINES, PRECISIONS, TreeEnsemble
 from xdt.ir._features import Feature
 from xdt.ir._file_size import read_model_file
-from xdt.ir._tree import Branch, CategoricalSplit, DecisionTree, Leaf, Node, ThresholdSplit, _fmt
+from xdt.ir._json_text import dumps
+from xdt.ir._tree import (
+    Branch,
+    CategoricalSplit,
+    DecisionTree,
+    Leaf,
+    Node,
+    ThresholdSplit,
+    _where,
+)
 from xdt.ir._values import INPUT_DTYPES, to_python
 
 FORMAT = "xdt-model/1"
@@ -331,7 +340,7 @@ def _model_from_dict(doc: Mapping) -> Model:
                                f"{input_dtype!r}")
     if kind == "tree-ensemble":
         return _ensemble_from_dict(doc, features, target, input_dtype, constraints)
-    return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"], "root"),
+    return DecisionTree(features, doc["classes"], _node_from_dict(doc["root"]),
                         target=target, input_dtype=input_dtype, constraints=constraints)
 
 
@@ -371,7 +380,7 @@ def _ensemble_from_dict(doc: Mapping, features: list[Feature], target: str | Non
         where = f"trees[{t}]"
         try:
             trees.append(DecisionTree(space, doc["classes"],
-                                      _node_from_dict(root, "root", values=True),
+                                      _node_from_dict(root, values=True),
                                       target=target, input_dtype=input_dtype))
         except InvalidModelError as e:
             message = str(e)[len(e.where) + 2:] if e.where else str(e)
@@ -441,41 +450,70 @@ def _leaf_value(v, where: str) -> tuple:
     return tuple(v)
 
 
-def _node_from_dict(d, where: str, values: bool = False) -> Node:
-    """A node from its JSON object; ``values``: leaves may carry ``value`` (ensembles)."""
-    # Iterative over an explicit stack would be longer; JSON nesting is bounded by the
-    # parser's own recursion, so recursion here is no new limit.
-    if not isinstance(d, Mapping):
-        raise InvalidModelError(f"a node must be a JSON object, got {d!r}", where)
-    keys = set(d)
-    if keys == {"class"}:
-        return Leaf(d["class"])
-    if values and keys == {"class", "value"}:
-        return Leaf(d["class"], _leaf_value(d["value"], where))
-    if keys == {"feature", "threshold", "left", "right"}:
-        return ThresholdSplit(d["feature"], d["threshold"],
-                              _node_from_dict(d["left"], f"{where} > {d['feature']} <= "
-                                                         f"{d['threshold']}", values),
-                              _node_from_dict(d["right"], f"{where} > {d['feature']} > "
-                                                          f"{d['threshold']}", values))
-    if keys == {"feature", "branches"}:
-        if not isinstance(d["branches"], list):
-            raise InvalidModelError("'branches' must be a list", where)
-        branches = []
-        for k, b in enumerate(d["branches"]):
+def _node_from_dict(d, values: bool = False) -> Node:
+    """The tree whose root node is the JSON object ``d``; ``values``: leaves may carry
+    ``value`` (ensembles).
+
+    Built with an explicit stack, so a tree of any depth loads in time and memory linear
+    in its size: a node's place in the error messages (``root > x <= 1.5 > ...``) is kept
+    as a chain of (parent's place, step) tuples and written out only for an error
+    (:func:`xdt.ir._tree._where`). Nodes are checked in document order (a node, then its
+    first child's subtree, ...), so the first error met is the one recursion would meet."""
+    built: list[Node] = []
+    # work: ("node", json, place) to check and build; ("split", json) to assemble a split
+    # from its children on top of ``built``; ("branch", json, k, place) to check branch k
+    work: list[tuple] = [("node", d, None)]
+    while work:
+        item = work.pop()
+        if item[0] == "split":
+            node = item[1]
+            if "threshold" in node:
+                right, left = built.pop(), built.pop()
+                built.append(ThresholdSplit(node["feature"], node["threshold"], left, right))
+            else:
+                n = len(node["branches"])
+                kids = built[len(built) - n:]
+                del built[len(built) - n:]
+                built.append(CategoricalSplit(node["feature"], tuple(
+                    Branch(tuple(b["in"]), kid)
+                    for b, kid in zip(node["branches"], kids, strict=True))))
+            continue
+        if item[0] == "branch":
+            _, node, k, chain = item
+            b = node["branches"][k]
             if not isinstance(b, Mapping) or set(b) != {"in", "node"} \
                     or not isinstance(b["in"], list):
                 raise InvalidModelError(
-                    f"branch {k} must be {{\"in\": [values], \"node\": ...}}, got {b!r}", where)
-            text = ", ".join(_fmt(v) for v in b["in"])  # the node's name, as in tree.py
-            branches.append(Branch(tuple(b["in"]), _node_from_dict(
-                b["node"], f"{where} > {d['feature']} in {{{text}}}", values)))
-        return CategoricalSplit(d["feature"], tuple(branches))
-    leaf = ("{\"class\": c, \"value\": [numbers]}" if values else "{\"class\": c}")
-    raise InvalidModelError(
-        f"unrecognised node with fields {sorted(keys)}; a node is a leaf {leaf}, "
-        "a numeric split {\"feature\", \"threshold\", \"left\", \"right\"} or a categorical "
-        "split {\"feature\", \"branches\"}", where)
+                    f"branch {k} must be {{\"in\": [values], \"node\": ...}}, got {b!r}",
+                    _where(chain))
+            work.append(("node", b["node"], (chain, node["feature"], "in", b["in"])))
+            continue
+        _, node, chain = item
+        if not isinstance(node, Mapping):
+            raise InvalidModelError(f"a node must be a JSON object, got {node!r}", _where(chain))
+        keys = set(node)
+        if keys == {"class"}:
+            built.append(Leaf(node["class"]))
+        elif values and keys == {"class", "value"}:
+            built.append(Leaf(node["class"], _leaf_value(node["value"], _where(chain))))
+        elif keys == {"feature", "threshold", "left", "right"}:
+            f, t = node["feature"], node["threshold"]
+            work.append(("split", node))
+            work.append(("node", node["right"], (chain, f, ">", t)))
+            work.append(("node", node["left"], (chain, f, "<=", t)))
+        elif keys == {"feature", "branches"}:
+            if not isinstance(node["branches"], list):
+                raise InvalidModelError("'branches' must be a list", _where(chain))
+            work.append(("split", node))
+            work.extend(("branch", node, k, chain)
+                        for k in range(len(node["branches"]) - 1, -1, -1))
+        else:
+            leaf = ("{\"class\": c, \"value\": [numbers]}" if values else "{\"class\": c}")
+            raise InvalidModelError(
+                f"unrecognised node with fields {sorted(keys)}; a node is a leaf {leaf}, "
+                "a numeric split {\"feature\", \"threshold\", \"left\", \"right\"} or a "
+                "categorical split {\"feature\", \"branches\"}", _where(chain))
+    return built[0]
 
 
 def model_to_dict(model: Model) -> dict:
@@ -560,7 +598,9 @@ def _node_to_dict(root: Node) -> dict:
 
 
 def save_model(model: Model, path) -> None:
-    """Write ``model`` as an ``xdt-model/1`` JSON file at ``path`` (UTF-8, indented).
+    """Write ``model`` as an ``xdt-model/1`` JSON file at ``path`` (UTF-8, indented by one
+    space per level; lines nested more than 100 levels down are indented as at level 100, so
+    a tree of any depth is written in time and space linear in its size).
 
     The file is written to a temporary name in its folder and renamed into place once
     complete: on any failure the file that was at ``path`` is untouched.
@@ -575,7 +615,5 @@ def save_model(model: Model, path) -> None:
     OutputError
         ``path`` cannot be written (missing folder, permission, full disk...).
     """
-    depth = getattr(model, "depth", 0)
-    with _nesting(4 * depth):   # json's encoder recurses once per nesting level
-        text = json.dumps(model_to_dict(model), indent=1, ensure_ascii=False)
+    text = dumps(model_to_dict(model), indent=1)  # json.dumps's text, at any depth
     write_text(path, text + "\n")

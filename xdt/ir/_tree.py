@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from xdt.errors import (
     UnknownNodeFeatureError,
     ValueOutsideDomainError,
 )
-from xdt.ir._cells import CategoricalCells, Cells, IntervalCells, full_mask
+from xdt.ir._cells import CategoricalCells, Cells, IntervalCells, full_mask, mask_of
 from xdt.ir._constraints import Constraints, prepare
 from xdt.ir._features import Feature, FeatureSpace, check_classes
 from xdt.ir._instances import encode_rows
@@ -58,8 +58,164 @@ class Leaf:
     value: tuple[float, ...] | None = None
 
 
-@dataclass(frozen=True)
-class ThresholdSplit:
+class _Deep:
+    """Equality, hashing, ``repr``, pickling and copying of a split node or branch without
+    recursion, so that trees of any depth (learned or loaded chains of 10^4 levels and more)
+    stay printable, comparable and picklable. The results are those of the dataclass
+    methods (field by field, in field order); pickling stores the subtree flat, in preorder
+    (:func:`_flatten`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        stack: list[tuple[object, object]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if a.__class__ is not b.__class__:
+                return False
+            if isinstance(a, Leaf):
+                if a != b:
+                    return False
+            elif isinstance(a, ThresholdSplit):
+                if not (_same(a.feature, b.feature) and _same(a.threshold, b.threshold)):
+                    return False
+                stack.append((a.right, b.right))
+                stack.append((a.left, b.left))
+            elif isinstance(a, CategoricalSplit):
+                if not _same(a.feature, b.feature) or len(a.branches) != len(b.branches):
+                    return False
+                stack.extend(zip(reversed(a.branches), reversed(b.branches), strict=True))
+            elif isinstance(a, Branch):
+                if not _same(a.values, b.values):
+                    return False
+                stack.append((a.node, b.node))
+            elif a != b:
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        hashes: dict[int, int] = {}
+        stack: list[tuple[object, bool]] = [(self, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in hashes:
+                continue
+            kids = _children(node)
+            if not ready and kids:
+                stack.append((node, True))
+                stack.extend((k, False) for k in kids)
+                continue
+            own = _own_fields(node)
+            hashes[id(node)] = hash((*own, *(hashes[id(k)] for k in kids))) \
+                if isinstance(node, _Deep) else hash(node)
+        return hashes[id(self)]
+
+    def __repr__(self) -> str:
+        out: list[str] = []
+        stack: list[object] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, ThresholdSplit):
+                stack.extend((")", item.right, ", right=", item.left,
+                              f"{type(item).__qualname__}(feature={item.feature!r}, "
+                              f"threshold={item.threshold!r}, left="))
+            elif isinstance(item, CategoricalSplit):
+                parts: list[object] = [f"{type(item).__qualname__}(feature={item.feature!r}, "
+                                       "branches=("]
+                for k, b in enumerate(item.branches):
+                    parts.extend((", " if k else "", b))
+                parts.append(",))" if len(item.branches) == 1 else "))")
+                stack.extend(reversed(parts))
+            elif isinstance(item, Branch):
+                stack.extend((")", item.node,
+                              f"{type(item).__qualname__}(values={item.values!r}, node="))
+            else:
+                out.append(repr(item))
+        return "".join(out)
+
+    def __reduce__(self):
+        return _unflatten, (_flatten(self),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        import copy
+        return _unflatten(copy.deepcopy(_flatten(self), memo))
+
+
+def _same(a: object, b: object) -> bool:
+    """Field equality as a dataclass's ``__eq__`` tests it (identity first, as tuples do)."""
+    return a is b or a == b
+
+
+def _children(node: object) -> tuple:
+    if isinstance(node, ThresholdSplit):
+        return (node.left, node.right)
+    if isinstance(node, CategoricalSplit):
+        return node.branches
+    if isinstance(node, Branch):
+        return (node.node,)
+    return ()
+
+
+def _own_fields(node: object) -> tuple:
+    if isinstance(node, ThresholdSplit):
+        return (node.feature, node.threshold)
+    if isinstance(node, CategoricalSplit):
+        return (node.feature,)
+    if isinstance(node, Branch):
+        return (node.values,)
+    return ()
+
+
+def _flatten(top: object) -> list:
+    """The subtree under ``top`` (a node or branch) in preorder, one entry per node:
+    ``("T", feature, threshold)``, ``("C", feature, n_branches)``, ``("B", values)`` or a
+    :class:`Leaf` itself (:func:`_unflatten` reads it back)."""
+    out: list = []
+    stack: list[object] = [top]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ThresholdSplit):
+            out.append(("T", node.feature, node.threshold))
+            stack.extend((node.right, node.left))
+        elif isinstance(node, CategoricalSplit):
+            out.append(("C", node.feature, len(node.branches)))
+            stack.extend(reversed(node.branches))
+        elif isinstance(node, Branch):
+            out.append(("B", node.values))
+            stack.append(node.node)
+        else:
+            out.append(node)
+    return out
+
+
+def _unflatten(flat: list) -> object:
+    """The node or branch whose preorder :func:`_flatten` wrote."""
+    built: list[object] = []
+    for item in reversed(flat):  # children before parents, first child on top
+        if not isinstance(item, tuple):
+            built.append(item)
+        elif item[0] == "T":
+            left, right = built.pop(), built.pop()
+            built.append(ThresholdSplit(item[1], item[2], left, right))
+        elif item[0] == "C":
+            branches = tuple(built.pop() for _ in range(item[2]))
+            built.append(CategoricalSplit(item[1], branches))
+        else:
+            built.append(Branch(item[1], built.pop()))
+    return built[0]
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ThresholdSplit(_Deep):
     """Binary split on ordinal ``feature``: ``x <= threshold`` goes ``left``, else ``right``."""
 
     feature: str
@@ -75,16 +231,16 @@ class ThresholdSplit:
         return [f"<= {t}", f"> {t}"]
 
 
-@dataclass(frozen=True)
-class Branch:
+@dataclass(frozen=True, repr=False, eq=False)
+class Branch(_Deep):
     """One edge of a :class:`CategoricalSplit`: the domain ``values`` that follow it."""
 
     values: tuple
     node: Node
 
 
-@dataclass(frozen=True)
-class CategoricalSplit:
+@dataclass(frozen=True, repr=False, eq=False)
+class CategoricalSplit(_Deep):
     """Multiway split on a categorical/binary ``feature``; the branch value sets partition
     its domain."""
 
@@ -105,7 +261,6 @@ class CategoricalSplit:
 Node = Leaf | ThresholdSplit | CategoricalSplit
 
 
-@dataclass(frozen=True)
 class Path:
     """The root-to-leaf path of one leaf.
 
@@ -118,22 +273,47 @@ class Path:
     label, class_index
         The leaf's class and its position in ``tree.classes``.
     term : Term
-        One literal per test on the path, root first (a feature may be tested twice).
+        One literal per test on the path, root first (a feature may be tested twice); built
+        on first access from literals the paths of a subtree share, so that listing the
+        paths of a deep tree costs no more than its masks.
     masks : dict[int, int]
-        Per tested feature, the intersection of the path's cell sets.
+        Per tested feature, the intersection of the path's cell sets (in order of first
+        test).
+
+    Paths are equal when their index, node, label, class index and term are.
     """
 
-    index: int
-    node: int
-    label: object
-    class_index: int
-    term: Term
-    masks: dict[int, int] = field(compare=False)
+    __slots__ = ("index", "node", "label", "class_index", "masks", "_edges", "_term")
+
+    def __init__(self, index: int, node: int, label: object, class_index: int,
+                 term: Term | tuple | None, masks: dict[int, int]):
+        put = object.__setattr__
+        put(self, "index", index)
+        put(self, "node", node)
+        put(self, "label", label)
+        put(self, "class_index", class_index)
+        put(self, "masks", masks)
+        # a Term, or the chain (parent's chain, Literal) of the path's edges, leaf last
+        put(self, "_term", term if isinstance(term, Term) else None)
+        put(self, "_edges", None if isinstance(term, Term) else term)
+
+    @property
+    def term(self) -> Term:
+        """The path's literals, one per test, root first."""
+        if self._term is None:
+            lits = []
+            chain = self._edges
+            while chain is not None:
+                chain, lit = chain
+                lits.append(lit)
+            object.__setattr__(self, "_term", Term(tuple(reversed(lits))))
+            object.__setattr__(self, "_edges", None)
+        return self._term
 
     @property
     def features(self) -> tuple[int, ...]:
         """Features tested on the path, in order of first test."""
-        return self.term.features
+        return tuple(self.masks)
 
     @property
     def consistent(self) -> bool:
@@ -142,7 +322,50 @@ class Path:
 
     def __len__(self) -> int:
         """Number of tests (edges) on the path."""
-        return len(self.term)
+        if self._term is None:
+            n, chain = 0, self._edges
+            while chain is not None:
+                chain, n = chain[0], n + 1
+            return n
+        return len(self._term)
+
+    def _key(self) -> tuple:
+        return (self.index, self.node, self.label, self.class_index, self.term)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Path(index={self.index!r}, node={self.node!r}, label={self.label!r}, "
+                f"class_index={self.class_index!r}, term={self.term!r}, masks={self.masks!r})")
+
+    def __reduce__(self):
+        return Path, (self.index, self.node, self.label, self.class_index, self.term,
+                      self.masks)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Path is read-only")
+
+
+def _partitions(branches: tuple[Branch, ...], domain: tuple) -> bool:
+    """Whether the branches' value sets are non-empty and partition ``domain`` (hashable
+    values, no booleans): the check of a valid split in a few passes at C speed, for domains
+    of 10^6 values; ``False`` sends the caller to the value-by-value check that names
+    what is wrong."""
+    values = [v for b in branches for v in b.values]
+    if len(values) != len(domain) or not all(b.values for b in branches):
+        return False
+    try:
+        seen = set(values)
+    except TypeError:
+        return False
+    return len(seen) == len(values) and bool not in set(map(type, values)) \
+        and seen == set(domain)
 
 
 def _merged_leaf(leaves: list[Leaf]) -> Leaf:
@@ -309,6 +532,8 @@ class DecisionTree(Model):
         if len(node.branches) < 2:
             raise InvalidModelError(
                 f"a split on {feat.name!r} needs at least two branches", _where(chain))
+        if _partitions(node.branches, feat.domain):
+            return
         domain = {v: True for v in feat.domain}
         owner: dict = {}
         for k, b in enumerate(node.branches):
@@ -345,9 +570,9 @@ class DecisionTree(Model):
         offsets: list[int] = []         # per node: where its child table starts in flat
         flat: list[int] = []            # the child tables: child per cell / (left, right)
         n_paths = 0
-        # stack of (node, parent number, cell mask of the edge from the parent (categorical
+        # stack of (node, parent number, cells of the edge from the parent (categorical
         # parents), edge number, depth)
-        stack: list[tuple[Node, int, int, int, int]] = [(self.root, -1, 0, 0, 0)]
+        stack: list[tuple[Node, int, list[int], int, int]] = [(self.root, -1, [], 0, 0)]
         depth = 0
         while stack:
             node, parent, mask, edge, level = stack.pop()
@@ -357,10 +582,8 @@ class DecisionTree(Model):
                 if node_cut[parent] >= 0:
                     flat[base + edge] = me
                 else:
-                    while mask:
-                        low = mask & -mask
-                        flat[base + low.bit_length() - 1] = me
-                        mask ^= low
+                    for c in mask:  # the cells of the edge
+                        flat[base + c] = me
             if isinstance(node, Leaf):
                 node_feature.append(-1)
                 node_class.append(self._class_index[node.label])
@@ -379,16 +602,17 @@ class DecisionTree(Model):
                 node_cut.append(bisect.bisect_left(cells._sorted, float(node.threshold)))
                 offsets.append(len(flat))
                 flat.extend((-1, -1))
-                stack.append((node.right, me, 0, 1, level + 1))
-                stack.append((node.left, me, 0, 0, level + 1))
+                stack.append((node.right, me, [], 1, level + 1))
+                stack.append((node.left, me, [], 0, level + 1))
                 continue
             node_cut.append(-1)
             offsets.append(len(flat))
             flat.extend([-1] * cells.n_cells)
-            edges = self._edges(node, fi, cells)
-            for k in range(len(edges) - 1, -1, -1):
-                edge_mask, child = edges[k]
-                stack.append((child, me, edge_mask, k, level + 1))
+            branches = node.branches
+            code = cells._code  # the values were checked against the domain
+            for k in range(len(branches) - 1, -1, -1):
+                stack.append((branches[k].node, me, [code[v] for v in branches[k].values],
+                              k, level + 1))
         self._node_feature = np.asarray(node_feature, dtype=np.int64)
         self._node_class = np.asarray(node_class, dtype=np.int64)
         self._node_path = np.asarray(node_path, dtype=np.int64)
@@ -518,23 +742,35 @@ class DecisionTree(Model):
                             input_dtype=self.input_dtype, constraints=constraints)
 
     def _build_paths(self) -> tuple[Path, ...]:
+        """The paths in depth-first order. A path's masks are its parent's with one feature
+        updated, and its literals a chain shared with its siblings (:attr:`Path.term`
+        builds the tuple on first access), so the cost is the size of the masks, not the
+        sum of the path lengths (quadratic in the depth of a chain)."""
         paths: list[Path] = []
         node_of = np.flatnonzero(self._node_path >= 0).tolist()
-        stack: list[tuple[Node, tuple[Literal, ...]]] = [(self.root, ())]
+        stack: list[tuple[Node, tuple | None, dict[int, int]]] = [(self.root, None, {})]
         while stack:
-            node, lits = stack.pop()
+            node, chain, masks = stack.pop()
             if isinstance(node, Leaf):
                 i = len(paths)
-                term = Term(lits)
                 paths.append(Path(i, node_of[i], node.label, self._class_index[node.label],
-                                  term, term.masks()))
+                                  chain, masks))
                 continue
             fi = self.features.index(node.feature)
             edges = self._edges(node, fi, self.cells[fi])
             for k in range(len(edges) - 1, -1, -1):
                 edge_mask, child = edges[k]
-                stack.append((child, lits + (Literal(fi, edge_mask),)))
+                child_masks = dict(masks)
+                child_masks[fi] = masks.get(fi, edge_mask) & edge_mask
+                stack.append((child, (chain, Literal(fi, edge_mask)), child_masks))
         return tuple(paths)
+
+    def __getstate__(self) -> dict:
+        """The tree's fields without its caches (paths, walk lists: rebuilt on demand)."""
+        state = dict(self.__dict__)
+        state.pop("_paths", None)
+        state.pop("_lists", None)
+        return state
 
     def edges(self, node: ThresholdSplit | CategoricalSplit) -> list[tuple[int, Node]]:
         """The ``(cell mask, child)`` pairs of a split node of this tree, in branch order
@@ -548,13 +784,7 @@ class DecisionTree(Model):
             j = bisect.bisect_left(cells._sorted, float(node.threshold))
             left = full_mask(j + 1)
             return [(left, node.left), (full_mask(cells.n_cells) & ~left, node.right)]
-        out = []
-        for b in node.branches:
-            mask = 0
-            for v in b.values:
-                mask |= 1 << cells.cell_of(v)
-            out.append((mask, b.node))
-        return out
+        return [(mask_of(cells.cell_of(v) for v in b.values), b.node) for b in node.branches]
 
     # ------------------------------------------------------------------ prediction
     def encode(self, X) -> np.ndarray:

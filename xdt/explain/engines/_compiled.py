@@ -228,18 +228,27 @@ class CompiledTree:
         for f in tested:
             self.excl_off[f] = offset
             offset += n_cells[f] * pw
+        # per ordinal feature: its paths, and the interval lo..hi of each (lo > hi: empty)
+        intervals: dict[int, tuple[list[int], list[int], list[int]]] = {
+            f: ([], [], []) for f in tested if self.ordinal[f]}
         for j, p in enumerate(tree.paths):
             word, bit = j >> 6, np.uint64(1 << (j & 63))
             for f, m in p.masks.items():
+                if self.ordinal[f]:  # the cells outside the interval
+                    on, los, his = intervals[f]
+                    on.append(j)
+                    los.append((m & -m).bit_length() - 1 if m else n_cells[f])
+                    his.append(m.bit_length() - 1 if m else -1)
+                    continue
                 table = excl[self.excl_off[f]:self.excl_off[f] + n_cells[f] * pw].reshape(
                     n_cells[f], pw)
-                if self.ordinal[f] and m:  # an interval lo..hi: the cells outside it
-                    lo, hi = (m & -m).bit_length() - 1, m.bit_length() - 1
-                    table[:lo, word] |= bit
-                    table[hi + 1:, word] |= bit
-                else:
-                    out = [c for c in range(n_cells[f]) if not (m >> c) & 1]
-                    table[out, word] |= bit
+                out = [c for c in range(n_cells[f]) if not (m >> c) & 1]
+                table[out, word] |= bit
+        for f, (on, los, his) in intervals.items():
+            kernels.interval_exclusions(
+                excl[self.excl_off[f]:self.excl_off[f] + n_cells[f] * pw].reshape(
+                    n_cells[f], pw), np.asarray(on, dtype=np.int64),
+                np.asarray(los, dtype=np.int64), np.asarray(his, dtype=np.int64))
         self.excl = excl
         self.tested = np.asarray(tested, dtype=np.int64)
         self.tested_at = np.full(self.n_features, -1, dtype=np.int64)
