@@ -412,7 +412,8 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
             # one AXp and all CXps (at most max_cxps) per row, by the one table function
             explain_table(model, part.set_axis(positions), engine=explainer,
                           options={"all_cxps": True, "max_count": max_cxps,
-                                   "time_limit": time_limit, "certificates": False},
+                                   "time_limit": time_limit, "certificates": False,
+                                   "limit_axp": False},  # every row shows its AXp
                           on_row=collect, progress=False)
         except KeyboardInterrupt:  # the rows finished are kept; the current one is not
             interrupted = True
