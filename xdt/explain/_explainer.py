@@ -36,6 +36,7 @@ from xdt.explain._models import Model, check_instance, check_model, point_values
 from xdt.explain.checks._certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.engines._compiled import compiled, literals_memo, number_reader
 from xdt.explain.engines._deadline import Deadline, limited
+from xdt.explain.engines._deadline import active as active_deadline
 from xdt.explain.engines._instance_oracle import check_path_restricted, instance_query, release
 from xdt.explain.engines._oracle import bits
 from xdt.explain.engines._registry import choose_engine
@@ -323,14 +324,21 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         ParameterError
             For a bad ``time_limit``.
         """
-        deadline = enumeration.as_deadline(time_limit)
+        deadline = None if time_limit is None else enumeration.as_deadline(time_limit)
         q = self._query(x, path_restricted)
+        if deadline is None and active_deadline() is None:  # no limit, no wrapper: µs count
+            return self._axp(q, order, inflate, verify, exclude, None)
         with limited(deadline, "an AXp"):
-            oracle = preferences.axp_oracle(self.model, q, exclude)
-            mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables,
-                                    deadline)
-            inflation = self._inflation(q, mask) if inflate else None
-            return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
+            return self._axp(q, order, inflate, verify, exclude, deadline)
+
+    def _axp(self, q: InstanceQuery, order, inflate: bool, verify: bool, exclude,
+             deadline: Deadline | None) -> Explanation:
+        """:meth:`axp` of the instance ``q``, under ``deadline`` if one is active."""
+        oracle = preferences.axp_oracle(self.model, q, exclude)
+        mask = deletion.one_axp(self.model, q, oracle, order, self.engine, self._tables,
+                                deadline)
+        inflation = self._inflation(q, mask) if inflate else None
+        return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
     def inflate(self, x, features: Iterable[str], *, path_restricted: bool | None = None,
                 order: Sequence[str] | None = None, verify: bool = False) -> Explanation:
