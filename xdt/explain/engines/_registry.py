@@ -53,7 +53,10 @@ def choose_engine(model: Model, engine: str | None) -> str:
     if engine in AUTO:
         if is_constrained(model):
             return "sat"
-        return next((e for e in ("path", "box") if offers(model, NEEDS[e])), "sat")
+        for e in ("path", "box"):  # a loop, not next() over a generator: once per Explainer
+            if offers(model, NEEDS[e]):
+                return e
+        return "sat"
     if NEEDS[engine] is not None and is_constrained(model):
         raise constrained_refusal(f"the {engine} engine", model)
     if engine == "path" and not offers(model, PATHS):
