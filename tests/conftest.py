@@ -99,3 +99,19 @@ def tree_case_names() -> list[str]:
 @pytest.fixture
 def datasets_dir() -> Path:
     return require_shared(DATASETS)
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory) -> Path:
+    """The README's files (``xdt demo``'s examples) and a depth-3 CART tree of German credit
+    (``model.json``), fitted by ``xdt fit``."""
+    from clitools import run
+
+    from xdt.cli._demo_job import write_examples
+
+    folder = tmp_path_factory.mktemp("tour")
+    write_examples(folder)
+    result = run("fit", str(folder / "german.csv"), "-t", "class", "--max-depth", "3",
+                 "-o", str(folder / "model.json"))
+    assert result.exit_code == 0, result.output
+    return folder

@@ -12,19 +12,8 @@ import pytest
 from clitools import assert_clean_failure, run
 
 import xdt
-from xdt.cli._demo_job import load_german, write_examples
+from xdt.cli._demo_job import load_german
 from xdt.errors import DataError
-
-
-@pytest.fixture(scope="module")
-def tour(tmp_path_factory) -> Path:
-    """The README's files, and a depth-3 CART tree of German credit (model.json)."""
-    folder = tmp_path_factory.mktemp("tour")
-    write_examples(folder)
-    result = run("fit", str(folder / "german.csv"), "-t", "class", "--max-depth", "3",
-                 "-o", str(folder / "model.json"))
-    assert result.exit_code == 0, result.output
-    return folder
 
 
 @pytest.fixture(scope="module")

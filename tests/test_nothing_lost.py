@@ -56,17 +56,6 @@ def jsonl_lines(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def tour(tmp_path_factory) -> Path:
-    """The README's files and a depth-3 CART tree of German credit (model.json)."""
-    folder = tmp_path_factory.mktemp("tour")
-    write_examples(folder)
-    result = run("fit", str(folder / "german.csv"), "-t", "class", "--max-depth", "3",
-                 "-o", str(folder / "model.json"))
-    assert result.exit_code == 0, result.output
-    return folder
-
-
-@pytest.fixture(scope="module")
 def german(tour):
     """(rows of German credit without the class, the tree, its 1,000 records in memory)."""
     tree = xdt.load_model(tour / "model.json")
