@@ -764,10 +764,10 @@ class _InvalidRows:
                 "rows out")
         where = ""
         if self.output is not None:
-            from xdt.run._outputs import write_output_file
+            from xdt._atomic import write_text
 
-            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad)
-            write_output_file(self.output, lambda p: p.write_text(text, encoding="utf-8"))
+            write_text(self.output,
+                       "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad))
             where = f", written with the reasons to {self.output}"
         echo(f"skipped {k} invalid row{'' if k == 1 else 's'} of {total}{where}: {listed}",
              err=True)
