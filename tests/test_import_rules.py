@@ -839,3 +839,18 @@ def test_wittgenstein_classes_are_not_booleans():
         dnf = xdt.from_wittgenstein(flag, X)
         assert dnf.classes == labels
         assert dnf.predict(X).tolist() == witt_labels(flag, dnf, X)
+
+
+def test_a_figs_tree_deeper_than_the_recursion_limit_imports():
+    # a chain: node i tests a <= i + 0.5; its left leaf is class i % 2, its right edge goes
+    # on down; the last right edge is class 1. Row a = k reaches node k's left leaf.
+    depth = 3 * sys.getrecursionlimit()
+    node = FigsNode(value=np.array([0.0, 1.0]))
+    for i in reversed(range(depth)):
+        node = FigsNode(feature=0, threshold=i + 0.5, value=np.zeros(2),
+                        left=FigsNode(value=np.array([1.0, 0.0] if i % 2 == 0 else [0.0, 1.0])),
+                        right=node)
+    model = xdt.from_imodels(hand_made_figs([node]))
+    ks = [0, 1, 2, 999, 1000, depth - 1, depth + 5]
+    assert model.predict([[k, 0.0] for k in ks]).tolist() == \
+        [k % 2 if k < depth else 1 for k in ks]

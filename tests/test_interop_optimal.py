@@ -339,6 +339,25 @@ def test_dl85_errors():
         xdt.from_dl85(model, encoder=numeric)
 
 
+
+def test_a_dl85_tree_deeper_than_the_recursion_limit_imports():
+    # a chain over 0/1 columns: node j tests column j; 1 goes left to a leaf of class j % 2,
+    # 0 goes on down; the last node's 0 is class 1. Row e_k (only column k set) reaches
+    # node k's left leaf.
+    depth = 3 * sys.getrecursionlimit()
+    bits = np.array([[0, 0], [1, 0], [0, 1], [1, 1]] * 5)
+    model = fit(dl85(max_depth=1), bits, bits[:, 0])
+    node: dict = {"value": 1}
+    for j in reversed(range(depth)):
+        node = {"feat": j, "left": {"value": j % 2}, "right": node}
+    model.tree_ = node
+    tree = xdt.from_dl85(model, [f"c{j}" for j in range(depth)])
+    ks = [0, 1, 999, 1000, depth - 1]
+    rows = np.zeros((len(ks) + 1, depth), dtype=int)
+    for r, k in enumerate(ks):
+        rows[r, k] = 1
+    assert tree.predict(rows).tolist() == [k % 2 for k in ks] + [1]
+
 def test_readme_optimal_block_runs_as_written():
     from mdblocks import readme_block
 

@@ -24,6 +24,7 @@ import numpy as np
 from xdt.errors import NotFittedError, ParameterError, UnsupportedEstimatorError
 from xdt.interop._sklearn_tree import column_split, named_classes
 from xdt.interop._tabular import TabularEncoder, fitted_encoder
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._features import Feature
 from xdt.ir._tree import DecisionTree, Leaf, Node
 
@@ -135,13 +136,9 @@ def from_dl85(model, feature_names: Sequence[str] | None = None, *,
         features = [Feature(n, "binary") for n in names]
         columns = [(i, None) for i in range(len(names))]
 
-    def build(node: dict) -> Node:
+    def children(node: dict) -> tuple[dict, ...]:
         if "feat" not in node:
-            code = node["value"]
-            if not (float(code).is_integer() and 0 <= int(code) < k):
-                raise UnsupportedEstimatorError(
-                    f"a leaf predicts {code}, which is not a class code 0..{k - 1}")
-            return Leaf(labels[int(code)])
+            return ()
         j = int(node["feat"])
         if not 0 <= j < len(columns):
             raise UnsupportedEstimatorError(
@@ -152,8 +149,17 @@ def from_dl85(model, feature_names: Sequence[str] | None = None, *,
                 f"the tree tests column {j}, feature {features[columns[j][0]].name!r}, which "
                 "the encoder made numeric (not 0/1); DL8.5 learns over 0/1 columns only: "
                 "binarise it first (or declare it categorical to the encoder)")
-        one, other = build(node["left"]), build(node["right"])
-        # 1 goes left; column_split sends its lower branch (0) to its first node
-        return column_split(features, columns[j], 0.5, other, one, 0.5)
+        return node["left"], node["right"]
 
-    return DecisionTree(features, labels, build(model.tree_), target=target)
+    def make(node: dict, kids: list[Node]) -> Node:
+        if not kids:
+            code = node["value"]
+            if not (float(code).is_integer() and 0 <= int(code) < k):
+                raise UnsupportedEstimatorError(
+                    f"a leaf predicts {code}, which is not a class code 0..{k - 1}")
+            return Leaf(labels[int(code)])
+        one, other = kids
+        # 1 goes left; column_split sends its lower branch (0) to its first node
+        return column_split(features, columns[int(node["feat"])], 0.5, other, one, 0.5)
+
+    return DecisionTree(features, labels, build_tree(model.tree_, children, make), target=target)

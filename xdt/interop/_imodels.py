@@ -84,6 +84,7 @@ from xdt.interop._rule_terms import below, check_same_predictions, satisfiable
 from xdt.interop._sklearn_ensembles import _reference
 from xdt.interop._sklearn_tree import class_label, column_split, estimator_classes, resolve_features
 from xdt.interop._tabular import TabularEncoder, fitted_encoder
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._conditions import Condition
 from xdt.ir._decision_list import DecisionList
 from xdt.ir._dnf import DNF
@@ -594,16 +595,24 @@ def _figs_root(root, features: list[Feature], columns: list, classes: list) -> N
                 f"a leaf of the FIGS model holds {len(row)} values for {k} classes")
         return Leaf(classes[int(np.argmax(row))], row)
 
-    def build(node) -> Node:
-        if node.left is None and node.right is None:
-            return leaf(node)
+    # a key is (node, as_leaf): a missing child is its parent's leaf
+    def children(key: tuple) -> tuple[tuple, ...]:
+        node, as_leaf = key
+        if as_leaf or (node.left is None and node.right is None):
+            return ()
         j, t = int(node.feature), float(node.threshold)
         if not 0 <= j < len(columns) or not math.isfinite(t):
             raise UnsupportedEstimatorError(
                 f"a node of the FIGS model tests column {j} at {t}, but the model has "
                 f"{len(columns)} columns and xdt needs a finite threshold")
-        lo = build(node.left) if node.left is not None else leaf(node)
-        hi = build(node.right) if node.right is not None else leaf(node)
-        return column_split(features, columns[j], t, lo, hi, t)
+        return tuple((node, True) if child is None else (child, False)
+                     for child in (node.left, node.right))
 
-    return build(root)
+    def make(key: tuple, kids: list[Node]) -> Node:
+        node = key[0]
+        if not kids:
+            return leaf(node)
+        t = float(node.threshold)
+        return column_split(features, columns[int(node.feature)], t, kids[0], kids[1], t)
+
+    return build_tree((root, False), children, make)
