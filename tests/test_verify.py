@@ -4,6 +4,9 @@ AXps of an unbounded-depth tree fitted on a real dataset, where brute force is h
 
 from __future__ import annotations
 
+import itertools
+import sys
+
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
@@ -232,3 +235,36 @@ def test_check_axp_sat_on_an_unbounded_german_tree(datasets_dir, german):
             assert report.entails
             assert report.minimal == (not path.path_is_redundant(x))
     assert checked >= ROWS and refuted >= ROWS // 2
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data())
+def test_a_point_outside_terms_is_found_exactly_when_one_exists(data):
+    # brute force over a box of up to 3 features x 3 cells: the search answers None exactly
+    # when every point of the box is in some term, and otherwise a point of the box in none
+    n = data.draw(st.integers(1, 3))
+    mask = st.integers(1, 7)
+    box = [data.draw(mask) for _ in range(n)]
+    terms = data.draw(st.lists(st.dictionaries(st.integers(0, n - 1), mask, min_size=1),
+                               max_size=5))
+    prefer = data.draw(st.none() | st.tuples(*[st.integers(0, 2)] * n))
+
+    def inside(point, masks):
+        return all((masks[f] >> c) & 1 for f, c in enumerate(point))
+
+    outside = [p for p in itertools.product(range(3), repeat=n) if inside(p, box)
+               and not any(all((t[f] >> p[f]) & 1 for f in t) for t in terms)]
+    point = verify._point_outside_terms(terms, box, prefer)
+    if not outside:
+        assert point is None
+    else:
+        assert point in outside
+
+
+def test_a_point_outside_thousands_of_terms_is_found_without_recursion():
+    # term i holds where x_i is cell 1: the one point outside all of them is all cells 0,
+    # found after splitting on each term in turn (one level per term)
+    n = 3 * sys.getrecursionlimit()
+    terms = [{i: 0b10} for i in range(n)]
+    assert verify._point_outside_terms(terms, [0b11] * n, None) == (0,) * n
+    assert verify._point_outside_terms(terms + [{0: 0b01}], [0b11] * n, None) is None

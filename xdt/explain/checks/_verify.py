@@ -47,7 +47,7 @@ agreeing with ``v`` outside ``T`` is predicted another class. *Path-restricted* 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -223,26 +223,42 @@ def _point_outside_terms(terms: list[dict[int, int]], box: Sequence[int],
     searched for a point outside the other terms. Exact; exponential in the number of
     terms in the worst case (deciding it is coNP-hard).
     """
-    live = []
-    for t in terms:
-        if not _meets(t, box):
+    # a depth-first search over an explicit stack of branch generators: one level per term
+    # split on, and a DNF may have thousands of terms
+    stack: list[Iterator[tuple[list[dict[int, int]], list[int]]]] = [iter([(terms, list(box))])]
+    while stack:
+        branch = next(stack[-1], None)
+        if branch is None:
+            stack.pop()
             continue
-        sticking_out = [f for f, m in t.items() if box[f] & ~m]
-        if not sticking_out:
-            return None  # the term covers the box
-        live.append((len(sticking_out), sticking_out, t))
-    if not live:
-        return _pick(box, prefer)
-    _, split_on, first = min(live, key=lambda item: item[0])
-    rest = [t for _, _, t in live if t is not first]
+        here, sub = branch
+        live = []
+        for t in here:
+            if not _meets(t, sub):
+                continue
+            sticking_out = [f for f, m in t.items() if sub[f] & ~m]
+            if not sticking_out:
+                break  # the term covers the sub-box
+            live.append((len(sticking_out), sticking_out, t))
+        else:
+            if not live:
+                return _pick(sub, prefer)
+            _, split_on, first = min(live, key=lambda item: item[0])
+            stack.append(_outside_branches([t for _, _, t in live if t is not first], sub,
+                                           split_on, first))
+    return None
+
+
+def _outside_branches(rest: list[dict[int, int]], box: list[int], split_on: list[int],
+                      first: dict[int, int]) -> Iterator[tuple[list[dict[int, int]], list[int]]]:
+    """The sub-boxes of ``box`` outside the term ``first``, in the order
+    :func:`_point_outside_terms` searches them: for each feature ``f`` of ``split_on``, the
+    features before it inside ``first`` and ``f`` outside it. Each is paired with the terms
+    still to avoid (``rest``)."""
     prefix = list(box)
     for f in split_on:
-        outside = prefix[f] & ~first[f]
-        point = _point_outside_terms(rest, prefix[:f] + [outside] + prefix[f + 1:], prefer)
-        if point is not None:
-            return point
+        yield rest, prefix[:f] + [prefix[f] & ~first[f]] + prefix[f + 1:]
         prefix[f] &= first[f]
-    return None
 
 
 def counterexample_in_box(model: Model, held: Mapping[int, int], class_index: int,
