@@ -266,3 +266,38 @@ def test_to_dot_needs_no_matplotlib(german, no_matplotlib):
     dot = to_dot(tree, X.iloc[0].to_dict())
     assert dot.startswith("digraph")
     assert len(re.findall(r"^  n\d+ -> n\d+ \[", dot, flags=re.M)) == tree.n_nodes - 1
+
+
+def test_layout_places_leaves_in_order_and_parents_between_their_first_and_last_child():
+    from xdt.plot._tree_plot import _layout, _walk
+
+    f = Feature("x", "ordinal")
+    # (a | (b | c)): leaves at x = 0, 1, 2; the inner node over b, c at 1.5, the root at 0.75
+    tree = DecisionTree([f], ["a", "b", "c"], ThresholdSplit(
+        "x", 1.5, Leaf("a"), ThresholdSplit("x", 2.5, Leaf("b"), Leaf("c"))))
+    pos = _layout(_walk(tree), None)
+    assert sorted(pos.values()) == [(0.0, -1.0), (0.75, 0.0), (1.0, -2.0), (1.5, -1.0),
+                                    (2.0, -2.0)]
+    assert sorted(_layout(_walk(tree), 1).values()) == [(0.0, -1.0), (0.5, 0.0), (1.0, -1.0)]
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_laid_out():
+    import sys
+
+    from xdt.plot._tree_plot import _layout, _walk
+
+    # a chain: node i has a left leaf and its right edge going on down
+    depth = 3 * sys.getrecursionlimit()
+    node = Leaf("b")
+    for i in reversed(range(depth)):
+        node = ThresholdSplit("x", i + 0.5, Leaf("a"), node)
+    pos = _layout(_walk(DecisionTree([Feature("x", "ordinal")], ["a", "b"], node)), None)
+    assert len(pos) == 2 * depth + 1
+    # the deepest node sits between leaves depth - 1 and depth, each parent halfway above
+    assert max(y for _, y in pos.values()) == 0.0 and min(y for _, y in pos.values()) == -depth
+    # leaf i sits at x = i (the last at x = depth); node i halfway between its leaf and
+    # node i + 1, which gives the root this x
+    x = depth - 0.5
+    for i in reversed(range(depth - 1)):
+        x = (i + x) / 2
+    assert pos[0] == (x, 0.0)

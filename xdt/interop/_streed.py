@@ -40,6 +40,7 @@ from xdt.errors import (
 )
 from xdt.interop._sklearn_tree import class_label, column_split, named_classes
 from xdt.interop._tabular import TabularEncoder, fitted_encoder
+from xdt.interop._tree_walk import build_tree
 from xdt.ir._features import Feature
 from xdt.ir._tree import DecisionTree, Leaf, Node
 
@@ -192,8 +193,11 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
     labels = learned if classes is None else named_classes(
         classes, len(learned), f"label {learned} of the model")
 
-    def build(node) -> Node:
-        if node.is_leaf_node():
+    def children(node) -> tuple:
+        return () if node.is_leaf_node() else (node.left_child, node.right_child)
+
+    def make(node, kids: list[Node]) -> Node:
+        if not kids:
             label = class_label(int(node.label))
             if label not in learned:
                 raise UnsupportedEstimatorError(
@@ -201,13 +205,14 @@ def from_pystreed(model, feature_names: Sequence[str] | None = None, *,
                     f"{learned}")
             return Leaf(labels[learned.index(label)])
         key, cut = binarised[int(node.feature)]
-        zero, one = build(node.left_child), build(node.right_child)
+        zero, one = kids
         column = columns[index[key]]
         if cut is None:  # a 0/1 column: 0 goes left, 1 right
             return column_split(features, column, 0.5, zero, one, 0.5)
         return column_split(features, column, cut, one, zero, cut)  # indicator 1: x <= cut
 
-    return DecisionTree(features, labels, build(model.get_tree()), target=target)
+    return DecisionTree(features, labels, build_tree(model.get_tree(), children, make),
+                        target=target)
 
 
 def _features(keys: list, by_name: bool, model, feature_names: Sequence[str] | None,

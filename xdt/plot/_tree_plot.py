@@ -199,28 +199,23 @@ def to_dot(tree, instance=None, explainer=None, *, name: str = "tree") -> str:
 def _layout(nodes: list[_Node], max_depth: int | None) -> dict[int, tuple[float, float]]:
     """x by in-order leaf position, y = -depth; only nodes at depth <= max_depth."""
     pos: dict[int, tuple[float, float]] = {}
-    next_leaf = [0.0]
-
-    def place(i: int) -> float:
+    next_leaf = 0.0
+    # children before their parent, leaves left to right, over an explicit stack (a tree
+    # may be deeper than Python's recursion limit)
+    stack: list[tuple[int, bool]] = [(0, False)]
+    while stack:
+        i, done = stack.pop()
         n = nodes[i]
         kids = [] if (max_depth is not None and n.depth >= max_depth) else n.children
         if not kids:
-            x = next_leaf[0]
-            next_leaf[0] += 1.0
+            x, next_leaf = next_leaf, next_leaf + 1.0
+        elif not done:
+            stack.append((i, True))
+            stack.extend((c, False) for c in reversed(kids))
+            continue
         else:
-            xs = [place(c) for c in kids]
-            x = (xs[0] + xs[-1]) / 2
+            x = (pos[kids[0]][0] + pos[kids[-1]][0]) / 2
         pos[i] = (x, -float(n.depth))
-        return x
-
-    import sys
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 4 * len(nodes) + 100))
-    try:
-        place(0)
-    finally:
-        sys.setrecursionlimit(limit)
     return pos
 
 
