@@ -29,14 +29,14 @@ Two distributions of ``z``:
   Any model (decision trees, DNFs, decision lists, tree ensembles).
 
 Every number is an exact :class:`fractions.Fraction`. A **locally minimal delta-AXp**
-(:func:`delta_axp`, :meth:`xdt.Explainer.delta_axp`) is a set of precision at least
-``delta`` none of whose features can be dropped keeping precision at least ``delta`` (Izza
-et al., IJAR 2023, Section 3, "locally-minimal PAXp"). Precision is not monotone (fixing one
-more feature can lower it), so one deletion pass does not make a set locally minimal; the
-deletion here repeats its passes until one drops nothing, which keeps it polynomial for trees
-under a product distribution (at most ``|S|`` passes of ``|S|`` precisions each). A
-subset-minimal or a smallest delta-sufficient reason is NP-hard to find even for trees
-(Arenas et al., NeurIPS 2022, Theorems 1-2), and is not attempted.
+(:meth:`xdt.Explainer.delta_axp`, built on :mod:`xdt.explain.queries._delta_axp`) is a set of
+precision at least ``delta`` none of whose features can be dropped keeping precision at least
+``delta`` (Izza et al., IJAR 2023, Section 3, "locally-minimal PAXp"). Precision is not
+monotone (fixing one more feature can lower it), so one deletion pass does not make a set
+locally minimal; the deletion here repeats its passes until one drops nothing, which keeps it
+polynomial for trees under a product distribution (at most ``|S|`` passes of ``|S|``
+precisions each). A subset-minimal or a smallest delta-sufficient reason is NP-hard to find
+even for trees (Arenas et al., NeurIPS 2022, Theorems 1-2), and is not attempted.
 
 The **coverage** of an explanation (:func:`coverage`, :meth:`Explanation.coverage`) is the
 measure of its region — each of its features held to its cells (the instance's cell, the
