@@ -96,6 +96,26 @@ class Deadline:
         return f"Deadline({self.seconds:g} s, {self.remaining():.3g} s left)"
 
 
+def as_deadline(time_limit: float | Deadline | None) -> Deadline | None:
+    """``time_limit`` as a deadline: a new one for a number of seconds, the one given, or
+    ``None``.
+
+    Raises
+    ------
+    ParameterError
+        Unless ``time_limit`` is a positive finite number of seconds, a :class:`Deadline`
+        or ``None``.
+    """
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return time_limit
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
+            or not math.isfinite(time_limit) or time_limit <= 0):
+        raise ParameterError(
+            f"time_limit must be a positive number of seconds, a Deadline or None, got "
+            f"{time_limit!r}")
+    return Deadline(time_limit)
+
+
 _ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
 
 
@@ -160,7 +180,8 @@ class limited:
             seconds = f" of {self.deadline.seconds:g} s" if self.deadline is not None else ""
             raise ComputationLimitError(
                 f"the time limit{seconds} passed before {self.what} was found; raise "
-                "time_limit", limit="time_limit") from None
+                "time_limit, or try another engine (Explainer(model, engine=...))",
+                limit="time_limit") from None
 
 
 KERNEL_CLOCK = getattr(time, "CLOCK_MONOTONIC", None) if sys.platform != "win32" else None
@@ -183,5 +204,6 @@ def kernel_clock() -> tuple[int, int]:
                                + min(int(left * 1e9), NO_END // 4))
 
 
-__all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "check",
+__all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "as_deadline",
+           "check",
            "expired", "kernel_clock", "limited", "running"]
