@@ -53,9 +53,9 @@ DEFAULT_MAX_CXPS = 20
               show_default=True, metavar="N",
               help="List at most N CXps per row (the row says when more exist).")
 @click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
-              help=f"Seconds allowed to each row's listing of CXps (default "
-                   f"{DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The page marks the "
-                   "rows whose listing it cut short.")
+              help=f"Seconds allowed to each row: its AXp and its listing of CXps "
+                   f"(default {DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The page marks "
+                   "the rows it cut short: an AXp not found, a listing stopped.")
 @click.option("--target", "-t", metavar="COL",
               help="The column of true labels, for the accuracy and a label column "
                    "(default: the model's target, when the file has that column).")
@@ -175,6 +175,8 @@ def _summary(result: Report, output: str, budget: float | None) -> str:
                  + ("; ..." if k > 5 else ""))
     cut = result.time_limited
     if cut and budget is not None:
+        no_axp = result.axp_cut
         text += (f"; in {cut} row{'' if cut == 1 else 's'} the listing of CXps stopped at "
-                 f"the time limit ({budget:g} s per row; --time-limit raises it)")
+                 f"the time limit ({budget:g} s per row; --time-limit raises it)"
+                 + (f", {no_axp} of them before the AXp was found" if no_axp else ""))
     return text

@@ -17,7 +17,7 @@ from xdt.errors import ParameterError
 from xdt.explain._docstrings import doc
 from xdt.explain._explanation import Explanation
 from xdt.explain._models import point_values, tree_only
-from xdt.explain.engines._deadline import Deadline, limited
+from xdt.explain.engines._deadline import Deadline, check, limited
 from xdt.explain.engines._deadline import active as active_deadline
 from xdt.explain.engines._oracle import bits
 from xdt.explain.queries import _deletion as deletion
@@ -146,7 +146,9 @@ class SetMethods:
         """
         def find() -> dict | None:
             q = self._query(x, path_restricted)
-            point = q.oracle.counterexample(self._mask(fixed))
+            mask = self._mask(fixed)
+            check()  # the path-walker's one call reads no clock
+            point = q.oracle.counterexample(mask)
             return None if point is None else point_values(self.model, q.values, q.cells,
                                                            point)
         return bounded(time_limit, "a counterexample (or the proof that there is none)", find)

@@ -114,8 +114,9 @@ class RowResult:
     label : object or None
         The row's true label, when the data has a target column (None where its cell is
         empty).
-    axp : Explanation
-        One AXp (the Explainer's default order: for a tree, the path's).
+    axp : Explanation or None
+        One AXp (the Explainer's default order: for a tree, the path's); None when the
+        row's time limit passed before it was found (:attr:`axp_cut`).
     cxps : ExplanationList
         All CXps, smallest first, or the first ``max_cxps`` (``cxps.complete`` False).
     values : list of (str, str)
@@ -140,7 +141,7 @@ class RowResult:
     position: int
     prediction: object
     label: object
-    axp: Explanation
+    axp: Explanation | None
     cxps: ExplanationList
     values: list[tuple[str, str]]
     path: list[int] | None = None
@@ -149,6 +150,11 @@ class RowResult:
     checked: bool = False
     check_error: str = ""
     record: dict | None = None
+
+    @property
+    def axp_cut(self) -> bool:
+        """Whether the row's time limit passed before its AXp was found (it has none)."""
+        return self.axp is None
 
     @property
     def correct(self) -> bool | None:
@@ -192,7 +198,8 @@ class Report:
         Rows the run was to explain (the selection up to ``max_rows``, with the invalid
         ones); None: ``len(rows)``.
     time_limit : float or None
-        Seconds each row was allowed for its enumeration of CXps (None: no limit).
+        Seconds each row was allowed for its AXp and its enumeration of CXps (None: no
+        limit).
     """
 
     model: Model
@@ -211,8 +218,14 @@ class Report:
 
     @property
     def time_limited(self) -> int:
-        """Rows whose listing of CXps the time limit cut short."""
-        return sum(r.cxps.stopped_by == "time_limit" for r in self.rows)
+        """Rows the time limit cut short: their AXp was not found, or their listing of CXps
+        stopped."""
+        return sum(r.axp_cut or r.cxps.stopped_by == "time_limit" for r in self.rows)
+
+    @property
+    def axp_cut(self) -> int:
+        """Rows whose AXp the time limit cut off (they show none)."""
+        return sum(r.axp_cut for r in self.rows)
 
     @property
     def accuracy(self) -> float | None:
@@ -265,7 +278,7 @@ def _check_rows(model: Model, results: Sequence[RowResult]) -> None:
     """Re-check the certificates of ``results`` against ``model.predict``, all in one call;
     when one fails, row by row, to say which."""
     def explanations(r: RowResult) -> list[Explanation]:
-        return [r.axp, *r.cxps]
+        return [*([] if r.axp is None else [r.axp]), *r.cxps]
 
     try:
         check_certificates(model, [e for r in results for e in explanations(r)],
@@ -305,9 +318,11 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     max_cxps : int or None
         Most CXps listed per row (default :data:`DEFAULT_MAX_CXPS`; None: all).
     time_limit : float, optional
-        Seconds allowed to each row's enumeration of CXps (None: no limit). A listing it
-        cuts short is marked (``cxps.stopped_by == "time_limit"``), and the page says in
-        how many rows.
+        Seconds allowed to each row, its AXp and its enumeration of CXps (None: no
+        limit). A row whose AXp it cuts off has none (``axp`` None, shown as "AXp not
+        found within the time limit (N s)"), and the report goes on with the next row; a
+        listing it cuts short is marked (``cxps.stopped_by == "time_limit"``); the page
+        says in how many rows.
     engine : {"auto", "path", "sat", "box"} or None
         The :class:`~xdt.explain.Explainer`'s engine (default: chosen from the model).
     target : str, optional
@@ -385,18 +400,18 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         the certificates of every :data:`CHECK_ROWS` rows."""
         nonlocal pending
         i = len(results)
-        axp, cxps = found.axp, found.cxps
-        assert axp is not None  # no feature is excluded
+        axp, cxps = found.axp, found.cxps  # no AXp: the row's time limit cut it off
         path = leaf = None
         if tree is not None:
             leaf = leaves[i]
             if nodes is not None:
                 path = svg.node_path(nodes, cells[i])
         shown = set(range(len(names))) if len(names) <= MAX_VALUES else {
-            names.index(f) for e in (axp, *cxps) for f in e.features} | (
+            names.index(f) for e in (axp, *cxps) if e is not None for f in e.features} | (
             set(tree.paths[leaf].masks) if tree is not None and leaf is not None else set())
         values = [(names[f], _shown(x[names[f]])) for f in sorted(shown)]
-        r = RowResult(positions[i], axp.prediction, None if labels is None else labels[i],
+        prediction = axp.prediction if axp is not None else explainer.predict(x)
+        r = RowResult(positions[i], prediction, None if labels is None else labels[i],
                       axp, cxps, values, path, leaf,
                       None if leaf is None else redundant.get(leaf), record=record)
         results.append(r)
@@ -412,8 +427,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
             # one AXp and all CXps (at most max_cxps) per row, by the one table function
             explain_table(model, part.set_axis(positions), engine=explainer,
                           options={"all_cxps": True, "max_count": max_cxps,
-                                   "time_limit": time_limit, "certificates": False,
-                                   "limit_axp": False},  # every row shows its AXp
+                                   "time_limit": time_limit, "certificates": False},
                           on_row=collect, progress=False)
         except KeyboardInterrupt:  # the rows finished are kept; the current one is not
             interrupted = True
@@ -425,7 +439,8 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     done = part.iloc[:len(results)]  # the rows explained: all of them, unless interrupted
     counts = Counter({name: 0 for name in names})
     for r in results:
-        counts.update(r.axp.features)
+        if r.axp is not None:
+            counts.update(r.axp.features)
     redundancy = None
     if tree is not None and not tree.constraints:
         redundancy = redundancy_report(tree, done, None if labels is None else
@@ -553,9 +568,12 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
     if cut:
         budget = ("" if report.time_limit is None
                   else f" ({format_number(report.time_limit)} s per row)")
+        no_axp = report.axp_cut
+        axps = (f"{no_axp:,} of them have no AXp (&ldquo;{_e(axp_cut_text(report))}&rdquo; in "
+                "the table), and " if no_axp else "")
         parts.append(f'<p class="note" id="xdt-time-limited">In {cut:,} of the {n:,} rows the '
-                     f"listing of CXps stopped at the time limit{_e(budget)}: those rows may "
-                     "have more CXps than listed (marked &hellip; in the table); raise it "
+                     f"listing of CXps stopped at the time limit{_e(budget)}: {axps}those rows "
+                     "may have more CXps than listed (marked &hellip; in the table); raise it "
                      "with <code>--time-limit S</code>, or <code>--time-limit none</code> for "
                      "no limit.</p>")
     checked = sum(r.checked for r in report.rows)
@@ -566,9 +584,11 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
         labelled = sum(r.label is not None for r in report.rows)
         some = f" ({labelled:,} of the {n:,} rows have one)" if labelled < n else ""
         parts.append(f"<p>Accuracy on these rows (their labels{some}): {acc:.1f}%.</p>")
-    if n:
-        sizes = [len(r.axp) for r in report.rows]
+    sizes = [len(r.axp) for r in report.rows if r.axp is not None]
+    if sizes:
         line = f"Mean AXp size {np.mean(sizes):.2f} features (max {max(sizes)})"
+        if len(sizes) < n:
+            line += f" over the {len(sizes):,} rows with one"
         if report.rows[0].leaf is not None and offers(report.model, PATHS):
             lengths = [len(report.model.paths[r.leaf].features) for r in report.rows]
             line += f", against {np.mean(lengths):.2f} features on the paths"
@@ -753,9 +773,13 @@ def _table(report: Report) -> str:
         if has_labels:
             wrong = ' class="wrong"' if r.correct is False else ""
             cells.append(f"<td{wrong}>{_e('' if r.label is None else r.label)}</td>")
-        axp = " AND ".join(r.axp.literals) or "TRUE (any values)"
-        cells += [f'<td class="mono">{_e(axp)}</td>', f'<td class="num">{len(r.axp)}</td>',
-                  f'<td class="mono">{_e(_cxps_text(r.cxps))}</td>',
+        if r.axp is None:
+            cells += [f'<td class="mono">{_e(axp_cut_text(report))}</td>',
+                      '<td class="num" data-sort="-1">&ndash;</td>']
+        else:
+            axp = " AND ".join(r.axp.literals) or "TRUE (any values)"
+            cells += [f'<td class="mono">{_e(axp)}</td>', f'<td class="num">{len(r.axp)}</td>']
+        cells += [f'<td class="mono">{_e(_cxps_text(r.cxps))}</td>',
                   f'<td class="num" data-sort="{len(r.cxps)}">{len(r.cxps)}'
                   f'{"+" if not r.cxps.complete else ""}</td>']
         if is_tree:
@@ -788,6 +812,13 @@ def page_record(r: RowResult) -> dict:
     return record
 
 
+def axp_cut_text(report: Report) -> str:
+    """What the page shows for a row whose AXp the time limit cut off."""
+    budget = ("" if report.time_limit is None
+              else f" ({format_number(report.time_limit)} s)")
+    return f"AXp not found within the time limit{budget}"
+
+
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
     tree = report.model if offers(report.model, PATHS) else None
@@ -799,9 +830,11 @@ def _row_data(report: Report) -> list[dict]:
         out.append({
             "r": r.position, "pred": str(to_python(r.prediction)),
             "label": None if r.label is None else str(to_python(r.label)), "ok": r.correct,
-            "p": r.path, "a": [index[f] for f in r.axp.features],
+            "p": r.path, "a": [] if r.axp is None else [index[f] for f in r.axp.features],
             "c": [[index[f] for f in c.features] for c in r.cxps],
-            "axp": r.axp.rule, "cx": [c.rule for c in r.cxps], "more": _more_text(r.cxps),
+            "axp": None if r.axp is None else r.axp.rule,
+            "cut": axp_cut_text(report) if r.axp is None else None,
+            "cx": [c.rule for c in r.cxps], "more": _more_text(r.cxps),
             "red": r.path_redundant,
             "pr": rules.get(r.leaf) if r.leaf is not None else None,
             "pn": len(tree.paths[r.leaf]) if tree is not None and r.leaf is not None else None,
@@ -871,7 +904,8 @@ def build_report(model: Model, data: Any, *, rows: object = None,
         picture = svg.tree_svg(
             model, nodes=report.nodes, id_prefix=ID_PREFIX, style=False,
             path=first.path if first else (),
-            axp=[names.index(f) for f in first.axp.features] if first else (),
+            axp=[names.index(f) for f in first.axp.features]
+            if first and first.axp is not None else (),
             cxp=sorted({names.index(f) for c in first.cxps for f in c.features})
             if first else ())
         tree_part = (

@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from pysat.solvers import Solver, SolverNames
 
-from xdt.explain.engines import _deadline
 from xdt.errors import BruteForceLimitError, EngineNotAvailableError, ParameterError
+from xdt.explain.engines import _deadline
 from xdt.ir._cells import CategoricalCells, IntervalCells, full_mask
 from xdt.ir._decision_list import DecisionList
 from xdt.ir._dnf import DNF

@@ -183,6 +183,7 @@ def relevant(oracle: EntailmentOracle) -> int:
     active deadline (the enumeration raises
     :class:`~xdt.explain.engines._deadline.EnumerationStopped` when it passes: a union of
     the CXps found so far would not be known to be the whole)."""
+    check()
     union = 0
     for m in duality.enumerate_cxps(oracle, stop=expired):
         check()
