@@ -255,3 +255,261 @@ def test_deadlines_are_per_thread_and_restored_after_a_call(forest):
         with _deadline.running(None):
             assert _deadline.active() is outer
     assert _deadline.active() is None
+
+
+# ---------------------------------------------------------------- the feature-set questions
+SET_QUERIES = ("is_weak_axp", "is_axp", "is_cxp", "counterexample", "inflate",
+               "relevant_features", "necessary_features", "precision")
+
+
+@pytest.fixture(scope="module")
+def small_tree():
+    """A depth-4 tree over 5 features: small enough for the brute force."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = make_classification(n_samples=200, n_features=5, n_informative=3, random_state=1)
+    names = [f"g{i}" for i in range(X.shape[1])]
+    model = xdt.from_sklearn(DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y),
+                             feature_names=names)
+    rows = [dict(zip(names, r.tolist(), strict=True)) for r in X[:4]]
+    return model, rows, EmpiricalDistribution(X, model)
+
+
+def ask(ex: Explainer, query: str, x: dict, axp: tuple, dist, time_limit):
+    """``query`` about ``x``, on its AXp ``axp`` where the query takes a set."""
+    if query == "counterexample":
+        return ex.counterexample(x, axp[1:], time_limit=time_limit)
+    if query == "precision":
+        return ex.precision(x, axp[1:], distribution=dist, time_limit=time_limit)
+    if query in ("relevant_features", "necessary_features"):
+        return getattr(ex, query)(x, time_limit=time_limit)
+    return getattr(ex, query)(x, axp, time_limit=time_limit)
+
+
+def same(model, x: dict, query: str, a, b) -> bool:
+    """Whether two answers agree; two counterexamples agree when both are points that keep
+    ``x``'s fixed values and get another class (the solver may pick another point)."""
+    if query == "inflate":
+        return a.rule == b.rule
+    if query == "counterexample" and a is not None and b is not None:
+        return all(model.predict([p])[0] != model.predict([x])[0] for p in (a, b))
+    return a == b
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+@pytest.mark.parametrize("query", SET_QUERIES + ("path_is_redundant",))
+def test_a_tree_question_raises_once_its_deadline_passed_and_not_before(small_tree, engine,
+                                                                        query, monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    model, rows, dist = small_tree
+    ex = Explainer(model, engine=engine, certificates=False)
+    for x in rows:
+        axp = ex.axp(x).features
+        if query == "path_is_redundant":
+            plain = ex.path_is_redundant(x)
+            timed = ex.path_is_redundant(x, time_limit=never())
+        else:
+            plain = ask(ex, query, x, axp, dist, None)
+            timed = ask(ex, query, x, axp, dist, never())
+        assert same(model, x, query, plain, timed)
+        passed = Deadline(5.0, clock=fake_clock(1))
+        with pytest.raises(ComputationLimitError, match="time limit of 5 s") as e:
+            if query == "path_is_redundant":
+                ex.path_is_redundant(x, time_limit=passed)
+            else:
+                ask(ex, query, x, axp, dist, passed)
+        assert e.value.limit == "time_limit"
+
+
+def test_tree_questions_under_a_limit_give_the_brute_force_answers(small_tree):
+    from xdt.explain.checks import brute_force
+
+    model, rows, _ = small_tree
+    for engine in ("path", "sat"):
+        ex = Explainer(model, engine=engine)
+        for x in rows:
+            truth = brute_force(model, x)
+            relevant = set().union(*truth.axps)
+            necessary = set.intersection(*map(set, truth.axps))
+            assert set(ex.relevant_features(x, time_limit=never())) == relevant
+            assert set(ex.necessary_features(x, time_limit=never())) == necessary
+            for a in truth.axps:
+                assert ex.is_axp(x, sorted(a), time_limit=never())
+                assert ex.counterexample(x, sorted(a), time_limit=never()) is None
+            for c in truth.cxps:
+                assert ex.is_cxp(x, sorted(c), time_limit=never())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("query", SET_QUERIES)
+def test_an_ensemble_question_raises_once_its_deadline_passed_and_not_before(forest, engine,
+                                                                             query,
+                                                                             monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    model, rows, dist = forest
+    ex = Explainer(model, engine=engine, certificates=False)
+    x = rows[0]
+    axp = ex.axp(x).features
+    plain = ask(ex, query, x, axp, dist, None)
+    assert same(model, x, query, plain, ask(ex, query, x, axp, dist, never()))
+    # a counterexample is one oracle call, which may be answered before the clock's next read
+    for readings in (1,) if query == "counterexample" else (1, 2):
+        with pytest.raises(ComputationLimitError, match="time limit") as e:
+            ask(ex, query, x, axp, dist, Deadline(5.0, clock=fake_clock(readings)))
+        assert e.value.limit == "time_limit"
+    ex.close()
+
+
+def test_ensemble_relevant_and_necessary_features_are_the_union_and_meet_of_the_axps(forest):
+    model, rows, _ = forest
+    for x in rows[:2]:
+        axps = [set(e.features) for e in Explainer(model, engine="box").all_axps(x)]
+        sat = Explainer(model, engine="sat")
+        assert set(sat.relevant_features(x, time_limit=never())) == set().union(*axps)
+        assert set(sat.necessary_features(x, time_limit=never())) == set.intersection(*axps)
+        sat.close()
+
+
+def test_a_bad_time_limit_is_refused_by_every_question(small_tree):
+    model, rows, dist = small_tree
+    ex = Explainer(model)
+    x = rows[0]
+    axp = ex.axp(x).features
+    for query in SET_QUERIES:
+        with pytest.raises(ParameterError, match="time_limit"):
+            ask(ex, query, x, axp, dist, 0)
+    with pytest.raises(ParameterError, match="time_limit"):
+        ex.path_is_redundant(x, time_limit=-1)
+    with pytest.raises(ParameterError, match="time_limit"):
+        ex.explain_batch([x], time_limit=float("nan"))
+
+
+# ---------------------------------------------------------------- the batch path-walker
+def test_explain_batch_polls_between_slices_and_gives_no_table_with_rows_missing(
+        small_tree, monkeypatch):
+    from xdt.explain.engines import _vectorised
+
+    model, rows, _ = small_tree
+    ex = Explainer(model)
+    X = rows * 5  # 20 rows
+    plain = ex.explain_batch(X)
+    assert plain.equals(ex.explain_batch(X, time_limit=never()))
+    with pytest.raises(ComputationLimitError, match="explain_batch") as e:
+        ex.explain_batch(X, time_limit=Deadline(5.0, clock=fake_clock(1)))
+    assert e.value.limit == "time_limit"
+    monkeypatch.setattr(_vectorised, "LIMITED_ROWS", 3)
+    given = []
+    with pytest.raises(ComputationLimitError):  # reading X polls twice, then each slice
+        for record in ex.explain_batch(X, as_frame=False,
+                                       time_limit=Deadline(5.0, clock=fake_clock(5))):
+            given.append(record)
+    assert len(given) == 6  # two slices of 3 rows, as without a limit
+    assert [r["axp"] for r in given] == plain["axp"].tolist()[:6]
+
+
+# ---------------------------------------------------------------- the verify=True re-checks
+class SetClock:
+    """A clock that reads ``t``, set by the test."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+def test_the_verify_recheck_shares_the_query_deadline(small_tree, engine, monkeypatch):
+    """The deadline passes just as the certificate's re-check starts: the call raises, as
+    the re-check polls the query's deadline."""
+    from xdt.explain import _explainer
+
+    model, rows, _ = small_tree
+    clock = SetClock()
+    real = _explainer.check_certificates
+
+    def late(*args, **kw):
+        clock.t = 100.0
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_explainer, "check_certificates", late)
+    ex = Explainer(model, engine=engine)
+    x = rows[0]
+    for call in (lambda d: ex.axp(x, verify=True, time_limit=d),
+                 lambda d: ex.cxp(x, verify=True, time_limit=d),
+                 lambda d: ex.inflate(x, ex.axp(x), verify=True, time_limit=d)):
+        clock.t = 0.0
+        with pytest.raises(ComputationLimitError, match="time limit"):
+            call(Deadline(5.0, clock=clock))
+    monkeypatch.setattr(_explainer, "check_certificates", real)
+    clock.t = 0.0
+    assert ex.axp(x, verify=True, time_limit=Deadline(5.0, clock=clock)).verified
+
+
+def test_a_delta_axp_recheck_shares_its_deadline(small_tree, monkeypatch):
+    from xdt.explain.queries import _probability
+
+    model, rows, dist = small_tree
+    clock = SetClock()
+    real = _probability.check_precision_certificate
+
+    def late(*args, **kw):
+        clock.t = 100.0
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_probability, "check_precision_certificate", late)
+    with pytest.raises(ComputationLimitError, match="delta-AXp"):
+        Explainer(model).delta_axp(rows[0], 0.9, distribution=dist, verify=True,
+                                   time_limit=Deadline(5.0, clock=clock))
+
+
+def test_a_box_enumeration_in_a_check_predicts_in_polled_slices(forest, monkeypatch):
+    from xdt.explain.checks import _verify
+
+    model, rows, _ = forest
+    monkeypatch.setattr(_verify, "POLL_POINTS", 10)
+    points = np.zeros((35, len(model.features)), dtype=np.int64)
+    with _deadline.running(never()):
+        assert (_verify.predict_polled(model, points) == model.predict_cells(points)).all()
+    with _deadline.running(Deadline(5.0, clock=fake_clock(3))):
+        with pytest.raises(_deadline.EnumerationStopped):
+            _verify.predict_polled(model, points)
+
+
+# ---------------------------------------------------------------- the report's row budget
+def test_a_report_row_whose_axp_is_cut_says_so_and_the_report_goes_on(small_tree,
+                                                                       monkeypatch):
+    import json
+    import re
+
+    import pandas as pd
+
+    from xdt.report import _html as report_html
+    from xdt.run import _instance
+
+    model, rows, _ = small_tree
+    clocks = iter([lambda: 0.0, fake_clock(1), lambda: 0.0])  # row 1: passed at once
+
+    def per_row(seconds):
+        return Deadline(seconds, clock=next(clocks))
+
+    monkeypatch.setattr(_instance, "Deadline", per_row)
+    report = report_html.explain_rows(model, pd.DataFrame(rows[:3]), time_limit=2.0)
+    assert [r.axp is None for r in report.rows] == [False, True, False]
+    assert report.axp_cut == 1 and report.time_limited >= 1
+    ex = Explainer(model)
+    assert report.rows[0].axp.features == ex.axp(rows[0]).features
+    assert report.rows[2].axp.features == ex.axp(rows[2]).features
+    assert report.rows[1].prediction == ex.predict(rows[1])
+    assert all(r.checked for r in report.rows)
+    page = report_html.build_report(model, pd.DataFrame(rows[:3]), report=report)
+    cut = "AXp not found within the time limit (2 s)"
+    assert cut in page
+    note = re.search(r'<p class="note" id="xdt-time-limited">(.*?)</p>', page, re.S).group(1)
+    assert "1 of them have no AXp" in note
+    data = json.loads(re.search(r'<script type="application/json" id="xdt-data">(.*?)'
+                                r'</script>', page, re.S).group(1))
+    assert data["rows"][1]["axp"] is None and data["rows"][1]["cut"] == cut
+    assert data["rows"][1]["a"] == [] and data["rows"][0]["axp"] is not None
+    assert data["records"][1]["axp"] is None
+    assert data["records"][1]["no_axp"]["stopped_by"] == "time_limit"
