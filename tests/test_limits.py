@@ -513,3 +513,33 @@ def test_a_report_row_whose_axp_is_cut_says_so_and_the_report_goes_on(small_tree
     assert data["rows"][1]["a"] == [] and data["rows"][0]["axp"] is not None
     assert data["records"][1]["axp"] is None
     assert data["records"][1]["no_axp"]["stopped_by"] == "time_limit"
+
+
+# ---------------------------------------------------------------- the cross-checks
+class Passed(Deadline):
+    """A deadline made from a number of seconds that has passed at its first reading."""
+
+    def __init__(self, seconds, clock=None):
+        super().__init__(seconds, clock=fake_clock(1))
+
+
+@pytest.mark.parametrize("engine_pair", ["ensemble", "rules"])
+def test_a_crosscheck_leaves_out_the_checks_of_an_answer_the_limit_cut(forest, engine_pair,
+                                                                       monkeypatch):
+    from xdt.ir import DNF, Condition
+
+    if engine_pair == "ensemble":
+        model, rows, _ = forest
+        rows = rows[:2]
+    else:
+        model = DNF([Feature(n, "binary") for n in "abcd"], [0, 1],
+                    [[Condition("a", (1,)), Condition("b", (1,))],
+                     [Condition("c", (1,)), Condition("d", (1,))]])
+        rows = [{"a": 0, "b": 1, "c": 1, "d": 0}, {"a": 1, "b": 1, "c": 0, "d": 0}]
+    plain = xdt.crosscheck(model, rows, enumerate=False, time_limit=5.0)
+    assert plain.ok and plain.checked["axp"] == plain.checked["cxp"] == 2
+    # each answer's own deadline has passed at once: no AXp or CXp, so none of their checks
+    monkeypatch.setattr(_deadline, "Deadline", Passed)
+    cut = xdt.crosscheck(model, rows, enumerate=False, time_limit=5.0)
+    assert cut.ok and cut.rows == 2
+    assert all(n == 0 for n in cut.checked.values())
