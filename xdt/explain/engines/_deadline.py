@@ -106,14 +106,22 @@ def as_deadline(time_limit: float | Deadline | None) -> Deadline | None:
         Unless ``time_limit`` is a positive finite number of seconds, a :class:`Deadline`
         or ``None``.
     """
+    check_time_limit(time_limit)
     if time_limit is None or isinstance(time_limit, Deadline):
         return time_limit
+    return Deadline(time_limit)
+
+
+def check_time_limit(time_limit: object) -> None:
+    """Raise :class:`~xdt.errors.ParameterError` unless ``time_limit`` is a positive finite
+    number of seconds, a :class:`Deadline` or ``None`` (no clock is read)."""
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return
     if (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
             or not math.isfinite(time_limit) or time_limit <= 0):
         raise ParameterError(
             f"time_limit must be a positive number of seconds, a Deadline or None, got "
             f"{time_limit!r}")
-    return Deadline(time_limit)
 
 
 _ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
@@ -205,5 +213,4 @@ def kernel_clock() -> tuple[int, int]:
 
 
 __all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "as_deadline",
-           "check",
-           "expired", "kernel_clock", "limited", "running"]
+           "check", "check_time_limit", "expired", "kernel_clock", "limited", "running"]

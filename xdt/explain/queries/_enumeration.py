@@ -49,10 +49,12 @@ def check_limits(max_count: object, time_limit: object) -> None:
                                   or max_count < 1):
         raise ParameterError(
             f"max_count must be a positive integer or None, got {max_count!r}")
-    _deadline.as_deadline(time_limit)
+    _deadline.check_time_limit(time_limit)
 
 
 as_deadline = _deadline.as_deadline
+"""``time_limit`` as a deadline (:func:`xdt.explain.engines._deadline.as_deadline`), for the
+queries that read it from here."""
 
 
 def enumeration_weights(features: FeatureSpace, weights: Mapping[str, float] | None,
