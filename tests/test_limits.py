@@ -543,3 +543,27 @@ def test_a_crosscheck_leaves_out_the_checks_of_an_answer_the_limit_cut(forest, e
     cut = xdt.crosscheck(model, rows, enumerate=False, time_limit=5.0)
     assert cut.ok and cut.rows == 2
     assert all(n == 0 for n in cut.checked.values())
+
+
+def test_a_report_row_whose_recheck_is_cut_is_not_checked_rather_than_failed(small_tree,
+                                                                               monkeypatch):
+    import pandas as pd
+
+    from xdt.report import _html as report_html
+
+    model, rows, _ = small_tree
+    real = report_html.check_certificates
+    def late(model, explanations, *, rows=None):
+        if 1 in (rows or []):  # row 1's re-check meets a deadline that has passed
+            with _deadline.running(Deadline(5.0, clock=fake_clock(1))):
+                return real(model, explanations, rows=rows)
+        return real(model, explanations, rows=rows)
+
+    monkeypatch.setattr(report_html, "check_certificates", late)
+    report = report_html.explain_rows(model, pd.DataFrame(rows[:3]), time_limit=2.0)
+    assert [r.checked for r in report.rows] == [True, False, True]
+    assert [r.check_cut for r in report.rows] == [False, True, False]
+    assert report.rows[1].axp is not None  # explained in full; only its re-check was cut
+    page = report_html.build_report(model, pd.DataFrame(rows[:3]), report=report)
+    assert "not checked (time limit)" in page and "no (failed)" not in page
+    assert "2 of 3 rows passed (1 not re-checked within the time limit)" in page

@@ -62,6 +62,7 @@ from xdt.explain import Explainer, ExplanationList
 from xdt.explain._explanation import Explanation
 from xdt.explain._models import Model, describe, kind_name
 from xdt.explain.checks._certificates import check_certificates
+from xdt.explain.engines._deadline import Deadline, EnumerationStopped, running
 from xdt.ir._instances import as_frame
 from xdt.ir._protocol import PATHS, RULES, TERMS, TREES, offers
 from xdt.ir._values import format_number, to_python
@@ -132,7 +133,10 @@ class RowResult:
         Whether every certificate of the row (its AXp's and each CXp's) passed its re-check
         against the model's ``predict``.
     check_error : str
-        Why a check failed (empty when ``checked``).
+        Why a check failed, or that the time limit cut it off (empty when ``checked``).
+    check_cut : bool
+        Whether the row's time limit passed before its re-check ended (not ``checked``, not
+        failed either).
     record : dict or None
         The row's record (:func:`xdt.run.explain_table`'s, schema ``xdt-explanation/1``,
         without certificates), as the one table function made it.
@@ -150,6 +154,7 @@ class RowResult:
     checked: bool = False
     check_error: str = ""
     record: dict | None = None
+    check_cut: bool = False
 
     @property
     def axp_cut(self) -> bool:
@@ -274,22 +279,33 @@ def _shown(v: object) -> str:
     return format_number(v) if isinstance(v, float) else str(v)
 
 
-def _check_rows(model: Model, results: Sequence[RowResult]) -> None:
+def _check_rows(model: Model, results: Sequence[RowResult],
+                time_limit: float | None = None) -> None:
     """Re-check the certificates of ``results`` against ``model.predict``, all in one call;
-    when one fails, row by row, to say which."""
+    when one fails, row by row, to say which. With ``time_limit``, each row's re-check gets
+    the row's time limit (the batch, as many times it): a row whose re-check it cuts off is
+    not checked (``check_cut``)."""
     def explanations(r: RowResult) -> list[Explanation]:
         return [*([] if r.axp is None else [r.axp]), *r.cxps]
 
+    def check(rows: Sequence[RowResult]) -> None:
+        seconds = None if time_limit is None else time_limit * len(rows)
+        with running(None if seconds is None else Deadline(seconds)):
+            check_certificates(model, [e for r in rows for e in explanations(r)],
+                               rows=[r.position for r in rows for _ in explanations(r)])
+
     try:
-        check_certificates(model, [e for r in results for e in explanations(r)],
-                           rows=[r.position for r in results for _ in explanations(r)])
-    except CertificateError:
+        check(results)
+    except (CertificateError, EnumerationStopped):
         for r in results:
             try:
-                check_certificates(model, explanations(r),
-                                   rows=[r.position] * len(explanations(r)))
+                check([r])
             except CertificateError as e:
                 r.checked, r.check_error = False, str(e)
+            except EnumerationStopped:
+                r.checked, r.check_cut = False, True
+                r.check_error = (f"not re-checked within the time limit "
+                                 f"({format_number(time_limit)} s)")
             else:
                 r.checked = True
         return
@@ -322,7 +338,8 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         limit). A row whose AXp it cuts off has none (``axp`` None, shown as "AXp not
         found within the time limit (N s)"), and the report goes on with the next row; a
         listing it cuts short is marked (``cxps.stopped_by == "time_limit"``); the page
-        says in how many rows.
+        says in how many rows. The re-check of a row's certificates gets it too, apart: a
+        re-check it cuts off leaves the row not checked (``check_cut``), not failed.
     engine : {"auto", "path", "sat", "box"} or None
         The :class:`~xdt.explain.Explainer`'s engine (default: chosen from the model).
     target : str, optional
@@ -417,7 +434,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         results.append(r)
         pending.append(r)
         if len(pending) >= CHECK_ROWS:
-            _check_rows(model, pending)
+            _check_rows(model, pending, time_limit)
             pending = []
         bar.update(1)
 
@@ -432,7 +449,7 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         except KeyboardInterrupt:  # the rows finished are kept; the current one is not
             interrupted = True
         if pending:
-            _check_rows(model, pending)
+            _check_rows(model, pending, time_limit)
     finally:
         bar.close()
         explainer.close()
@@ -577,8 +594,10 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
                      "with <code>--time-limit S</code>, or <code>--time-limit none</code> for "
                      "no limit.</p>")
     checked = sum(r.checked for r in report.rows)
+    unchecked = sum(r.check_cut for r in report.rows)
+    late = (f" ({unchecked:,} not re-checked within the time limit)" if unchecked else "")
     parts.append(f"<p>Engine: <code>{_e(report.engine)}</code>. Certificates re-checked with "
-                 f"the model's own predict: {checked:,} of {n:,} rows passed.</p>")
+                 f"the model's own predict: {checked:,} of {n:,} rows passed{late}.</p>")
     acc = report.accuracy
     if acc is not None:
         labelled = sum(r.label is not None for r in report.rows)
@@ -785,6 +804,8 @@ def _table(report: Report) -> str:
         if is_tree:
             cells.append(f"<td>{'yes' if r.path_redundant else 'no'}</td>")
         check = ('<td class="ok">yes</td>' if r.checked else
+                 f'<td title="{_e(r.check_error)}">not checked (time limit)</td>'
+                 if r.check_cut else
                  f'<td class="bad" title="{_e(r.check_error)}">no (failed)</td>')
         cells.append(check)
         body.append(f'<tr data-i="{i}" data-row="{r.position}" tabindex="0">'
@@ -838,7 +859,8 @@ def _row_data(report: Report) -> list[dict]:
             "red": r.path_redundant,
             "pr": rules.get(r.leaf) if r.leaf is not None else None,
             "pn": len(tree.paths[r.leaf]) if tree is not None and r.leaf is not None else None,
-            "chk": "yes" if r.checked else f"FAILED: {r.check_error}",
+            "chk": "yes" if r.checked else (r.check_error if r.check_cut
+                                            else f"FAILED: {r.check_error}"),
             "v": [list(kv) for kv in r.values]})
     return out
 
