@@ -194,7 +194,12 @@ def relevant(oracle: EntailmentOracle) -> int:
 def necessary(oracle: EntailmentOracle) -> list[int]:
     """The features in every AXp, as one-feature masks in feature order: the CXps of one
     feature, i.e. the candidate features whose freeing alone lets the prediction change
-    (one oracle call each, no enumeration)."""
+    (from the CXps of an engine that lists them at once, else one oracle call each: no
+    enumeration)."""
+    check()
+    listed = oracle.all_cxps()
+    if listed is not None:
+        return by_size([m for m in listed if m.bit_count() == 1])
     u = oracle.universe
     found = []
     for f in bits(u):
