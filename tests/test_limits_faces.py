@@ -138,7 +138,7 @@ def test_a_report_row_whose_axp_is_cut_says_so_and_the_report_goes_on(small_tree
     cut = "AXp not found within the time limit (2 s)"
     assert cut in page
     note = re.search(r'<p class="note" id="xdt-time-limited">(.*?)</p>', page, re.S).group(1)
-    assert "1 of them have no AXp" in note
+    assert "1 of them has no AXp" in note
     data = json.loads(re.search(r'<script type="application/json" id="xdt-data">(.*?)'
                                 r'</script>', page, re.S).group(1))
     assert data["rows"][1]["axp"] is None and data["rows"][1]["cut"] == cut

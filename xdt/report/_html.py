@@ -586,8 +586,9 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
         budget = ("" if report.time_limit is None
                   else f" ({format_number(report.time_limit)} s per row)")
         no_axp = report.axp_cut
-        axps = (f"{no_axp:,} of them have no AXp (&ldquo;{_e(axp_cut_text(report))}&rdquo; in "
-                "the table), and " if no_axp else "")
+        axps = (f"{no_axp:,} of them {'has' if no_axp == 1 else 'have'} no AXp "
+                f"(&ldquo;{_e(axp_cut_text(report))}&rdquo; in the table), and "
+                if no_axp else "")
         parts.append(f'<p class="note" id="xdt-time-limited">In {cut:,} of the {n:,} rows the '
                      f"listing of CXps stopped at the time limit{_e(budget)}: {axps}those rows "
                      "may have more CXps than listed (marked &hellip; in the table); raise it "
@@ -609,7 +610,8 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
         if len(sizes) < n:
             line += f" over the {len(sizes):,} rows with one"
         if report.rows[0].leaf is not None and offers(report.model, PATHS):
-            lengths = [len(report.model.paths[r.leaf].features) for r in report.rows]
+            lengths = [len(report.model.paths[r.leaf].features) for r in report.rows
+                       if r.axp is not None]
             line += f", against {np.mean(lengths):.2f} features on the paths"
         n_cxps = [len(r.cxps) for r in report.rows]
         line += f"; mean number of CXps {np.mean(n_cxps):.2f}."
