@@ -9,7 +9,11 @@ below the call polls it, wherever it is:
 * the box engine inside its compiled search, once per box, against the clock the kernel
   reads itself (:func:`kernel_clock`: ``clock_gettime(CLOCK_MONOTONIC)``, in nanoseconds);
 * the SAT engine between conflict-budgeted solver calls and in each round of the ensembles'
-  lazy loop, and while it builds an encoding or loads a solver.
+  lazy loop, and while it builds an encoding or loads a solver;
+* the checks of a given set of features (:mod:`xdt.explain.queries._deletion`), the
+  widening of an inflated AXp, and the independent re-checks that ``verify=True`` runs
+  (:mod:`xdt.explain.checks`: between certificates, and between slices of the points a box
+  enumeration predicts), so that a call's re-check shares its deadline.
 
 A poll that finds the deadline passed raises :class:`EnumerationStopped`; the call that set
 the deadline turns it into its documented outcome (a list marked ``stopped_by=
