@@ -89,10 +89,12 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
 
     At most --max-rows rows are explained, the first of the selection (--rows), so that a
     large table gives a page of a few MB; the page says how many of how many. Each row
-    may spend --time-limit seconds (default 10) listing its CXps: a decision tree lists
-    them all in milliseconds, a large forest can take minutes a row, so the default keeps
-    a report of a forest in bounded time; the page says in which rows the listing was cut
-    short. Only empty CSV cells are missing values ("NA", "None" are values); a row the
+    may spend --time-limit seconds (default 10) on its AXp and listing its CXps (and as
+    much again re-checking their certificates): a decision tree lists them all in
+    milliseconds, a large forest can take minutes a row, so the default keeps a report of
+    a forest in bounded time; the page says in which rows the listing was cut short, and
+    shows a row whose AXp was not found in time as "AXp not found within the time limit".
+    Only empty CSV cells are missing values ("NA", "None" are values); a row the
     model cannot read stops the run before any work, naming it, or, with --skip-invalid,
     is listed in the page as not explained. Row numbers are 0-based positions in the CSV.
     REPORT.html is replaced if it exists (it must not be MODEL.json or DATA.csv). Ctrl-C
