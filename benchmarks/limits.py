@@ -5,7 +5,12 @@ For each configuration (a scikit-learn ``RandomForestClassifier`` of 300-1,000 t
 ensembles (``box``, ``sat``), one test row is explained by every query that takes a
 ``time_limit`` -- ``axp``, ``cxp``, ``delta_axp`` (under the empirical distribution of the
 training rows and the row explained), ``all_axps``, ``all_cxps``, ``smallest_axp``,
-``smallest_cxp`` -- each with each of the configuration's limits, one call at a time on a
+``smallest_cxp``; ``axp_verify`` and ``cxp_verify`` (``verify=True``: the certificate's
+re-check shares the deadline); the questions about a set of features, on the first half of
+the features (``is_weak_axp``, ``is_axp``, ``is_cxp``, ``counterexample``) or on an AXp the
+box engine finds first, untimed (``inflate``); ``relevant_features``,
+``necessary_features`` and ``precision`` -- each with each of the configuration's limits,
+one call at a time on a
 fresh ``Explainer`` (so no query is answered from an earlier one's cache; the SAT engine's
 encoding and solvers are the model's and are made once, before the first timed call, and are
 reported as ``setup``). Each call's CPU time
@@ -18,6 +23,7 @@ found so far, or ``ComputationLimitError``). The goal is an overshoot of at most
     python benchmarks/limits.py             # issue 32's forests (about 10 min of CPU)
     python benchmarks/limits.py --quick     # one smaller forest, under a minute
     python benchmarks/limits.py --markdown  # the table in Markdown
+    python benchmarks/limits.py --quick --engines box --queries relevant_features,inflate
 
 Needs ../shared/datasets (letter, adult).
 """
@@ -42,7 +48,11 @@ from xdt.ir import TreeEnsemble
 
 GOAL = 0.5
 """Seconds a call may run past its ``time_limit``."""
-QUERIES = ("axp", "cxp", "delta_axp", "all_axps", "all_cxps", "smallest_axp", "smallest_cxp")
+QUERIES = ("axp", "cxp", "delta_axp", "all_axps", "all_cxps", "smallest_axp", "smallest_cxp",
+           "axp_verify", "cxp_verify", "is_weak_axp", "is_axp", "is_cxp", "counterexample",
+           "inflate", "relevant_features", "necessary_features", "precision")
+SET_QUERIES = ("is_weak_axp", "is_axp", "is_cxp", "counterexample")
+"""The questions asked about a given set of features: the first half of the features."""
 ENGINES = ("box", "sat")
 
 
@@ -93,11 +103,21 @@ def forest(config: Config, sample: int | None) -> tuple[TreeEnsemble, pd.DataFra
 
 
 def call(ex: xdt.Explainer, query: str, x: dict, limit: float,
-         dist: EmpiricalDistribution) -> str:
-    """Run one query with ``time_limit=limit``; how it ended."""
+         dist: EmpiricalDistribution, axp: tuple[str, ...] | None) -> str:
+    """Run one query with ``time_limit=limit``; how it ended (``axp``: an AXp of ``x``, the
+    set ``inflate`` widens)."""
+    half = ex.model.features.names[:len(ex.model.features) // 2]
     try:
         if query == "delta_axp":
             got = ex.delta_axp(x, 0.95, distribution=dist, time_limit=limit)
+        elif query in ("axp_verify", "cxp_verify"):
+            got = getattr(ex, query[:3])(x, verify=True, time_limit=limit)
+        elif query in SET_QUERIES:
+            got = getattr(ex, query)(x, half, time_limit=limit)
+        elif query == "inflate":
+            got = ex.inflate(x, axp, time_limit=limit)
+        elif query == "precision":
+            got = ex.precision(x, half, distribution=dist, time_limit=limit)
         else:
             got = getattr(ex, query)(x, time_limit=limit)
     except ComputationLimitError as e:
@@ -107,6 +127,8 @@ def call(ex: xdt.Explainer, query: str, x: dict, limit: float,
     if isinstance(got, list):
         stopped = getattr(got, "stopped_by", None)
         return f"{len(got)} found" + (f", stopped by {stopped}" if stopped else ", complete")
+    if isinstance(got, bool | tuple):
+        return f"answer {got!r}" if not isinstance(got, tuple) else f"{len(got)} features"
     return "answer" if got is not None else "None"
 
 
@@ -117,6 +139,9 @@ def measure(config: Config, engines: tuple[str, ...], queries: tuple[str, ...],
     # the training rows and the explained row: some row lies in every set of its cells
     dist = EmpiricalDistribution(pd.concat([train, test.iloc[[0]]]), model)
     x = test.iloc[0].to_dict()
+    axp = None
+    if "inflate" in queries:  # the AXp to widen, found first and not timed
+        axp = xdt.Explainer(model, engine="box", certificates=False).axp(x).features
     rows = []
     for engine in engines:
         cpu, wall = time.process_time(), time.perf_counter()
@@ -127,7 +152,7 @@ def measure(config: Config, engines: tuple[str, ...], queries: tuple[str, ...],
             for query in queries:
                 ex = xdt.Explainer(model, engine=engine, certificates=False)
                 cpu, wall = time.process_time(), time.perf_counter()
-                outcome = call(ex, query, x, limit, dist)
+                outcome = call(ex, query, x, limit, dist, axp)
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
                 ex.close()
                 say(f"  {engine} {query} ({limit:g} s): {cpu:.2f} s CPU, {wall:.2f} s wall, "

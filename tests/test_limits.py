@@ -8,23 +8,24 @@ budgets (:mod:`xdt.explain.engines._deadline`).
   give the unlimited answers, and stops between slices, between the lazy loop's rounds, while
   building an ensemble's encoding and while loading a solver;
 * every query of the Explainer stops the way its documentation says: one answer
-  (``axp``, ``cxp``, ``delta_axp``, ``smallest_*``) raises ``ComputationLimitError``
-  (``limit="time_limit"``), a list (``all_*``) comes back incomplete, ``stopped_by=
-  "time_limit"``; and with a limit that never passes the answers are those without one.
+  (``axp``, ``cxp``, ``delta_axp``, ``smallest_*``, the questions about a given set of
+  features, ``relevant_features``, ``necessary_features``, ``precision``,
+  ``path_is_redundant``) raises ``ComputationLimitError`` (``limit="time_limit"``), a list
+  (``all_*``) comes back incomplete, ``stopped_by="time_limit"``; and with a limit that never
+  passes the answers are those without one (for a tree, the brute force's).
+
+The faces over the queries (``explain_batch``, ``verify=True``, the report, the
+cross-checks): tests/test_limits_faces.py.
 """
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
+from limitcases import fake_clock, make_forest, make_small_tree, never
 from pysat.examples.genhard import PHP
 from pysat.solvers import Solver
-from sklearn.datasets import make_classification
-from sklearn.ensemble import RandomForestClassifier
 
-import xdt
 from xdt.errors import ComputationLimitError, ParameterError
 from xdt.explain import Deadline, Explainer
 from xdt.explain.engines import _deadline, _sat
@@ -32,7 +33,6 @@ from xdt.explain.engines import _ensemble_kernels as K
 from xdt.explain.engines._ensemble_box import prepare
 from xdt.explain.engines._ensemble_sat import EnsembleEncoding
 from xdt.explain.engines._sat_cache import shared_encoding
-from xdt.explain.queries import EmpiricalDistribution
 from xdt.ir import DecisionTree, Feature, Leaf, ThresholdSplit
 
 ENGINES = ("box", "sat")
@@ -40,27 +40,9 @@ ONE_ANSWER = ("axp", "cxp", "delta_axp", "smallest_axp", "smallest_cxp")
 LISTS = ("all_axps", "all_cxps")
 
 
-def fake_clock(readings: int):
-    """A clock that reads 0 ``readings`` times, then 100 (seconds) for ever. A deadline of a
-    few seconds made on it reads it once when made, so it has passed from its check number
-    ``readings`` on (1: at once)."""
-    return itertools.chain(itertools.repeat(0.0, readings), itertools.repeat(100.0)).__next__
-
-
-def never() -> Deadline:
-    """A deadline that never passes (its clock stands still)."""
-    return Deadline(1e6, clock=lambda: 0.0)
-
-
 @pytest.fixture(scope="module")
 def forest():
-    X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_classes=3,
-                               random_state=0)
-    est = RandomForestClassifier(n_estimators=12, max_depth=5, random_state=0).fit(X, y)
-    names = [f"f{i}" for i in range(X.shape[1])]
-    model = xdt.from_sklearn(est, feature_names=names)
-    rows = [dict(zip(names, r.tolist(), strict=True)) for r in X[:3]]
-    return model, rows, EmpiricalDistribution(X, model)
+    return make_forest()
 
 
 def run(ex: Explainer, query: str, x: dict, dist, time_limit):
@@ -255,3 +237,122 @@ def test_deadlines_are_per_thread_and_restored_after_a_call(forest):
         with _deadline.running(None):
             assert _deadline.active() is outer
     assert _deadline.active() is None
+
+
+# ---------------------------------------------------------------- the feature-set questions
+SET_QUERIES = ("is_weak_axp", "is_axp", "is_cxp", "counterexample", "inflate",
+               "relevant_features", "necessary_features", "precision")
+
+
+@pytest.fixture(scope="module")
+def small_tree():
+    return make_small_tree()
+
+
+def ask(ex: Explainer, query: str, x: dict, axp: tuple, dist, time_limit):
+    """``query`` about ``x``, on its AXp ``axp`` where the query takes a set."""
+    if query == "counterexample":
+        return ex.counterexample(x, axp[1:], time_limit=time_limit)
+    if query == "precision":
+        return ex.precision(x, axp[1:], distribution=dist, time_limit=time_limit)
+    if query in ("relevant_features", "necessary_features"):
+        return getattr(ex, query)(x, time_limit=time_limit)
+    return getattr(ex, query)(x, axp, time_limit=time_limit)
+
+
+def same(model, x: dict, query: str, a, b) -> bool:
+    """Whether two answers agree; two counterexamples agree when both are points that keep
+    ``x``'s fixed values and get another class (the solver may pick another point)."""
+    if query == "inflate":
+        return a.rule == b.rule
+    if query == "counterexample" and a is not None and b is not None:
+        return all(model.predict([p])[0] != model.predict([x])[0] for p in (a, b))
+    return a == b
+
+
+@pytest.mark.parametrize("engine", ["path", "sat"])
+@pytest.mark.parametrize("query", SET_QUERIES + ("path_is_redundant",))
+def test_a_tree_question_raises_once_its_deadline_passed_and_not_before(small_tree, engine,
+                                                                        query, monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    model, rows, dist = small_tree
+    ex = Explainer(model, engine=engine, certificates=False)
+    for x in rows:
+        axp = ex.axp(x).features
+        if query == "path_is_redundant":
+            plain = ex.path_is_redundant(x)
+            timed = ex.path_is_redundant(x, time_limit=never())
+        else:
+            plain = ask(ex, query, x, axp, dist, None)
+            timed = ask(ex, query, x, axp, dist, never())
+        assert same(model, x, query, plain, timed)
+        passed = Deadline(5.0, clock=fake_clock(1))
+        with pytest.raises(ComputationLimitError, match="time limit of 5 s") as e:
+            if query == "path_is_redundant":
+                ex.path_is_redundant(x, time_limit=passed)
+            else:
+                ask(ex, query, x, axp, dist, passed)
+        assert e.value.limit == "time_limit"
+
+
+def test_tree_questions_under_a_limit_give_the_brute_force_answers(small_tree):
+    from xdt.explain.checks import brute_force
+
+    model, rows, _ = small_tree
+    for engine in ("path", "sat"):
+        ex = Explainer(model, engine=engine)
+        for x in rows:
+            truth = brute_force(model, x)
+            relevant = set().union(*truth.axps)
+            necessary = set.intersection(*map(set, truth.axps))
+            assert set(ex.relevant_features(x, time_limit=never())) == relevant
+            assert set(ex.necessary_features(x, time_limit=never())) == necessary
+            for a in truth.axps:
+                assert ex.is_axp(x, sorted(a), time_limit=never())
+                assert ex.counterexample(x, sorted(a), time_limit=never()) is None
+            for c in truth.cxps:
+                assert ex.is_cxp(x, sorted(c), time_limit=never())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("query", SET_QUERIES)
+def test_an_ensemble_question_raises_once_its_deadline_passed_and_not_before(forest, engine,
+                                                                             query,
+                                                                             monkeypatch):
+    monkeypatch.setattr(_sat, "FIRST_BUDGET", 1)
+    model, rows, dist = forest
+    ex = Explainer(model, engine=engine, certificates=False)
+    x = rows[0]
+    axp = ex.axp(x).features
+    plain = ask(ex, query, x, axp, dist, None)
+    assert same(model, x, query, plain, ask(ex, query, x, axp, dist, never()))
+    # a counterexample is one oracle call, which may be answered before the clock's next read
+    for readings in (1,) if query == "counterexample" else (1, 2):
+        with pytest.raises(ComputationLimitError, match="time limit") as e:
+            ask(ex, query, x, axp, dist, Deadline(5.0, clock=fake_clock(readings)))
+        assert e.value.limit == "time_limit"
+    ex.close()
+
+
+def test_ensemble_relevant_and_necessary_features_are_the_union_and_meet_of_the_axps(forest):
+    model, rows, _ = forest
+    for x in rows[:2]:
+        axps = [set(e.features) for e in Explainer(model, engine="box").all_axps(x)]
+        sat = Explainer(model, engine="sat")
+        assert set(sat.relevant_features(x, time_limit=never())) == set().union(*axps)
+        assert set(sat.necessary_features(x, time_limit=never())) == set.intersection(*axps)
+        sat.close()
+
+
+def test_a_bad_time_limit_is_refused_by_every_question(small_tree):
+    model, rows, dist = small_tree
+    ex = Explainer(model)
+    x = rows[0]
+    axp = ex.axp(x).features
+    for query in SET_QUERIES:
+        with pytest.raises(ParameterError, match="time_limit"):
+            ask(ex, query, x, axp, dist, 0)
+    with pytest.raises(ParameterError, match="time_limit"):
+        ex.path_is_redundant(x, time_limit=-1)
+    with pytest.raises(ParameterError, match="time_limit"):
+        ex.explain_batch([x], time_limit=float("nan"))

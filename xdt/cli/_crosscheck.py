@@ -39,7 +39,9 @@ from xdt.cli._common import (
 @click.option("--solver", default="cadical195", show_default=True, metavar="NAME",
               help="PySAT solver of the SAT engine, e.g. glucose4.")
 @click.option("--time-limit", type=SecondsType(), metavar="S",
-              help="Seconds allowed to each enumeration; rows it stops are not compared.")
+              help="Seconds allowed to each enumeration, and on a tree ensemble, DNF or "
+                   "decision list to each engine's AXp and CXp of a row; what it stops is "
+                   "not compared.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="text: readable summary; json: the whole report.")
 @click.option("--quiet", "-q", is_flag=True,

@@ -209,10 +209,11 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               help=f"With --all-axps/--all-cxps: list at most N of each per row (default "
                    f"{DEFAULT_MAX_COUNT}); the output says when more exist.")
 @click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
-              help=f"Seconds allowed to each row (and --instance) for its enumerations "
-                   f"(--all-axps/--all-cxps, --weights) and the re-checking of their "
-                   f"certificates together (default {DEFAULT_ROW_TIME_LIMIT:g}; none: no "
-                   "limit). The output marks a list it cut short.")
+              help=f"Seconds allowed to each row (and --instance) for its AXp and CXp, "
+                   f"its enumerations (--all-axps/--all-cxps, --weights) and the "
+                   f"re-checking of their certificates together (default "
+                   f"{DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The output marks what it "
+                   "cut short.")
 @click.option("--engine", type=click.Choice(["auto", "path", "sat", "box"]), default="auto",
               show_default=True,
               help="path: polynomial path-walker (trees); sat: PySAT oracle (any model); "

@@ -53,9 +53,9 @@ DEFAULT_MAX_CXPS = 20
               show_default=True, metavar="N",
               help="List at most N CXps per row (the row says when more exist).")
 @click.option("--time-limit", type=SecondsType(no_limit=True), metavar="S",
-              help=f"Seconds allowed to each row's listing of CXps (default "
-                   f"{DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The page marks the "
-                   "rows whose listing it cut short.")
+              help=f"Seconds allowed to each row: its AXp and its listing of CXps "
+                   f"(default {DEFAULT_ROW_TIME_LIMIT:g}; none: no limit). The page marks "
+                   "the rows it cut short: an AXp not found, a listing stopped.")
 @click.option("--target", "-t", metavar="COL",
               help="The column of true labels, for the accuracy and a label column "
                    "(default: the model's target, when the file has that column).")
@@ -89,10 +89,12 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
 
     At most --max-rows rows are explained, the first of the selection (--rows), so that a
     large table gives a page of a few MB; the page says how many of how many. Each row
-    may spend --time-limit seconds (default 10) listing its CXps: a decision tree lists
-    them all in milliseconds, a large forest can take minutes a row, so the default keeps
-    a report of a forest in bounded time; the page says in which rows the listing was cut
-    short. Only empty CSV cells are missing values ("NA", "None" are values); a row the
+    may spend --time-limit seconds (default 10) on its AXp and listing its CXps (and as
+    much again re-checking their certificates): a decision tree lists them all in
+    milliseconds, a large forest can take minutes a row, so the default keeps a report of
+    a forest in bounded time; the page says in which rows the listing was cut short, and
+    shows a row whose AXp was not found in time as "AXp not found within the time limit".
+    Only empty CSV cells are missing values ("NA", "None" are values); a row the
     model cannot read stops the run before any work, naming it, or, with --skip-invalid,
     is listed in the page as not explained. Row numbers are 0-based positions in the CSV.
     REPORT.html is replaced if it exists (it must not be MODEL.json or DATA.csv). Ctrl-C
@@ -175,6 +177,8 @@ def _summary(result: Report, output: str, budget: float | None) -> str:
                  + ("; ..." if k > 5 else ""))
     cut = result.time_limited
     if cut and budget is not None:
+        no_axp = result.axp_cut
         text += (f"; in {cut} row{'' if cut == 1 else 's'} the listing of CXps stopped at "
-                 f"the time limit ({budget:g} s per row; --time-limit raises it)")
+                 f"the time limit ({budget:g} s per row; --time-limit raises it)"
+                 + (f", {no_axp} of them before the AXp was found" if no_axp else ""))
     return text

@@ -141,6 +141,14 @@ time_limit : float or Deadline, optional
     :class:`~xdt.errors.ComputationLimitError` (``limit="time_limit"``), as
     :meth:`smallest_axp` does: a deletion cut short leaves a set that is not known
     to be minimal, so nothing is returned. Default: no limit.""",
+    "answer_time_limit": """\
+time_limit : float or Deadline, optional
+    Seconds (or a shared :class:`~xdt.explain.queries.Deadline`) the call may take,
+    reading the instance and every oracle call included: polled between oracle calls
+    and inside the engines' own calls, as for :meth:`axp`, so the call returns or
+    raises within about 0.5 s of it (``benchmarks/limits.py``). When it passes first
+    the call raises :class:`~xdt.errors.ComputationLimitError`
+    (``limit="time_limit"``): an answer cut short is no answer. Default: no limit.""",
     "progress": """\
 progress : bool
     Show a progress bar (tqdm, on stderr) of the explanations found.""",

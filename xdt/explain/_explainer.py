@@ -11,7 +11,8 @@ asks the plain function of a query family over the engine's entailment oracle
 
 This module holds its construction, instance reading and the deletion family; the other
 families are mixins beside it: :mod:`~xdt.explain._explainer_enumeration`,
-:mod:`~xdt.explain._explainer_smallest` and :mod:`~xdt.explain._explainer_probability`.
+:mod:`~xdt.explain._explainer_smallest`, :mod:`~xdt.explain._explainer_probability` and
+:mod:`~xdt.explain._explainer_sets` (questions about a given set of features).
 
 The definitions of AXp, CXp and path-restricted explanations: :mod:`xdt.explain._explanation`.
 """
@@ -23,16 +24,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from xdt.errors import ParameterError
 from xdt.explain import _results as results
 from xdt.explain._docstrings import doc
 from xdt.explain._explainer_enumeration import EnumerationMethods
 from xdt.explain._explainer_probability import ProbabilityMethods
+from xdt.explain._explainer_sets import SetMethods
 from xdt.explain._explainer_smallest import SmallestMethods
 
 # EnumerationInterrupted and ExplanationList: read from here by the CLI and the tests
 from xdt.explain._explanation import EnumerationInterrupted, Explanation, ExplanationList  # noqa: F401
-from xdt.explain._models import Model, check_instance, check_model, point_values, tree_only
+from xdt.explain._models import Model, check_instance, check_model, tree_only
 from xdt.explain.checks._certificates import axp_certificate, check_certificates, cxp_certificate
 from xdt.explain.engines._compiled import compiled, literals_memo, number_reader
 from xdt.explain.engines._deadline import Deadline, limited
@@ -48,7 +49,7 @@ from xdt.explain.queries import _preferences as preferences
 from xdt.explain.queries._inflate import Inflation
 from xdt.explain.queries._inflate import inflate as inflate_cells
 from xdt.ir._instances import encode_instance, numeric_instance
-from xdt.ir._protocol import PATHS, RULES, offers
+from xdt.ir._protocol import RULES, offers
 
 if TYPE_CHECKING:
     from xdt.explain.engines._compiled import CompiledTree, NumberReader
@@ -70,7 +71,7 @@ deadline passes have ``verified=False``."""
 
 
 @doc
-class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
+class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods, SetMethods):
     """Formal explanations of a model's predictions.
 
     Parameters
@@ -340,41 +341,6 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         inflation = self._inflation(q, mask) if inflate else None
         return self._checked(self._explanation(q, mask, "AXp", inflation, verify), verify)
 
-    def inflate(self, x, features: Iterable[str], *, path_restricted: bool | None = None,
-                order: Sequence[str] | None = None, verify: bool = False) -> Explanation:
-        """Inflate a given AXp (names, or an Explanation): widen each of its features to a
-        maximal entailing cell set (see :meth:`axp` and :mod:`xdt.explain.queries._inflate`).
-
-        Parameters
-        ----------
-        {x}
-        features : iterable of str, or Explanation
-            An AXp of ``x``'s prediction.
-        path_restricted : bool, optional
-            Start from the path's literals; default: the Explanation's own setting, else
-            False.
-        order : sequence of str, optional
-            The order in which features are widened (default: the model's feature order).
-        {verify}
-
-        Raises
-        ------
-        ParameterError
-            When ``features`` is not an AXp of ``x``'s prediction.
-        """
-        if path_restricted is None:
-            path_restricted = bool(getattr(features, "path_restricted", False))
-        q = self._query(x, path_restricted)
-        mask = self._mask(features)
-        if mask & ~q.oracle.universe or not self.is_axp(x, features,
-                                                        path_restricted=path_restricted):
-            raise ParameterError(
-                f"{[self.model.features.names[f] for f in bits(mask)]} is not an AXp of this "
-                "instance's prediction; inflate an AXp (e.g. from axp or all_axps)")
-        seq = None if order is None else [self.model.features.index(n) for n in order]
-        return self._checked(
-            self._explanation(q, mask, "AXp", self._inflation(q, mask, seq), verify), verify)
-
     def cxp(self, x, *, path_restricted: bool = False, order: str | Sequence[str] | None = None,
             verify: bool = False, immutable: Iterable[str] | None = None,
             time_limit: float | Deadline | None = None) -> Explanation | None:
@@ -417,57 +383,10 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
                 None if mask is None else self._explanation(q, mask, "CXp", None, verify),
                 verify)
 
-    def is_weak_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
-        """Whether fixing ``features`` (names, or an Explanation) entails the prediction.
-
-        Raises :class:`~xdt.errors.UnknownFeatureError` for a name the model lacks."""
-        return deletion.is_weak_axp(self._query(x, path_restricted).oracle, self._mask(features))
-
-    def is_axp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
-        """Whether ``features`` is an AXp: a weak AXp none of whose features can be dropped."""
-        return deletion.is_axp(self._query(x, path_restricted).oracle, self._mask(features))
-
-    def is_cxp(self, x, features: Iterable[str], *, path_restricted: bool = False) -> bool:
-        """Whether ``features`` is a CXp: freeing them can change the prediction, and freeing
-        any proper subset cannot."""
-        return deletion.is_cxp(self._query(x, path_restricted).oracle, self._mask(features))
-
-    def counterexample(self, x, fixed: Iterable[str], *,
-                       path_restricted: bool = False) -> dict | None:
-        """A point agreeing with ``x`` on the ``fixed`` features (name -> value) that the
-        model predicts another class, or ``None`` when ``fixed`` is a weak AXp."""
-        q = self._query(x, path_restricted)
-        point = q.oracle.counterexample(self._mask(fixed))
-        if point is None:
-            return None
-        return point_values(self.model, q.values, q.cells, point)
-
-    def path_is_redundant(self, x) -> bool:
-        """Whether ``x``'s path is explanation-redundant: some feature can be dropped from the
-        path's literals and the rest still entail the prediction (Izza et al., Section 2).
-
-        Raises :class:`~xdt.errors.EngineNotAvailableError` for a DNF (no paths)."""
-        if not offers(self.model, PATHS):
-            raise tree_only("path_is_redundant (explanation redundancy of a path)",
-                            "to test whether some features of a term can be dropped, use "
-                            "is_axp(x, features) on the term's features", self.model)
-        return deletion.path_is_redundant(self._query(x, True).oracle)
-
-    def relevant_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
-        """Features in some AXp — exactly those in some CXp (duality), so no AXp is listed.
-
-        For trees: polynomial (the union of the minimal disagreement sets)."""
-        union = deletion.relevant(self._query(x, path_restricted).oracle)
-        return tuple(self.model.features.names[f] for f in bits(union))
-
-    def necessary_features(self, x, *, path_restricted: bool = False) -> tuple[str, ...]:
-        """Features in every AXp — exactly those that are a CXp on their own."""
-        singles = deletion.necessary(self._query(x, path_restricted).oracle)
-        return tuple(self.model.features.names[bits(m)[0]] for m in singles)
-
     def explain_batch(self, X, what: Sequence[str] | str = ("axp", "cxps"), *,
                       chunk_rows: int | None = None, max_memory: int | None = None,
-                      as_frame: bool = True, dedupe: bool = True):
+                      as_frame: bool = True, dedupe: bool = True,
+                      time_limit: float | Deadline | None = None):
         """One AXp and all CXps for every row of ``X`` at once: the batch path-walker
         (numpy over rows x paths bit masks; Izza, Ignatiev & Marques-Silva, "On Explaining
         Decision Trees", Sections 4-5).
@@ -475,8 +394,13 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         Gives, row by row, the AXp of :meth:`axp` (default order ``"path"``) and the CXps of
         :meth:`all_cxps` (path engine, ``path_restricted=False``), without certificates. See
         :func:`xdt.explain.engines._vectorised.explain_batch` for the parameters (``what``,
-        ``chunk_rows``, ``max_memory``, ``as_frame``, ``dedupe``) and the returned DataFrame
-        (``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) or iterator of dicts.
+        ``chunk_rows``, ``max_memory``, ``as_frame``, ``dedupe``, ``time_limit``) and the
+        returned DataFrame (``prediction``, ``axp``, ``axp_size``, ``cxps``, ``n_cxps``) or
+        iterator of dicts. Under ``time_limit`` the rows are explained in slices of at most
+        :data:`~xdt.explain.engines._vectorised.LIMITED_ROWS`, the deadline polled between
+        them; when it passes, the call (or, with ``as_frame=False``, the iterator, after the
+        rows it has given) raises :class:`~xdt.errors.ComputationLimitError`: a table with
+        rows missing is not returned.
 
         Raises
         ------
@@ -486,12 +410,16 @@ class Explainer(EnumerationMethods, SmallestMethods, ProbabilityMethods):
         InstanceError
             On bad rows (from ``model.encode``).
         ParameterError
-            Bad ``what`` (e.g. ``"bogus"``), ``chunk_rows`` or ``max_memory``.
+            Bad ``what`` (e.g. ``"bogus"``), ``chunk_rows``, ``max_memory`` or
+            ``time_limit``.
+        ComputationLimitError
+            When ``time_limit`` passes before the last row is explained.
         """
         from xdt.explain.engines._vectorised import explain_batch
 
         return explain_batch(self.model, X, what, chunk_rows=chunk_rows,
-                             max_memory=max_memory, as_frame=as_frame, dedupe=dedupe)
+                             max_memory=max_memory, as_frame=as_frame, dedupe=dedupe,
+                             time_limit=time_limit)
 
     def __repr__(self) -> str:
         return f"Explainer({self.model!r}, engine={self.engine!r})"

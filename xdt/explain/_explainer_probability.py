@@ -13,8 +13,9 @@ from dataclasses import replace
 from fractions import Fraction
 
 from xdt.explain._docstrings import doc
+from xdt.explain._explainer_sets import bounded
 from xdt.explain._explanation import Explanation
-from xdt.explain.engines._deadline import Deadline, limited
+from xdt.explain.engines._deadline import Deadline, check, limited
 
 
 @doc
@@ -29,7 +30,8 @@ class ProbabilityMethods:
     of a feature mask).
     """
 
-    def precision(self, x, features: Iterable[str], *, distribution) -> Fraction:
+    def precision(self, x, features: Iterable[str], *, distribution,
+                  time_limit: float | Deadline | None = None) -> Fraction:
         """The precision of ``features`` (names, or an Explanation) for ``x``: the
         probability that a point agreeing with ``x`` on them (in the model's cells) gets
         ``x``'s prediction, exactly (:mod:`xdt.explain.queries._probability`).
@@ -39,9 +41,16 @@ class ProbabilityMethods:
         {x}
         features : iterable of str, or Explanation
         {distribution}
+        {answer_time_limit}
+            The sum itself is polynomial (over the tree's paths, or the distribution's
+            rows); the deadline is polled before and after it.
 
         Raises
         ------
+        ComputationLimitError
+            When ``time_limit`` passes first.
+        ParameterError
+            For a bad ``time_limit``.
         EngineNotAvailableError
             A product distribution for a model that is not a decision tree (use an
             EmpiricalDistribution).
@@ -52,10 +61,15 @@ class ProbabilityMethods:
         """
         from xdt.explain.queries import _probability as probability
 
-        q = self._query(x, False)
-        dist = probability.as_distribution(distribution, self.model)
-        return probability.precision_function(self.model, dist, q.cells, q.prediction)(
-            self._mask(features))
+        def exact() -> Fraction:
+            q = self._query(x, False)
+            dist = probability.as_distribution(distribution, self.model)
+            check()
+            found = probability.precision_function(self.model, dist, q.cells, q.prediction)(
+                self._mask(features))
+            check()
+            return found
+        return bounded(time_limit, "the precision", exact)
 
     def delta_axp(self, x, delta: float | Fraction = 0.95, *, distribution,
                   order: str | Sequence[str] | None = None,
@@ -98,7 +112,8 @@ class ProbabilityMethods:
             empirical distribution on its rows); raises :class:`~xdt.errors.CertificateError`
             if it fails.
         {one_time_limit}
-            The starting AXp's deletion and every precision computed count against it.
+            The starting AXp's deletion, every precision computed and, with ``verify``,
+            the re-check count against it.
 
         Returns
         -------
@@ -154,9 +169,10 @@ class ProbabilityMethods:
             found = find_delta_axp(self.model, q, d, dist, order=order, start=start,
                                    exclude=exclude, engine=self.engine, tables=self._tables,
                                    certify=self.certificates or verify)
-        made = replace(self._explanation(q, found.mask, "AXp", None, False), kind="delta-AXp",
-                       certificate=found.certificate, precision=found.precision, delta=d)
-        if verify:
-            probability.check_precision_certificate(self.model, made, dist)
-            made = replace(made, verified=True)
+            made = replace(self._explanation(q, found.mask, "AXp", None, False),
+                           kind="delta-AXp", certificate=found.certificate,
+                           precision=found.precision, delta=d)
+            if verify:  # the re-check shares the deadline: the whole call is bounded
+                probability.check_precision_certificate(self.model, made, dist)
+                made = replace(made, verified=True)
         return made

@@ -171,9 +171,13 @@ PAGE_JS = r"""
       add(d, "p", r.red ? "Its path is explanation-redundant: some of its tests can be dropped."
                         : "Its path is not redundant: it is a PI-explanation.");
     }
-    add(d, "p", "AXp (" + r.a.length + " feature" + (r.a.length === 1 ? "" : "s") +
-        " that alone guarantee the prediction):");
-    add(add(d, "ul"), "li", r.axp, "rule");
+    if (r.axp === null) {  // the row's time limit passed before its AXp was found
+      add(d, "p", r.cut + ".");
+    } else {
+      add(d, "p", "AXp (" + r.a.length + " feature" + (r.a.length === 1 ? "" : "s") +
+          " that alone guarantee the prediction):");
+      add(add(d, "ul"), "li", r.axp, "rule");
+    }
     add(d, "p", r.cx.length ? "CXps (minimal sets of features whose change can change it):"
                 : r.more ? "CXps: none found."
                 : "CXps: none (no change of features changes the prediction).");

@@ -62,6 +62,7 @@ from xdt.explain import Explainer, ExplanationList
 from xdt.explain._explanation import Explanation
 from xdt.explain._models import Model, describe, kind_name
 from xdt.explain.checks._certificates import check_certificates
+from xdt.explain.engines._deadline import Deadline, EnumerationStopped, running
 from xdt.ir._instances import as_frame
 from xdt.ir._protocol import PATHS, RULES, TERMS, TREES, offers
 from xdt.ir._values import format_number, to_python
@@ -114,8 +115,9 @@ class RowResult:
     label : object or None
         The row's true label, when the data has a target column (None where its cell is
         empty).
-    axp : Explanation
-        One AXp (the Explainer's default order: for a tree, the path's).
+    axp : Explanation or None
+        One AXp (the Explainer's default order: for a tree, the path's); None when the
+        row's time limit passed before it was found (:attr:`axp_cut`).
     cxps : ExplanationList
         All CXps, smallest first, or the first ``max_cxps`` (``cxps.complete`` False).
     values : list of (str, str)
@@ -131,7 +133,10 @@ class RowResult:
         Whether every certificate of the row (its AXp's and each CXp's) passed its re-check
         against the model's ``predict``.
     check_error : str
-        Why a check failed (empty when ``checked``).
+        Why a check failed, or that the time limit cut it off (empty when ``checked``).
+    check_cut : bool
+        Whether the row's time limit passed before its re-check ended (not ``checked``, not
+        failed either).
     record : dict or None
         The row's record (:func:`xdt.run.explain_table`'s, schema ``xdt-explanation/1``,
         without certificates), as the one table function made it.
@@ -140,7 +145,7 @@ class RowResult:
     position: int
     prediction: object
     label: object
-    axp: Explanation
+    axp: Explanation | None
     cxps: ExplanationList
     values: list[tuple[str, str]]
     path: list[int] | None = None
@@ -149,6 +154,12 @@ class RowResult:
     checked: bool = False
     check_error: str = ""
     record: dict | None = None
+    check_cut: bool = False
+
+    @property
+    def axp_cut(self) -> bool:
+        """Whether the row's time limit passed before its AXp was found (it has none)."""
+        return self.axp is None
 
     @property
     def correct(self) -> bool | None:
@@ -192,7 +203,8 @@ class Report:
         Rows the run was to explain (the selection up to ``max_rows``, with the invalid
         ones); None: ``len(rows)``.
     time_limit : float or None
-        Seconds each row was allowed for its enumeration of CXps (None: no limit).
+        Seconds each row was allowed for its AXp and its enumeration of CXps (None: no
+        limit).
     """
 
     model: Model
@@ -211,8 +223,14 @@ class Report:
 
     @property
     def time_limited(self) -> int:
-        """Rows whose listing of CXps the time limit cut short."""
-        return sum(r.cxps.stopped_by == "time_limit" for r in self.rows)
+        """Rows the time limit cut short: their AXp was not found, or their listing of CXps
+        stopped."""
+        return sum(r.axp_cut or r.cxps.stopped_by == "time_limit" for r in self.rows)
+
+    @property
+    def axp_cut(self) -> int:
+        """Rows whose AXp the time limit cut off (they show none)."""
+        return sum(r.axp_cut for r in self.rows)
 
     @property
     def accuracy(self) -> float | None:
@@ -261,22 +279,33 @@ def _shown(v: object) -> str:
     return format_number(v) if isinstance(v, float) else str(v)
 
 
-def _check_rows(model: Model, results: Sequence[RowResult]) -> None:
+def _check_rows(model: Model, results: Sequence[RowResult],
+                time_limit: float | None = None) -> None:
     """Re-check the certificates of ``results`` against ``model.predict``, all in one call;
-    when one fails, row by row, to say which."""
+    when one fails, row by row, to say which. With ``time_limit``, each row's re-check gets
+    the row's time limit (the batch, as many times it): a row whose re-check it cuts off is
+    not checked (``check_cut``)."""
     def explanations(r: RowResult) -> list[Explanation]:
-        return [r.axp, *r.cxps]
+        return [*([] if r.axp is None else [r.axp]), *r.cxps]
+
+    def check(rows: Sequence[RowResult]) -> None:
+        seconds = None if time_limit is None else time_limit * len(rows)
+        with running(None if seconds is None else Deadline(seconds)):
+            check_certificates(model, [e for r in rows for e in explanations(r)],
+                               rows=[r.position for r in rows for _ in explanations(r)])
 
     try:
-        check_certificates(model, [e for r in results for e in explanations(r)],
-                           rows=[r.position for r in results for _ in explanations(r)])
-    except CertificateError:
+        check(results)
+    except (CertificateError, EnumerationStopped):
         for r in results:
             try:
-                check_certificates(model, explanations(r),
-                                   rows=[r.position] * len(explanations(r)))
+                check([r])
             except CertificateError as e:
                 r.checked, r.check_error = False, str(e)
+            except EnumerationStopped:
+                r.checked, r.check_cut = False, True
+                r.check_error = (f"not re-checked within the time limit "
+                                 f"({format_number(time_limit)} s)")
             else:
                 r.checked = True
         return
@@ -305,9 +334,12 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
     max_cxps : int or None
         Most CXps listed per row (default :data:`DEFAULT_MAX_CXPS`; None: all).
     time_limit : float, optional
-        Seconds allowed to each row's enumeration of CXps (None: no limit). A listing it
-        cuts short is marked (``cxps.stopped_by == "time_limit"``), and the page says in
-        how many rows.
+        Seconds allowed to each row, its AXp and its enumeration of CXps (None: no
+        limit). A row whose AXp it cuts off has none (``axp`` None, shown as "AXp not
+        found within the time limit (N s)"), and the report goes on with the next row; a
+        listing it cuts short is marked (``cxps.stopped_by == "time_limit"``); the page
+        says in how many rows. The re-check of a row's certificates gets it too, apart: a
+        re-check it cuts off leaves the row not checked (``check_cut``), not failed.
     engine : {"auto", "path", "sat", "box"} or None
         The :class:`~xdt.explain.Explainer`'s engine (default: chosen from the model).
     target : str, optional
@@ -385,24 +417,24 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
         the certificates of every :data:`CHECK_ROWS` rows."""
         nonlocal pending
         i = len(results)
-        axp, cxps = found.axp, found.cxps
-        assert axp is not None  # no feature is excluded
+        axp, cxps = found.axp, found.cxps  # no AXp: the row's time limit cut it off
         path = leaf = None
         if tree is not None:
             leaf = leaves[i]
             if nodes is not None:
                 path = svg.node_path(nodes, cells[i])
         shown = set(range(len(names))) if len(names) <= MAX_VALUES else {
-            names.index(f) for e in (axp, *cxps) for f in e.features} | (
+            names.index(f) for e in (axp, *cxps) if e is not None for f in e.features} | (
             set(tree.paths[leaf].masks) if tree is not None and leaf is not None else set())
         values = [(names[f], _shown(x[names[f]])) for f in sorted(shown)]
-        r = RowResult(positions[i], axp.prediction, None if labels is None else labels[i],
+        prediction = axp.prediction if axp is not None else explainer.predict(x)
+        r = RowResult(positions[i], prediction, None if labels is None else labels[i],
                       axp, cxps, values, path, leaf,
                       None if leaf is None else redundant.get(leaf), record=record)
         results.append(r)
         pending.append(r)
         if len(pending) >= CHECK_ROWS:
-            _check_rows(model, pending)
+            _check_rows(model, pending, time_limit)
             pending = []
         bar.update(1)
 
@@ -412,20 +444,20 @@ def explain_rows(model: Model, data: Any, *, rows: object = None,
             # one AXp and all CXps (at most max_cxps) per row, by the one table function
             explain_table(model, part.set_axis(positions), engine=explainer,
                           options={"all_cxps": True, "max_count": max_cxps,
-                                   "time_limit": time_limit, "certificates": False,
-                                   "limit_axp": False},  # every row shows its AXp
+                                   "time_limit": time_limit, "certificates": False},
                           on_row=collect, progress=False)
         except KeyboardInterrupt:  # the rows finished are kept; the current one is not
             interrupted = True
         if pending:
-            _check_rows(model, pending)
+            _check_rows(model, pending, time_limit)
     finally:
         bar.close()
         explainer.close()
     done = part.iloc[:len(results)]  # the rows explained: all of them, unless interrupted
     counts = Counter({name: 0 for name in names})
     for r in results:
-        counts.update(r.axp.features)
+        if r.axp is not None:
+            counts.update(r.axp.features)
     redundancy = None
     if tree is not None and not tree.constraints:
         redundancy = redundancy_report(tree, done, None if labels is None else
@@ -553,24 +585,33 @@ def _rows_card(report: Report, data_name: str | None, selection: str | None) -> 
     if cut:
         budget = ("" if report.time_limit is None
                   else f" ({format_number(report.time_limit)} s per row)")
+        no_axp = report.axp_cut
+        axps = (f"{no_axp:,} of them {'has' if no_axp == 1 else 'have'} no AXp "
+                f"(&ldquo;{_e(axp_cut_text(report))}&rdquo; in the table), and "
+                if no_axp else "")
         parts.append(f'<p class="note" id="xdt-time-limited">In {cut:,} of the {n:,} rows the '
-                     f"listing of CXps stopped at the time limit{_e(budget)}: those rows may "
-                     "have more CXps than listed (marked &hellip; in the table); raise it "
+                     f"listing of CXps stopped at the time limit{_e(budget)}: {axps}those rows "
+                     "may have more CXps than listed (marked &hellip; in the table); raise it "
                      "with <code>--time-limit S</code>, or <code>--time-limit none</code> for "
                      "no limit.</p>")
     checked = sum(r.checked for r in report.rows)
+    unchecked = sum(r.check_cut for r in report.rows)
+    late = (f" ({unchecked:,} not re-checked within the time limit)" if unchecked else "")
     parts.append(f"<p>Engine: <code>{_e(report.engine)}</code>. Certificates re-checked with "
-                 f"the model's own predict: {checked:,} of {n:,} rows passed.</p>")
+                 f"the model's own predict: {checked:,} of {n:,} rows passed{late}.</p>")
     acc = report.accuracy
     if acc is not None:
         labelled = sum(r.label is not None for r in report.rows)
         some = f" ({labelled:,} of the {n:,} rows have one)" if labelled < n else ""
         parts.append(f"<p>Accuracy on these rows (their labels{some}): {acc:.1f}%.</p>")
-    if n:
-        sizes = [len(r.axp) for r in report.rows]
+    sizes = [len(r.axp) for r in report.rows if r.axp is not None]
+    if sizes:
         line = f"Mean AXp size {np.mean(sizes):.2f} features (max {max(sizes)})"
+        if len(sizes) < n:
+            line += f" over the {len(sizes):,} rows with one"
         if report.rows[0].leaf is not None and offers(report.model, PATHS):
-            lengths = [len(report.model.paths[r.leaf].features) for r in report.rows]
+            lengths = [len(report.model.paths[r.leaf].features) for r in report.rows
+                       if r.axp is not None]
             line += f", against {np.mean(lengths):.2f} features on the paths"
         n_cxps = [len(r.cxps) for r in report.rows]
         line += f"; mean number of CXps {np.mean(n_cxps):.2f}."
@@ -753,14 +794,20 @@ def _table(report: Report) -> str:
         if has_labels:
             wrong = ' class="wrong"' if r.correct is False else ""
             cells.append(f"<td{wrong}>{_e('' if r.label is None else r.label)}</td>")
-        axp = " AND ".join(r.axp.literals) or "TRUE (any values)"
-        cells += [f'<td class="mono">{_e(axp)}</td>', f'<td class="num">{len(r.axp)}</td>',
-                  f'<td class="mono">{_e(_cxps_text(r.cxps))}</td>',
+        if r.axp is None:
+            cells += [f'<td class="mono">{_e(axp_cut_text(report))}</td>',
+                      '<td class="num" data-sort="-1">&ndash;</td>']
+        else:
+            axp = " AND ".join(r.axp.literals) or "TRUE (any values)"
+            cells += [f'<td class="mono">{_e(axp)}</td>', f'<td class="num">{len(r.axp)}</td>']
+        cells += [f'<td class="mono">{_e(_cxps_text(r.cxps))}</td>',
                   f'<td class="num" data-sort="{len(r.cxps)}">{len(r.cxps)}'
                   f'{"+" if not r.cxps.complete else ""}</td>']
         if is_tree:
             cells.append(f"<td>{'yes' if r.path_redundant else 'no'}</td>")
         check = ('<td class="ok">yes</td>' if r.checked else
+                 f'<td title="{_e(r.check_error)}">not checked (time limit)</td>'
+                 if r.check_cut else
                  f'<td class="bad" title="{_e(r.check_error)}">no (failed)</td>')
         cells.append(check)
         body.append(f'<tr data-i="{i}" data-row="{r.position}" tabindex="0">'
@@ -788,6 +835,13 @@ def page_record(r: RowResult) -> dict:
     return record
 
 
+def axp_cut_text(report: Report) -> str:
+    """What the page shows for a row whose AXp the time limit cut off."""
+    budget = ("" if report.time_limit is None
+              else f" ({format_number(report.time_limit)} s)")
+    return f"AXp not found within the time limit{budget}"
+
+
 def _row_data(report: Report) -> list[dict]:
     index = {name: i for i, name in enumerate(report.model.features.names)}
     tree = report.model if offers(report.model, PATHS) else None
@@ -799,13 +853,16 @@ def _row_data(report: Report) -> list[dict]:
         out.append({
             "r": r.position, "pred": str(to_python(r.prediction)),
             "label": None if r.label is None else str(to_python(r.label)), "ok": r.correct,
-            "p": r.path, "a": [index[f] for f in r.axp.features],
+            "p": r.path, "a": [] if r.axp is None else [index[f] for f in r.axp.features],
             "c": [[index[f] for f in c.features] for c in r.cxps],
-            "axp": r.axp.rule, "cx": [c.rule for c in r.cxps], "more": _more_text(r.cxps),
+            "axp": None if r.axp is None else r.axp.rule,
+            "cut": axp_cut_text(report) if r.axp is None else None,
+            "cx": [c.rule for c in r.cxps], "more": _more_text(r.cxps),
             "red": r.path_redundant,
             "pr": rules.get(r.leaf) if r.leaf is not None else None,
             "pn": len(tree.paths[r.leaf]) if tree is not None and r.leaf is not None else None,
-            "chk": "yes" if r.checked else f"FAILED: {r.check_error}",
+            "chk": "yes" if r.checked else (r.check_error if r.check_cut
+                                            else f"FAILED: {r.check_error}"),
             "v": [list(kv) for kv in r.values]})
     return out
 
@@ -871,7 +928,8 @@ def build_report(model: Model, data: Any, *, rows: object = None,
         picture = svg.tree_svg(
             model, nodes=report.nodes, id_prefix=ID_PREFIX, style=False,
             path=first.path if first else (),
-            axp=[names.index(f) for f in first.axp.features] if first else (),
+            axp=[names.index(f) for f in first.axp.features]
+            if first and first.axp is not None else (),
             cxp=sorted({names.index(f) for c in first.cxps for f in c.features})
             if first else ())
         tree_part = (

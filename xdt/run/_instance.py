@@ -69,8 +69,7 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
                      on_found: Callable[[str, int], None] | None = None,
                      certificates: bool = True, exclude: Sequence[str] | None = None,
                      immutable: Sequence[str] | None = None,
-                     weights: dict | None = None,
-                     limit_axp: bool = True) -> InstanceExplanation:
+                     weights: dict | None = None) -> InstanceExplanation:
     """The explanations of one instance, as the fields of its record and as objects.
 
     Parameters
@@ -83,10 +82,6 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
         re-checking of their certificates and the making of their records, each as it is
         found. When it passes before the AXp is found, ``axp`` is ``None`` and ``no_axp``
         says so (``stopped_by: "time_limit"``); before the CXp, ``cxp_stopped`` does.
-    limit_axp : bool
-        Whether ``time_limit`` bounds the one AXp too (default); ``False``: the AXp is
-        always found and the limit bounds the rest (the HTML report, whose every row
-        shows its AXp).
     on_found : callable, optional
         ``on_found(kind, count)`` as each enumeration finds an explanation (``kind``
         ``"AXp"`` or ``"CXp"``, ``count`` found so far), e.g. for a progress counter.
@@ -189,12 +184,12 @@ def explain_instance(explainer: Explainer, x: object, *, all_axps: bool = False,
         try:
             one_axp = (explainer.axp(x, path_restricted=path_restricted, inflate=inflate,
                                      verify=verify, exclude=exclude,
-                                     time_limit=deadline if limit_axp else None)
+                                     time_limit=deadline)
                        if weights is None else
                        explainer.smallest_axp(x, path_restricted=path_restricted,
                                               inflate=inflate, verify=verify,
                                               exclude=exclude, weights=weights,
-                                              time_limit=deadline if limit_axp else None))
+                                              time_limit=deadline))
             out["axp"] = one_axp.to_dict(certificates)
             found.axp = one_axp
         except NoExplanationError as e:

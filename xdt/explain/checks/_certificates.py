@@ -76,6 +76,7 @@ import numpy as np
 
 from xdt.errors import CertificateError, ComputationLimitError
 from xdt.explain._models import Model, point_values, predict_cells, predict_one
+from xdt.explain.engines import _deadline
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.ir._cells import IntervalCells, cells_of, full_mask
 from xdt.ir._ensemble import TreeEnsemble
@@ -440,8 +441,12 @@ def check_certificates(model: Model, explanations: Sequence, *,
     """
     explanations = list(explanations)
     rows = list(rows) if rows is not None else [None] * len(explanations)
-    plans = [_plan(model, e, r) for e, r in zip(explanations, rows, strict=True)]
+    plans = []
+    for e, r in zip(explanations, rows, strict=True):
+        _deadline.check()  # the deadline of the call whose answers these are, if any
+        plans.append(_plan(model, e, r))
     points = [p for _, plan_points, _, _ in plans for p in plan_points]
+    _deadline.check()
     got = model.predict(points) if points else []
     ref = getattr(model, "reference", None)
     if ref is not None and points:
@@ -454,6 +459,7 @@ def check_certificates(model: Model, explanations: Sequence, *,
             reason = claim(pred)
             if reason is not None:
                 raise fail(reason)
+        _deadline.check()
         proof_check()
 
 

@@ -37,11 +37,18 @@ import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from xdt.errors import DataError, EngineNotAvailableError, UnsupportedModelError, XdtError
+from xdt.errors import (
+    ComputationLimitError,
+    DataError,
+    EngineNotAvailableError,
+    UnsupportedModelError,
+    XdtError,
+)
 from xdt.explain._explainer import Explainer
 from xdt.explain._models import is_constrained, kind_name
 from xdt.explain.engines._sat import DEFAULT_SOLVER
@@ -640,7 +647,10 @@ def crosscheck(model: DecisionTree, X, *, path_restricted: bool = False,
         Draw a progress bar (tqdm) on standard error.
     time_limit : float, optional
         Seconds allowed to each enumeration; a row whose enumeration is stopped is not
-        counted in that check (see :attr:`CrosscheckReport.checked`).
+        counted in that check (see :attr:`CrosscheckReport.checked`). For a tree
+        ensemble, a DNF or a decision list, each engine's one AXp and one CXp of a row get
+        it too: an answer it cuts off (:class:`~xdt.errors.ComputationLimitError`) leaves
+        the checks that need it out for that row, so every row is bounded.
 
     Returns
     -------
@@ -931,21 +941,24 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
                         EnsembleDisagreement(row, check, detail, point, cls))
 
             # both engines are exact and delete in the same order: the same sets
-            b_axp, b_cxp = box.axp(x), box.cxp(x)
-            tally("engines", b_axp.features == axp.features
-                  and (b_cxp is None) == (cxp is None)
-                  and (cxp is None or b_cxp.features == cxp.features),
-                  f"box engine: AXp {_set(b_axp.features)}, CXp "
-                  f"{_set(b_cxp.features) if b_cxp else 'none'}; SAT engine: AXp "
-                  f"{_set(axp.features)}, CXp {_set(cxp.features) if cxp else 'none'}")
+            b_axp = _within(partial(box.axp, x), time_limit)
+            b_cxp = _within(partial(box.cxp, x), time_limit)
+            if CUT not in (axp, cxp, b_axp, b_cxp):
+                tally("engines", b_axp.features == axp.features
+                      and (b_cxp is None) == (cxp is None)
+                      and (cxp is None or b_cxp.features == cxp.features),
+                      f"box engine: AXp {_set(b_axp.features)}, CXp "
+                      f"{_set(b_cxp.features) if b_cxp else 'none'}; SAT engine: AXp "
+                      f"{_set(axp.features)}, CXp {_set(cxp.features) if cxp else 'none'}")
             if exhaustive:
                 bf = verify.brute_force(model, x, max_points=limit)
-                shown = _set(axp.features)
-                tally("axp", frozenset(axp.features) in bf.axps,
-                      f"{shown} is not an AXp by brute force")
-                tally("cxp", (cxp is None and not bf.cxps)
-                      or (cxp is not None and frozenset(cxp.features) in bf.cxps),
-                      f"{_set(cxp.features) if cxp else 'no CXp'}: not so by brute force")
+                if axp is not CUT:
+                    tally("axp", frozenset(axp.features) in bf.axps,
+                          f"{_set(axp.features)} is not an AXp by brute force")
+                if cxp is not CUT:
+                    tally("cxp", (cxp is None and not bf.cxps)
+                          or (cxp is not None and frozenset(cxp.features) in bf.cxps),
+                          f"{_set(cxp.features) if cxp else 'no CXp'}: not so by brute force")
                 for key, truth in (("all_axps", bf.axps), ("all_cxps", bf.cxps)):
                     if key in lists and lists[key].complete:
                         got = _sets(lists[key])
@@ -953,11 +966,12 @@ def crosscheck_ensemble(model: TreeEnsemble, X, *, enumerate: bool = True,
                               f"SAT lists {_listed(got, model.features.names)}, brute force "
                               f"{_listed(truth, model.features.names)}")
             else:
-                point = verify.reference_counterexample(model, x, axp.features, samples)
-                cls = None if point is None else predicted(point)[0]
-                tally("axp", point is None, f"a point agreeing on {_set(axp.features)} has "
-                      "another class", point, cls)
-                if cxp is not None:
+                if axp is not CUT:
+                    point = verify.reference_counterexample(model, x, axp.features, samples)
+                    cls = None if point is None else predicted(point)[0]
+                    tally("axp", point is None, f"a point agreeing on {_set(axp.features)} "
+                          "has another class", point, cls)
+                if cxp is not None and cxp is not CUT:
                     cx = cxp.counterexample
                     cls, same = predicted(cx)
                     moved = [n for n in model.features.names
@@ -992,18 +1006,33 @@ def _checker_rows(model, X, path_restricted: bool, max_points: int | None
     return limit, exhaustive, labels, records
 
 
+CUT = object()
+"""Stands for an answer that the row's ``time_limit`` cut off (its checks are not made)."""
+
+
+def _within(call, time_limit: float | None):
+    """``call(time_limit=time_limit)``, or :data:`CUT` when the limit passes first."""
+    try:
+        return call(time_limit=time_limit)
+    except ComputationLimitError as e:
+        if e.limit != "time_limit":
+            raise
+        return CUT
+
+
 def _sat_answers(ex: Explainer, label, x, lists: bool, time_limit: float | None,
                  times: list) -> tuple:
     """The SAT engine's answers on one row, for a crosscheck against a checker:
     ``(prediction, AXp, CXp, {"all_axps": ..., "all_cxps": ...} or {})``, the seconds they
-    took appended to ``times``; a row the model cannot read is a DataError naming it."""
+    took appended to ``times``; a row the model cannot read is a DataError naming it. The
+    AXp and the CXp are each given ``time_limit``: one it cuts off is :data:`CUT`."""
     try:
         prediction = ex.predict(x)
     except XdtError as e:
         raise DataError(f"row {label}: {e}") from None
     start = time.perf_counter()
-    axp = ex.axp(x)
-    cxp = ex.cxp(x)
+    axp = _within(partial(ex.axp, x), time_limit)
+    cxp = _within(partial(ex.cxp, x), time_limit)
     listed = ({"all_axps": ex.all_axps(x, time_limit=time_limit),
                "all_cxps": ex.all_cxps(x, time_limit=time_limit)} if lists else {})
     times.append(time.perf_counter() - start)
@@ -1056,8 +1085,8 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
     with Explainer(model, "sat", solver=solver, certificates=False) as ex:
         for label, x in zip(labels, records, strict=True):
             bar.update(1)
-            _, axp, cxp, lists = _sat_answers(ex, label, x, enumerate and exhaustive,
-                                              time_limit, report.times)
+            prediction, axp, cxp, lists = _sat_answers(ex, label, x, enumerate and exhaustive,
+                                                       time_limit, report.times)
 
             def tally(check: str, ok: bool, detail: str, point: dict | None = None,
                       row=label) -> None:
@@ -1069,13 +1098,16 @@ def crosscheck_rules(model: DNF | DecisionList, X, *, enumerate: bool = True,
                     report.disagreements.append(
                         EnsembleDisagreement(row, check, detail, point, cls))
 
-            check = verify.check_axp_sat(model, x, axp.features)
-            tally("axp", check.is_axp,
-                  f"{_set(axp.features)} is not an AXp for the checks' own CNF "
-                  f"({'not minimal' if check.entails else 'it does not entail'})",
-                  check.counterexample)
-            if cxp is None:  # no CXp: every feature fixed or free, the prediction stays
-                tally("cxp", verify.sat_reachable_classes(model, {}) == {check.prediction},
+            if axp is not CUT:
+                check = verify.check_axp_sat(model, x, axp.features)
+                tally("axp", check.is_axp,
+                      f"{_set(axp.features)} is not an AXp for the checks' own CNF "
+                      f"({'not minimal' if check.entails else 'it does not entail'})",
+                      check.counterexample)
+            if cxp is CUT:
+                pass
+            elif cxp is None:  # no CXp: every feature fixed or free, the prediction stays
+                tally("cxp", verify.sat_reachable_classes(model, {}) == {prediction},
                       "no CXp, but the checks' own CNF finds a point of another class")
             else:
                 tally("cxp", verify.is_cxp_sat(model, x, cxp.features),

@@ -54,6 +54,7 @@ import numpy as np
 from pysat.solvers import Solver, SolverNames
 
 from xdt.errors import BruteForceLimitError, EngineNotAvailableError, ParameterError
+from xdt.explain.engines import _deadline
 from xdt.ir._cells import CategoricalCells, IntervalCells, full_mask
 from xdt.ir._decision_list import DecisionList
 from xdt.ir._dnf import DNF
@@ -376,12 +377,32 @@ def _ensemble_box_point(model: TreeEnsemble, box: Sequence[int], class_index: in
             "tree ensemble's points; use sample_box_counterexample (evidence, not proof)",
             limit="max_points")
     points = box_points(box)
-    other = points[model.predict_cells(points) != class_index]
+    other = points[predict_polled(model, points) != class_index]
     if not len(other):
         return None
     if prefer is not None:
         other = other[np.argsort((other != np.asarray(prefer)).sum(axis=1), kind="stable")]
     return tuple(int(c) for c in other[0])
+
+
+POLL_POINTS = 4096
+"""Points predicted per ``model.predict_cells`` call by :func:`predict_polled` under an
+active deadline (between calls, the deadline is polled)."""
+
+
+def predict_polled(model: Model, points: np.ndarray) -> np.ndarray:
+    """``model.predict_cells(points)`` (class positions, shape (N,)); under an active
+    deadline (:mod:`xdt.explain.engines._deadline`), :data:`POLL_POINTS` points at a time,
+    raising :class:`~xdt.explain.engines._deadline.EnumerationStopped` once it has passed,
+    so that a check run inside a limited call (``verify=True``) shares its deadline."""
+    if _deadline.active() is None or len(points) <= POLL_POINTS:
+        _deadline.check()
+        return np.asarray(model.predict_cells(points))
+    parts = []
+    for start in range(0, len(points), POLL_POINTS):
+        _deadline.check()
+        parts.append(np.asarray(model.predict_cells(points[start:start + POLL_POINTS])))
+    return np.concatenate(parts)
 
 
 def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int,
@@ -406,7 +427,7 @@ def sample_box_counterexample(model: Model, box: Sequence[int], class_index: int
     points = np.stack(cols, axis=1)
     if getattr(model, "constraints", None):  # only the points the constraints allow
         points = points[model.constraints.allows(points)]
-    bad = np.asarray(model.predict_cells(points)) != class_index
+    bad = predict_polled(model, points) != class_index
     ref = getattr(model, "reference", None) if reference else None
     if ref is not None:
         rows = reference_rows(model, [[c.value(int(j)) for c, j in zip(model.cells, p,

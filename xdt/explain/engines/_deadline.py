@@ -9,7 +9,11 @@ below the call polls it, wherever it is:
 * the box engine inside its compiled search, once per box, against the clock the kernel
   reads itself (:func:`kernel_clock`: ``clock_gettime(CLOCK_MONOTONIC)``, in nanoseconds);
 * the SAT engine between conflict-budgeted solver calls and in each round of the ensembles'
-  lazy loop, and while it builds an encoding or loads a solver.
+  lazy loop, and while it builds an encoding or loads a solver;
+* the checks of a given set of features (:mod:`xdt.explain.queries._deletion`), the
+  widening of an inflated AXp, and the independent re-checks that ``verify=True`` runs
+  (:mod:`xdt.explain.checks`: between certificates, and between slices of the points a box
+  enumeration predicts), so that a call's re-check shares its deadline.
 
 A poll that finds the deadline passed raises :class:`EnumerationStopped`; the call that set
 the deadline turns it into its documented outcome (a list marked ``stopped_by=
@@ -96,6 +100,34 @@ class Deadline:
         return f"Deadline({self.seconds:g} s, {self.remaining():.3g} s left)"
 
 
+def as_deadline(time_limit: float | Deadline | None) -> Deadline | None:
+    """``time_limit`` as a deadline: a new one for a number of seconds, the one given, or
+    ``None``.
+
+    Raises
+    ------
+    ParameterError
+        Unless ``time_limit`` is a positive finite number of seconds, a :class:`Deadline`
+        or ``None``.
+    """
+    check_time_limit(time_limit)
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return time_limit
+    return Deadline(time_limit)
+
+
+def check_time_limit(time_limit: object) -> None:
+    """Raise :class:`~xdt.errors.ParameterError` unless ``time_limit`` is a positive finite
+    number of seconds, a :class:`Deadline` or ``None`` (no clock is read)."""
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
+            or not math.isfinite(time_limit) or time_limit <= 0):
+        raise ParameterError(
+            f"time_limit must be a positive number of seconds, a Deadline or None, got "
+            f"{time_limit!r}")
+
+
 _ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
 
 
@@ -160,7 +192,8 @@ class limited:
             seconds = f" of {self.deadline.seconds:g} s" if self.deadline is not None else ""
             raise ComputationLimitError(
                 f"the time limit{seconds} passed before {self.what} was found; raise "
-                "time_limit", limit="time_limit") from None
+                "time_limit, or try another engine (Explainer(model, engine=...))",
+                limit="time_limit") from None
 
 
 KERNEL_CLOCK = getattr(time, "CLOCK_MONOTONIC", None) if sys.platform != "win32" else None
@@ -183,5 +216,5 @@ def kernel_clock() -> tuple[int, int]:
                                + min(int(left * 1e9), NO_END // 4))
 
 
-__all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "check",
-           "expired", "kernel_clock", "limited", "running"]
+__all__ = ["KERNEL_CLOCK", "NO_END", "Deadline", "EnumerationStopped", "active", "as_deadline",
+           "check", "check_time_limit", "expired", "kernel_clock", "limited", "running"]

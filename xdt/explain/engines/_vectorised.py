@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from xdt.errors import EngineNotAvailableError, ParameterError
+from xdt.errors import ComputationLimitError, EngineNotAvailableError, ParameterError
 from xdt.explain._models import constrained_refusal, is_constrained, kind_name
+from xdt.explain.engines import _deadline
 from xdt.explain.engines import _kernels as kernels
 from xdt.explain.engines._compiled import CompiledTree, compiled, masks_of
 from xdt.explain.engines._oracle import bits
@@ -40,6 +41,9 @@ WHAT = ("axp", "cxps")
 """What :func:`explain_batch` can compute: one AXp (default order ``"path"``), all CXps."""
 DEFAULT_MAX_MEMORY = 256 * 2**20
 """Default working-memory budget of :func:`explain_batch`, in bytes (256 MiB)."""
+LIMITED_ROWS = 2048
+"""Most rows one kernel call explains when :func:`explain_batch` runs under a time limit:
+the deadline is polled between such slices (the kernel reads no clock)."""
 _CXPS_PER_ROW = 4  # first guess of the CXps per row, for the kernel's output buffer
 
 
@@ -71,7 +75,8 @@ def _check_args(what: Sequence[str] | str, chunk_rows: object, max_memory: objec
 
 def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, *,
                   chunk_rows: int | None = None, max_memory: int | None = None,
-                  as_frame: bool = True, dedupe: bool = True
+                  as_frame: bool = True, dedupe: bool = True,
+                  time_limit: float | _deadline.Deadline | None = None
                   ) -> pd.DataFrame | Iterator[dict]:
     """One AXp and all CXps of the prediction for every row of ``X``, vectorised.
 
@@ -102,6 +107,13 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
     dedupe : bool
         True (default): explain each distinct cell vector of a chunk once (rows with the
         same cells have the same explanations); False: every row (for measurements).
+    time_limit : float or Deadline, optional
+        Seconds (or a shared :class:`~xdt.explain.queries.Deadline`) the whole batch may
+        take, from the call (default: the deadline active in this thread, if any, else no
+        limit). The rows are then explained in slices of at most :data:`LIMITED_ROWS`, the
+        deadline polled before each; when it has passed the call raises, or with
+        ``as_frame=False`` the iterator raises after the rows it has given. Reading ``X``
+        (one compiled pass) is polled before and after, not inside.
 
     Returns
     -------
@@ -122,7 +134,10 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
         :class:`~xdt.errors.MissingValueError`, :class:`~xdt.errors.UnknownCategoryError`)
         on bad rows, from :meth:`DecisionTree.encode`.
     ParameterError
-        Bad ``what``, ``chunk_rows`` or ``max_memory``.
+        Bad ``what``, ``chunk_rows``, ``max_memory`` or ``time_limit``.
+    ComputationLimitError
+        When ``time_limit`` passes before the last row is explained (``limit=
+        "time_limit"``): a table with rows missing is not returned.
 
     Notes
     -----
@@ -141,9 +156,14 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
     if is_constrained(tree):
         raise constrained_refusal("explain_batch (the batch path-walker)", tree)
     what = _check_args(what, chunk_rows, max_memory)
+    deadline = _deadline.as_deadline(time_limit)
+    if deadline is None:
+        deadline = _deadline.active()
+    _poll(deadline)
     cells = tree.encode(X)
+    _poll(deadline)
     index = X.index if isinstance(X, pd.DataFrame) else None
-    chunks = _chunks(tree, cells, what, chunk_rows, max_memory, dedupe)
+    chunks = _chunks(tree, cells, what, chunk_rows, max_memory, dedupe, deadline)
     columns = batch_columns(what)
     if not as_frame:
         return _records(chunks, columns)
@@ -155,6 +175,15 @@ def explain_batch(tree: DecisionTree, X: Any, what: Sequence[str] | str = WHAT, 
     return frame
 
 
+def _poll(deadline: _deadline.Deadline | None) -> None:
+    """Raise :class:`~xdt.errors.ComputationLimitError` when ``deadline`` has passed."""
+    if deadline is not None and deadline.expired():
+        raise ComputationLimitError(
+            f"explain_batch: the time limit of {deadline.seconds:g} s passed before the last "
+            "row was explained; raise time_limit, or explain fewer rows per call",
+            limit="time_limit")
+
+
 def _records(chunks: Iterable[dict[str, list]], columns: list[str]) -> Iterator[dict]:
     """One dict per row from the column lists of each chunk."""
     for part in chunks:
@@ -163,12 +192,16 @@ def _records(chunks: Iterable[dict[str, list]], columns: list[str]) -> Iterator[
 
 
 def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int | None,
-            max_memory: int | None, dedupe: bool = True) -> Iterator[dict[str, list]]:
-    """Per chunk of rows, the output columns as lists (one entry per row)."""
+            max_memory: int | None, dedupe: bool = True,
+            deadline: _deadline.Deadline | None = None) -> Iterator[dict[str, list]]:
+    """Per chunk of rows, the output columns as lists (one entry per row); under
+    ``deadline``, chunks of at most :data:`LIMITED_ROWS`, the deadline polled before each."""
     ct = compiled(tree)
     names = tree.features.names
     labels = tree.classes
     step = _rows_per_chunk(ct.n_features, ct.n_words, chunk_rows, max_memory)
+    if deadline is not None:
+        step = min(step, LIMITED_ROWS)
     as_names: dict[int, tuple[str, ...]] = {}
 
     def named(m: int) -> tuple[str, ...]:
@@ -178,6 +211,7 @@ def _chunks(tree: DecisionTree, cells: np.ndarray, what: tuple, chunk_rows: int 
         return t
 
     for start in range(0, len(cells), step):
+        _poll(deadline)
         chunk = cells[start:start + step]
         if dedupe:
             uniq, inverse = _distinct_rows(chunk)

@@ -13,6 +13,9 @@ that need no enumeration, over the algorithms of :mod:`xdt.explain.queries._dual
   in every AXp (the CXps of one feature), by duality;
 * :func:`path_is_redundant` — whether some literal of the instance's path can be dropped.
 
+The checks poll the active deadline (:mod:`xdt.explain.engines._deadline`) between oracle
+calls, and :func:`relevant` passes it to its enumeration.
+
 Feature sets are ``int`` bit masks (bit ``i`` = feature ``i``).
 """
 
@@ -23,6 +26,7 @@ from collections.abc import Callable, Iterable
 from xdt.errors import ParameterError
 from xdt.explain._models import Model, tree_only
 from xdt.explain.engines._compiled import CompiledTree
+from xdt.explain.engines._deadline import check, expired
 from xdt.explain.engines._instance_oracle import InstanceQuery
 from xdt.explain.engines._oracle import EntailmentOracle, bits
 from xdt.explain.queries import _duality as duality
@@ -129,13 +133,22 @@ def one_cxp(model: Model, q: InstanceQuery, oracle: EntailmentOracle, order, eng
 
 def is_weak_axp(oracle: EntailmentOracle, mask: int) -> bool:
     """Whether fixing ``mask`` entails the prediction."""
+    check()
     return oracle.entails(mask)
 
 
 def is_axp(oracle: EntailmentOracle, mask: int) -> bool:
-    """Whether ``mask`` is a weak AXp none of whose features can be dropped."""
-    return oracle.entails(mask) and not any(
-        oracle.entails(mask & ~(1 << i)) for i in bits(mask))
+    """Whether ``mask`` is a weak AXp none of whose features can be dropped; the active
+    deadline (:mod:`xdt.explain.engines._deadline`) is polled before each oracle call, as in
+    every function below."""
+    check()
+    if not oracle.entails(mask):
+        return False
+    for i in bits(mask):
+        check()
+        if oracle.entails(mask & ~(1 << i)):
+            return False
+    return True
 
 
 def is_cxp(oracle: EntailmentOracle, mask: int) -> bool:
@@ -144,29 +157,56 @@ def is_cxp(oracle: EntailmentOracle, mask: int) -> bool:
     u = oracle.universe
     if mask & ~u:
         return False
-    return not oracle.entails(u & ~mask) and all(
-        oracle.entails(u & ~(mask & ~(1 << i))) for i in bits(mask))
+    check()
+    if oracle.entails(u & ~mask):
+        return False
+    for i in bits(mask):
+        check()
+        if not oracle.entails(u & ~(mask & ~(1 << i))):
+            return False
+    return True
 
 
 def path_is_redundant(oracle: EntailmentOracle) -> bool:
     """Whether some candidate feature can be freed and the rest still entail the prediction:
     for the path-restricted oracle, whether the instance's path is explanation-redundant."""
     u = oracle.universe
-    return any(oracle.entails(u & ~(1 << i)) for i in bits(u))
+    for i in bits(u):
+        check()
+        if oracle.entails(u & ~(1 << i)):
+            return True
+    return False
 
 
 def relevant(oracle: EntailmentOracle) -> int:
-    """The features in some AXp: the union of the CXps (duality)."""
+    """The features in some AXp: the union of the CXps (duality), enumerated under the
+    active deadline (the enumeration raises
+    :class:`~xdt.explain.engines._deadline.EnumerationStopped` when it passes: a union of
+    the CXps found so far would not be known to be the whole)."""
+    check()
     union = 0
-    for m in duality.enumerate_cxps(oracle):
+    for m in duality.enumerate_cxps(oracle, stop=expired):
+        check()
         union |= m
     return union
 
 
 def necessary(oracle: EntailmentOracle) -> list[int]:
     """The features in every AXp, as one-feature masks in feature order: the CXps of one
-    feature."""
-    return by_size([m for m in duality.enumerate_cxps(oracle) if m.bit_count() == 1])
+    feature, i.e. the candidate features whose freeing alone lets the prediction change
+    (from the CXps of an engine that lists them at once, else one oracle call each: no
+    enumeration)."""
+    check()
+    listed = oracle.all_cxps()
+    if listed is not None:
+        return by_size([m for m in listed if m.bit_count() == 1])
+    u = oracle.universe
+    found = []
+    for f in bits(u):
+        check()
+        if not oracle.entails(u & ~(1 << f)):
+            found.append(1 << f)
+    return found
 
 
 def by_size(masks: Iterable[int]) -> list[int]:

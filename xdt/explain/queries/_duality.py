@@ -77,6 +77,7 @@ def deletion_axp(oracle: EntailmentOracle, order: Sequence[int] = (),
         Bit mask of the AXp. Cost: one entailment query per feature of ``start``.
     """
     expl = oracle.universe if start is None else start
+    _poll(stop)  # an engine's one-call deletion may read no clock (the path-walker's)
     direct = oracle.deletion(expl, order)
     if direct is not None:
         return direct

@@ -20,7 +20,6 @@ what an explanation is and how it is checked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import NamedTuple, TypeVar
@@ -50,22 +49,12 @@ def check_limits(max_count: object, time_limit: object) -> None:
                                   or max_count < 1):
         raise ParameterError(
             f"max_count must be a positive integer or None, got {max_count!r}")
-    if time_limit is not None and not isinstance(time_limit, duality.Deadline) and (
-            isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
-            or not math.isfinite(time_limit) or time_limit <= 0):
-        raise ParameterError(
-            f"time_limit must be a positive number of seconds, a Deadline or None, got "
-            f"{time_limit!r}")
+    _deadline.check_time_limit(time_limit)
 
 
-def as_deadline(time_limit: float | duality.Deadline | None) -> duality.Deadline | None:
-    """``time_limit`` as a deadline: a new one for a number of seconds, the one given, or
-    ``None``. Raises :class:`~xdt.errors.ParameterError` for a bad one
-    (:func:`check_limits`)."""
-    check_limits(None, time_limit)
-    if time_limit is None or isinstance(time_limit, duality.Deadline):
-        return time_limit
-    return duality.Deadline(time_limit)
+as_deadline = _deadline.as_deadline
+"""``time_limit`` as a deadline (:func:`xdt.explain.engines._deadline.as_deadline`), for the
+queries that read it from here."""
 
 
 def enumeration_weights(features: FeatureSpace, weights: Mapping[str, float] | None,

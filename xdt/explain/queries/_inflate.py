@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdt.errors import ParameterError
+from xdt.explain.engines._deadline import check
 from xdt.explain.engines._oracle import EntailmentOracle
 from xdt.ir._cells import Cells, IntervalCells, cells_of
 
@@ -117,6 +118,7 @@ def inflate(oracle: EntailmentOracle, cells: Sequence[Cells], held: dict[int, in
     rejected: dict[int, list[tuple[int, tuple[int, ...]]]] = {f: [] for f in sequence}
 
     def try_add(f: int, c: int) -> bool:
+        check()  # the active deadline, if any
         trial = dict(sets)
         trial[f] = sets[f] | (1 << c)
         point = oracle.counterexample_cells(trial)

@@ -858,6 +858,7 @@ def check_precision_certificate(model, explanation, distribution: Distribution, 
     mask = sum(1 << index[n] for n in explanation.features)
 
     def check(m: int, stated: Fraction, what: str) -> Fraction:
+        _deadline.check()  # a re-check run by a limited call shares its deadline
         got = brute_force_precision(model, distribution, values, cells, label, m, max_points)
         if got != stated:
             raise CertificateError(
