@@ -235,11 +235,12 @@ class EnsembleEncoding(ModelEncoding):
         (:class:`~xdt.explain.engines._ensemble_build.TreeByTree`); a no-op once complete.
 
         Under an active deadline (:mod:`xdt.explain.engines._deadline`) it is polled after
-        each tree (so each call encodes one tree at least); when it passes, the trees encoded so far are kept and the next call
-        continues with the next tree, so that repeated calls under a short ``time_limit``
-        finish a large forest's encoding. Every attribute of the leaves (``leaf_vars``,
-        ``leaf_clauses``, ...) exists only once the build is complete. One thread builds at
-        a time; another waits for it until its own deadline passes.
+        each tree (so each call encodes one tree at least); when it passes, the trees
+        encoded so far are kept and the next call continues with the next tree, so that
+        repeated calls under a short ``time_limit`` finish a large forest's encoding. The
+        leaves' attributes (``leaf_vars``, ``leaf_clauses``, ...) exist only once the build
+        is complete. One thread builds at a time; another waits for it until its own
+        deadline passes.
 
         Raises
         ------
