@@ -20,6 +20,10 @@ Per tree ``t`` with consistent leaves ``i`` (rows of the tree's block):
 * per score ``s``, the distinct leaf values (levels), each leaf's rank, the order
   variables ``o[t,s,j]`` (``j >= 1``) and their clauses, made with numpy in one go per
   ``(t, s)`` and in the order a loop over the leaves would give.
+
+Clauses are tuples: the garbage collector stops tracking a tuple of integers once it has
+seen it, whereas it walks every list at each full collection, and with millions of clauses
+a full collection during a query took seconds past its ``time_limit``.
 """
 
 from __future__ import annotations
@@ -52,8 +56,8 @@ class TreeByTree:
         self.ys: list[np.ndarray] = []            # per tree: its leaves' variables
         self.paths: list[np.ndarray] = []         # and their path indices
         self.values: list[np.ndarray] = []        # shape (n_t, n_scores)
-        self.path_clauses: list[list[list[int]]] = []
-        self.order_clauses: list[list[list[int]]] = []
+        self.path_clauses: list[list[tuple[int, ...]]] = []
+        self.order_clauses: list[list[tuple[int, ...]]] = []
         self.rank: list[np.ndarray] = []          # shape (n_t, n_scores)
         self.order_var: list[np.ndarray] = []     # shape (n_t, n_scores, 2)
         self.levels: list[list[np.ndarray]] = []  # per tree, per score
@@ -73,7 +77,7 @@ class TreeByTree:
         ordinal = enc._ordinal
         inside = enc.inside
         fixing = enc.fixing
-        clauses: list[list[int]] = []
+        clauses: list[tuple[int, ...]] = []
         own: list[int] = []
         paths: list[int] = []
         bounds: list[tuple[int, int, int, int]] = []  # (feature, row, first, last)
@@ -87,13 +91,13 @@ class TreeByTree:
             paths.append(i)
             for f, mask in masks.items():
                 if ordinal[f]:
-                    clauses.extend([-y, lit] for lit in fixing(f, mask))
+                    clauses.extend((-y, lit) for lit in fixing(f, mask))
                     bounds.append((f, row, (mask & -mask).bit_length() - 1,
                                    mask.bit_length() - 1))
                 else:
-                    clauses.extend([-y] + clause for clause in inside(f, mask))
+                    clauses.extend((-y, *clause) for clause in inside(f, mask))
                     onehot.append((f, row, mask))
-        clauses.append(own)
+        clauses.append(tuple(own))
         n = len(own)
         ys = np.asarray(own, dtype=np.int64)
         rows = np.asarray(paths, dtype=np.int64)
@@ -130,7 +134,7 @@ class TreeByTree:
         """Tree ``t``'s order variables and clauses (see the module docstring)."""
         pool_id = self.encoding.pool.id
         n, n_scores = values.shape
-        clauses: list[list[int]] = []
+        clauses: list[tuple[int, ...]] = []
         rank = np.zeros((n, n_scores), dtype=np.int64)
         order_var = np.zeros((n, n_scores, 2), dtype=np.int64)  # o[r], o[r+1]
         levels: list[np.ndarray] = []
@@ -146,7 +150,7 @@ class TreeByTree:
                 continue
             ovars = [0] + [pool_id(("order", t, s, j)) for j in range(1, len(lv))]
             level_vars.append(ovars)
-            clauses.extend([-ovars[j], ovars[j - 1]] for j in range(2, len(lv)))
+            clauses.extend((-ovars[j], ovars[j - 1]) for j in range(2, len(lv)))
             table = np.asarray(ovars + [0], dtype=np.int64)
             up, above = table[r], table[r + 1]  # 0 where there is no such level
             rank[:, s] = r
@@ -155,7 +159,8 @@ class TreeByTree:
             pair[:, 0, 1] = up
             pair[:, 1, 1] = -above
             keep = np.stack([up != 0, above != 0], axis=1)
-            clauses.extend(pair[keep].tolist())  # per leaf: y -> o[r], y -> not o[r+1]
+            ys_, os_ = pair[keep].T.tolist()  # per leaf: y -> o[r], y -> not o[r+1]
+            clauses.extend(zip(ys_, os_))
         return clauses, rank, order_var, levels, level_vars
 
     def finish(self) -> None:
