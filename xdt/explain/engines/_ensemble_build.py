@@ -160,7 +160,7 @@ class TreeByTree:
             pair[:, 1, 1] = -above
             keep = np.stack([up != 0, above != 0], axis=1)
             ys_, os_ = pair[keep].T.tolist()  # per leaf: y -> o[r], y -> not o[r+1]
-            clauses.extend(zip(ys_, os_))
+            clauses.extend(zip(ys_, os_, strict=True))
         return clauses, rank, order_var, levels, level_vars
 
     def finish(self) -> None:
