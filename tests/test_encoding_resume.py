@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from functools import partial
 
 import numpy as np
 import pytest
@@ -27,7 +28,9 @@ import xdt
 from xdt.errors import ComputationLimitError
 from xdt.explain import Deadline, Explainer
 from xdt.explain.engines import _deadline, _sat
+from xdt.explain.engines._ensemble_box import BoxOracle
 from xdt.explain.engines._ensemble_sat import EnsembleEncoding
+from xdt.explain.engines._instance_oracle import sat_oracle
 from xdt.explain.engines._sat_cache import shared_encoding
 
 N_TREES = 12
@@ -203,3 +206,29 @@ def test_threads_sharing_one_explainer_build_the_encoding_once():
     box = Explainer(model, engine="box")
     assert all(got[i] == box.axp(rows[i % len(rows)]).features for i in range(4))
     same_encoding(shared_encoding(model), EnsembleEncoding(model))
+
+
+def test_the_box_engine_hands_over_to_a_sat_encoding_built_under_the_querys_deadline():
+    """Queries past the box engine's limit go to the SAT engine (its fallback): the encoding
+    is built then, under the deadline of the query, and resumed by the next one."""
+    model, rows = new_forest(5)
+    cells = model.encode([rows[0]])[0].tolist()
+    c = int(model.predict_cells(np.asarray([cells]))[0])
+    allowed, universe = [1 << v for v in cells], (1 << len(cells)) - 1
+    box = BoxOracle(model, cells, allowed, universe, c, max_boxes=1,
+                    fallback=partial(sat_oracle, model, "cadical195", cells, allowed, universe,
+                                     c))
+    enc = shared_encoding(model)
+    assert enc.trees_built == 0
+    readings = 1
+    while enc.trees_built == 0:  # the box engine polls the clock first, some times
+        readings += 1
+        with _deadline.running(cut(readings)), \
+                pytest.raises(_deadline.EnumerationStopped) as e:
+            box.entails(0)  # freeing every feature: the bounds cannot decide it
+    assert f"{enc.trees_built} of {N_TREES} trees built" in str(e.value)
+    assert box.handed >= 1 and 0 < enc.trees_built < N_TREES
+    assert box.entails(0) is False and enc.complete
+    direct = Explainer(model, engine="box")
+    for mask in range(1 << len(cells)):
+        assert box.entails(mask) == direct._query(rows[0], False).oracle.entails(mask)
