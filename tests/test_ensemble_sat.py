@@ -260,6 +260,7 @@ def test_crosscheck_reports_a_wrong_engine():
     from xdt.explain.engines._sat_cache import shared_encoding
 
     enc = shared_encoding(m)
+    enc.build()  # the shared encoding is built by the first query; here, now
     enc.leaf_values = -enc.leaf_values  # the engine now sums the opposite margins
     report = crosscheck_ensemble(m, [{"x": 1.0, "y": 1.0}])
     assert not report.ok

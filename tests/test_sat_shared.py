@@ -339,9 +339,9 @@ def test_a_model_collected_while_another_is_encoded():
     del dead, ex
     init = ModelEncoding.__init__
 
-    def collecting(self, m):
+    def collecting(self, m, **options):
         gc.collect()  # the dead model's finaliser runs here, inside the lock
-        init(self, m)
+        init(self, m, **options)
 
     done: list[ModelEncoding] = []
     gc.disable()

@@ -341,6 +341,10 @@ class TreeEnsemble(Model):
         r = self._refine[t][f]
         if r is None:
             return mask
+        low = mask & -mask
+        if mask and not (mask + low) & mask:  # an interval a..b: r is non-decreasing
+            lo, hi = r.searchsorted((low.bit_length() - 1, mask.bit_length())).tolist()
+            return ((1 << hi) - 1) ^ ((1 << lo) - 1)
         out = 0
         for j, c in enumerate(r.tolist()):
             if (mask >> c) & 1:

@@ -90,8 +90,9 @@ _REQUIRED = {"tree": ("features", "classes", "root"), "dnf": ("features", "class
 Model = DecisionTree | DNF | DecisionList | TreeEnsemble
 
 
-#: Nesting depth of JSON documents that load_model reads (a tree of depth d nests about d
-#: levels, 3d with categorical splits); deeper documents get a ModelFormatError.
+#: Nesting depth of JSON documents that load_model reads with json.loads (a tree of depth d
+#: nests about d levels, 3d with categorical splits); deeper documents are read by the
+#: iterative parser of xdt.ir._deep_json instead (at any depth).
 MAX_NESTING = 20_000
 
 
@@ -159,10 +160,8 @@ def load_model(source, *, max_bytes: int | None = None) -> Model:
                 doc = json.loads(text, object_pairs_hook=unique_keys)
         except RepeatedKey as e:
             raise ModelFormatError(f"{path}{_repeated_key_message(text, e.key)}") from None
-        except RecursionError:
-            raise ModelFormatError(
-                f"{path}: the JSON nests deeper than {MAX_NESTING} levels; xdt reads models "
-                "of depth up to about that") from None
+        except RecursionError:  # deeper than json.loads goes: parse it without recursion
+            doc = _load_deep(path, text)
         except json.JSONDecodeError as e:
             raise ModelFormatError(
                 f"{path}: not valid JSON ({e}); an xdt model is a JSON object with "
@@ -171,6 +170,25 @@ def load_model(source, *, max_bytes: int | None = None) -> Model:
         raise ModelFormatError(
             f"load_model takes a file path or a dict, got {type(source).__name__}")
     return model_from_dict(doc)
+
+
+def _load_deep(path: FilePath, text: str) -> object:
+    """The document ``text`` (of the file ``path``), nested deeper than :func:`json.loads`
+    goes, read by :func:`xdt.ir._deep_json.loads_deep`; errors as for a shallow one."""
+    from xdt.ir._deep_json import DeepJSONError, RepeatedKeyDeep, loads_deep  # ijson: rare
+
+    try:
+        return loads_deep(text.encode("utf-8"))
+    except RepeatedKeyDeep as e:
+        place = f"the object at {e.place}" if e.place else "the top-level object"
+        raise ModelFormatError(
+            f"{path}: key {e.key!r} appears twice in {place}; each key may appear once in "
+            "an object (a JSON reader keeps only one of the values): remove or rename the "
+            "copy") from None
+    except DeepJSONError as e:
+        raise ModelFormatError(
+            f"{path}: not valid JSON ({e}); an xdt model is a JSON object with "
+            f"\"format\": \"{FORMAT}\"") from None
 
 
 class RepeatedKey(Exception):

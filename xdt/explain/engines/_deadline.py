@@ -42,7 +42,8 @@ NO_END = (1 << 63) - 1
 
 class EnumerationStopped(Exception):
     """Raised inside a search when its deadline has passed or its ``stop`` callable says
-    so; the call that set the limit catches it."""
+    so; the call that set the limit catches it. Its optional message says what was left
+    unfinished (e.g. a resumable build: how far it got), for the error the call raises."""
 
 
 class Deadline:
@@ -190,8 +191,9 @@ class limited:
             self._token = None
         if kind is not None and issubclass(kind, EnumerationStopped):
             seconds = f" of {self.deadline.seconds:g} s" if self.deadline is not None else ""
+            why = f" ({error.args[0]})" if error is not None and error.args else ""
             raise ComputationLimitError(
-                f"the time limit{seconds} passed before {self.what} was found; raise "
+                f"the time limit{seconds} passed before {self.what} was found{why}; raise "
                 "time_limit, or try another engine (Explainer(model, engine=...))",
                 limit="time_limit") from None
 

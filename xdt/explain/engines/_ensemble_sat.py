@@ -72,13 +72,16 @@ by enumerating the box when it is small and by sampling otherwise
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 
-from xdt.errors import ComputationLimitError, UnsupportedModelError
+from xdt.errors import ComputationLimitError, EngineClosedError, UnsupportedModelError
 from xdt.explain.engines import _deadline
+from xdt.explain.engines._ensemble_build import TreeByTree
 from xdt.explain.engines._oracle import bits
 from xdt.explain.engines._sat import (
     DEFAULT_SOLVER,
@@ -97,17 +100,33 @@ WITNESSES = 16
 
 class LazySolver(SharedSolver):
     """A :class:`~xdt.explain.engines._sat.SharedSolver` that grows its clauses with lemmas between
-    calls (kept in :attr:`clauses`, so a released solver starts again with them)."""
+    calls (kept in :attr:`clauses`, so a released solver starts again with them).
 
-    __slots__ = ("phases", "lemmas", "rounds")
+    Made with ``clauses`` and ``phases``, or with ``source=(ref, c)``: a weak reference to
+    an :class:`EnsembleEncoding` and a class, whose ``domain + differs(c)`` and
+    ``phases(c)`` are taken when the solver first starts (so that making the solver
+    builds nothing; the encoding is built by then, under the query's deadline)."""
 
-    def __init__(self, name: str, clauses: list[list[int]], phases: list[int] | None = None):
-        super().__init__(name, clauses)
+    __slots__ = ("phases", "lemmas", "rounds", "_source")
+
+    def __init__(self, name: str, clauses: list[list[int]] | None = None,
+                 phases: list[int] | None = None, source: tuple | None = None):
+        super().__init__(name, clauses)  # type: ignore[arg-type]
         self.phases = phases or []
         self.lemmas = 0  # lemmas added so far
         self.rounds = 0  # solver calls made so far
+        self._source = source
 
     def _start(self):
+        if self.clauses is None:
+            ref, c = self._source
+            encoding = ref()
+            if encoding is None:
+                raise EngineClosedError("the encoding of this solver has been "
+                                        "garbage-collected; make a new Explainer")
+            clauses = encoding.domain + encoding.differs(c)
+            self.phases = encoding.phases(c)
+            self.clauses = clauses
         solver = super()._start()
         if self.phases:
             solver.set_phases(self.phases)
@@ -159,6 +178,10 @@ class EnsembleEncoding(ModelEncoding):
     Parameters
     ----------
     model : TreeEnsemble
+    lazy : bool, default False
+        Build only the cell variables now and the leaves' clauses on first use
+        (:meth:`build`, under the deadline of the query that needs them), as
+        :func:`~xdt.explain.engines.shared_encoding` does; by default they are built here.
 
     Attributes
     ----------
@@ -178,11 +201,11 @@ class EnsembleEncoding(ModelEncoding):
     ``("beats", c, k)`` (``d_k`` of the solver of class ``c``).
     """
 
-    def __init__(self, model: TreeEnsemble):
+    def __init__(self, model: TreeEnsemble, *, lazy: bool = False):
         if not offers(model, TREES):
             raise UnsupportedModelError(
                 f"EnsembleEncoding encodes tree ensembles, not {type(model).__name__}")
-        super().__init__(model)
+        super().__init__(model, lazy=lazy)
         self.n_trees = model.n_trees
         self.n_scores = model.n_scores
         self.dtype = np.dtype(model.precision)
@@ -190,100 +213,69 @@ class EnsembleEncoding(ModelEncoding):
         self.divisor = (self.dtype.type(model.score_divisor)
                         if model.score_divisor != 1.0 else None)
         self.threshold = self.dtype.type(model.threshold)
-        clauses: list[list[int]] = []
-        ys: list[int] = []
-        trees: list[int] = []
-        paths: list[int] = []
-        rows: list[np.ndarray] = []
-        for t in range(model.n_trees):
-            _deadline.check()  # building a large ensemble's encoding takes seconds
-            own = []
-            for i, masks in model.tree_terms(t):
-                if not all(masks.values()):
-                    continue  # a dead path: no point reaches it
-                y = self.pool.id(("leaf", t, i))
-                own.append(y)
-                for f, mask in masks.items():
-                    clauses.extend([-y] + clause for clause in self.inside(f, mask))
-                ys.append(y)
-                trees.append(t)
-                paths.append(i)
-                rows.append(model.values[t][i])
-            clauses.append(own)
-        self.leaf_vars = np.asarray(ys, dtype=np.int64)
-        self.leaf_tree = np.asarray(trees, dtype=np.int64)
-        self.leaf_path = np.asarray(paths, dtype=np.int64)
-        self.leaf_values = np.asarray(rows, dtype=self.dtype).reshape(-1, self.n_scores)
-        self.path_clauses = clauses
-        clauses = []
-        # order variables, per (tree, score): rank of each leaf, the variable of each rank
-        n = len(ys)
-        self.rank = np.zeros((n, self.n_scores), dtype=np.int64)
-        self.order_var = np.zeros((n, self.n_scores, 2), dtype=np.int64)  # o[r], o[r+1]
-        self.high = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
-        self.low = np.empty((self.n_trees, self.n_scores), dtype=self.dtype)
-        self.levels: list[list[np.ndarray]] = [[np.zeros(0)] * self.n_scores
-                                                for _ in range(self.n_trees)]
-        self.level_vars: list[list[list[int]]] = [[[0] for _ in range(self.n_scores)]
-                                                  for _ in range(self.n_trees)]
-        bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
-        for t in range(self.n_trees):
-            _deadline.check()
-            lo, hi = int(bounds[t]), int(bounds[t + 1])
-            for s in range(self.n_scores):
-                vals = self.leaf_values[lo:hi, s]
-                levels, rank = np.unique(vals, return_inverse=True)
-                self.levels[t][s] = levels
-                self.high[t, s] = levels[-1]
-                self.low[t, s] = levels[0]
-                if len(levels) == 1:
-                    continue
-                ovars = [0] + [self.pool.id(("order", t, s, j)) for j in range(1, len(levels))]
-                self.level_vars[t][s] = ovars
-                clauses.extend([-ovars[j], ovars[j - 1]] for j in range(2, len(levels)))
-                for row, r in zip(range(lo, hi), rank.tolist(), strict=True):
-                    y = ys[row]
-                    self.rank[row, s] = r
-                    if r > 0:
-                        clauses.append([-y, ovars[r]])
-                        self.order_var[row, s, 0] = ovars[r]
-                    if r + 1 < len(levels):
-                        clauses.append([-y, -ovars[r + 1]])
-                        self.order_var[row, s, 1] = ovars[r + 1]
-        self.order_clauses = clauses
-        self.leaf_clauses = self.path_clauses + self.order_clauses
-        # per tree and score, the levels padded with +inf, and their order variables
-        width = max(len(lv) for row in self.levels for lv in row)
-        self.level_table = np.full((self.n_scores, self.n_trees, width), np.inf)
-        self.level_ids = np.zeros((self.n_scores, self.n_trees, width + 1), dtype=np.int64)
-        self.level_count = np.zeros((self.n_scores, self.n_trees), dtype=np.int64)
-        for t in range(self.n_trees):
-            for s in range(self.n_scores):
-                lv = self.levels[t][s]
-                self.level_table[s, t, :len(lv)] = lv
-                self.level_ids[s, t, :len(lv)] = self.level_vars[t][s]
-                self.level_count[s, t] = len(lv)
-        self._positions = self.leaf_vars - 1
-        self._last_leaf = int(self.leaf_vars.max()) if len(self.leaf_vars) else 0
-        # per feature, which cells each leaf's path admits: shape (n_leaves, n_cells)
-        # per feature, which cells each leaf's path admits: for an ordinal feature the
-        # interval [first, last]; for a one-hot one a (n_leaves, n_cells) table
-        self.admits: list[np.ndarray | None] = []
-        self.first = [np.zeros(n, dtype=np.int64) for _ in self.cells]
-        self.last = [np.full(n, cells.n_cells - 1, dtype=np.int64) for cells in self.cells]
-        for f, cells in enumerate(self.cells):
-            self.admits.append(None if self._ordinal[f]
-                               else np.ones((n, cells.n_cells), dtype=bool))
-        terms = {t: model.tree_terms(t) for t in range(self.n_trees)}
-        for row, (t, i) in enumerate(zip(trees, paths, strict=True)):
-            for f, mask in terms[t][i][1].items():
-                if self._ordinal[f]:
-                    self.first[f][row] = (mask & -mask).bit_length() - 1
-                    self.last[f][row] = mask.bit_length() - 1
-                else:
-                    self.admits[f][row] = [(mask >> j) & 1
-                                           for j in range(self.cells[f].n_cells)]
-        self._starts = bounds[:-1]
+        self._work: TreeByTree | None = TreeByTree(self)
+        self._build_lock = threading.Lock()
+        if not lazy:
+            self.build()
+
+    # ------------------------------------------------------------------ the build
+    @property
+    def complete(self) -> bool:
+        """Whether the leaf and order clauses are built (:meth:`build`)."""
+        return self._work is None
+
+    @property
+    def trees_built(self) -> int:
+        """How many trees the build has encoded so far (``n_trees`` once complete)."""
+        work = self._work
+        return self.n_trees if work is None else work.done
+
+    def build(self) -> None:
+        """Build the leaf and order clauses, tree by tree
+        (:class:`~xdt.explain.engines._ensemble_build.TreeByTree`); a no-op once complete.
+
+        Under an active deadline (:mod:`xdt.explain.engines._deadline`) it is polled after
+        each tree (so each call encodes one tree at least); when it passes, the trees
+        encoded so far are kept and the next call continues with the next tree, so that
+        repeated calls under a short ``time_limit`` finish a large forest's encoding. The
+        leaves' attributes (``leaf_vars``, ``leaf_clauses``, ...) exist only once the build
+        is complete. One thread builds at a time; another waits for it until its own
+        deadline passes.
+
+        Raises
+        ------
+        EnumerationStopped
+            When the deadline passes first; its message says how many trees are built.
+        """
+        if self._work is None:
+            return
+        if not self._build_lock.acquire(blocking=False):
+            deadline = _deadline.active()
+            if not (self._build_lock.acquire() if deadline is None
+                    else self._build_lock.acquire(timeout=deadline.remaining())):
+                raise _deadline.EnumerationStopped(self._progress("another call is building it"))
+        try:
+            work = self._work
+            if work is None:  # another thread finished it meanwhile
+                return
+            try:
+                while work.done < self.n_trees:
+                    with self._lock:  # the variable pool is shared with the solvers' users
+                        work.step()
+                    if work.done < self.n_trees:
+                        _deadline.check()
+            except _deadline.EnumerationStopped:
+                raise _deadline.EnumerationStopped(self._progress(
+                    "calling again continues it")) from None
+            with self._lock:
+                work.finish()
+                self._work = None
+        finally:
+            self._build_lock.release()
+
+    def _progress(self, then: str) -> str:
+        return (f"the SAT encoding of this ensemble has {self.trees_built:,} of "
+                f"{self.n_trees:,} trees built; {then}")
 
     # ------------------------------------------------------------------ arithmetic
     def scores(self, values: np.ndarray) -> np.ndarray:
@@ -327,12 +319,15 @@ class EnsembleEncoding(ModelEncoding):
     def beats_vars(self, c: int) -> dict[int, int]:
         """The variable ``d_k`` of every class ``k`` that can be predicted instead of
         ``c``, in the solver of class ``c``."""
-        return {k: self.pool.id(("beats", c, k))
-                for k in range(len(self.model.classes)) if k != c}
+        with self._lock:  # the pool is shared with the build and other threads
+            return {k: self.pool.id(("beats", c, k))
+                    for k in range(len(self.model.classes)) if k != c}
 
     def differs(self, c: int) -> list[list[int]]:
         """The leaf and order clauses and ``OR_k d_k``; the meaning of ``d_k`` ("``k`` beats
-        ``c``") is added lazily by the solver of class ``c`` (see the module docstring)."""
+        ``c``") is added lazily by the solver of class ``c`` (see the module docstring).
+        Builds the encoding first (:meth:`build`)."""
+        self.build()
         if c not in self._differs:
             with self._lock:
                 if c not in self._differs:
@@ -340,8 +335,9 @@ class EnsembleEncoding(ModelEncoding):
         return self._differs[c]
 
     def _new_solver(self, c: int, name: str) -> LazySolver:
-        """The lazily refined solver of class ``c`` (see the module docstring)."""
-        return LazySolver(name, self.domain + self.differs(c), self.phases(c))
+        """The lazily refined solver of class ``c`` (see the module docstring); its clauses
+        are taken from the encoding when it starts, so making it builds nothing."""
+        return LazySolver(name, source=(weakref.ref(self), c))
 
     def phases(self, c: int) -> list[int]:
         """The solver's preferred values of the order variables for class ``c``: every
@@ -349,6 +345,7 @@ class EnsembleEncoding(ModelEncoding):
         margin: the side that leads away from ``c``). Its models then lie where another
         class is closest to winning, so each either is a counterexample or gives a lemma
         that rules out much."""
+        self.build()
         out = []
         for t in range(self.n_trees):
             for s in range(self.n_scores):
@@ -456,6 +453,7 @@ class EnsembleEncoding(ModelEncoding):
         """``refine(model)`` for :meth:`LazySolver.solve_lazily` on the solver of class
         ``c``: ``None`` when the model's leaves give another class than ``c`` (a
         counterexample), else one lemma per ``d_k`` the model makes true."""
+        self.build()
         d = self.beats_vars(c)
         d_pos = {k: v - 1 for k, v in d.items()}
 
@@ -573,6 +571,7 @@ class EnsembleEncoding(ModelEncoding):
             raise UnsupportedModelError(
                 f"a {model.combine} ensemble's float sums have no exact CNF here; write its "
                 "MaxSAT form instead (xdt.explain.export.wcnf_text)")
+        self.build()
         clauses = list(self.leaf_clauses)
         ge: dict[int, list] = {}
         bounds = np.searchsorted(self.leaf_tree, np.arange(self.n_trees + 1))
@@ -619,6 +618,7 @@ class EnsembleEncoding(ModelEncoding):
         does not change the order); for a binary margin ``S - threshold`` (``k = 1``) or
         ``threshold - S`` (``k = 0``). Every float is a dyadic rational ``m * 2**e``, so a
         power of two makes all of them integers without rounding."""
+        self.build()
         up, down = self._sides(k, c)
         n = len(self.leaf_vars)
         lead = [Fraction(0)] * n
@@ -677,7 +677,7 @@ class EnsembleOracle(SatOracle):
                  allowed: Sequence[int], universe: int, prediction: int,
                  solver: str = DEFAULT_SOLVER):
         super().__init__(encoding, cells, allowed, universe, prediction, solver=solver)
-        self._refine = encoding.refiner(prediction)
+        self._refine: Callable | None = None  # encoding.refiner(prediction), once built
         self.max_rounds: int | None = None  # solver calls per query (None: no limit)
         self._witnesses: list[tuple[int, ...]] = []  # points of another class, newest first
 
@@ -702,6 +702,9 @@ class EnsembleOracle(SatOracle):
             if all((m >> point[f]) & 1 for f, m in held.items()):
                 return point
         shared = self._open()
+        self.encoding.build()  # on the first query, under its deadline (resumable)
+        if self._refine is None:
+            self._refine = self.encoding.refiner(self.prediction)
         if self.encoding.bounded(held, self.prediction):
             return None
         model = shared.solve_lazily(assumptions, self._refine,  # type: ignore[attr-defined]

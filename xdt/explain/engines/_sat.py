@@ -210,6 +210,9 @@ class SharedSolver:
 
     The solver is started on first use and can be released (:meth:`release`) and started
     again; every call runs under a lock, so the oracles of several threads can share it.
+    Starting it loads the clauses :data:`LOAD_SLICE` at a time with the active deadline
+    polled in between; a load the deadline stops is kept, and the next call continues it
+    (a solver is used only once fully loaded).
 
     Parameters
     ----------
@@ -219,7 +222,8 @@ class SharedSolver:
         What the solver is loaded with (the domain clauses and one ``differs(c)``).
     """
 
-    __slots__ = ("name", "clauses", "lock", "_solver", "starts", "__weakref__")
+    __slots__ = ("name", "clauses", "lock", "_solver", "starts", "_loading", "_loaded",
+                 "__weakref__")
 
     def __init__(self, name: str, clauses: list[list[int]]):
         self.name = name
@@ -227,6 +231,8 @@ class SharedSolver:
         self.lock = threading.Lock()
         self._solver: Solver | None = None
         self.starts = 0  # how many times a solver was started (1 unless released)
+        self._loading: Solver | None = None  # a solver whose load a deadline stopped
+        self._loaded = 0  # how many clauses it holds
 
     @property
     def alive(self) -> bool:
@@ -234,9 +240,31 @@ class SharedSolver:
         return self._solver is not None
 
     def _start(self) -> Solver:
-        self._solver = load_solver(self.name, self.clauses)
+        """The solver, loaded with :attr:`clauses`: a new one, or the one whose load a
+        deadline stopped, continued. At least one slice is loaded per call, so repeated
+        calls under short deadlines finish the load.
+
+        Raises
+        ------
+        EnumerationStopped
+            When the deadline passes before every clause is loaded (the load is kept)."""
+        solver = self._loading
+        if solver is None:
+            solver = self._loading = Solver(name=self.name)
+            self._loaded = 0
+        clauses = self.clauses
+        while self._loaded < len(clauses):
+            part = clauses[self._loaded:self._loaded + LOAD_SLICE]
+            solver.append_formula(part)
+            self._loaded += len(part)
+            if self._loaded < len(clauses) and _deadline.expired():
+                raise _deadline.EnumerationStopped(
+                    f"the SAT solver has {self._loaded:,} of {len(clauses):,} clauses loaded; "
+                    "calling again continues it")
+        self._loading = None
+        self._solver = solver
         self.starts += 1
-        return self._solver
+        return solver
 
     def satisfiable(self, assumptions: list[int]) -> bool:
         """Whether the clauses are satisfiable under ``assumptions`` (:func:`solve_within`:
@@ -264,6 +292,9 @@ class SharedSolver:
             if self._solver is not None:
                 self._solver.delete()
                 self._solver = None
+            if self._loading is not None:
+                self._loading.delete()
+                self._loading = None
         finally:
             self.lock.release()
 
@@ -283,6 +314,10 @@ class ModelEncoding:
     model : DecisionTree or DNF
         Held by the encoding (:func:`~xdt.explain.engines.shared_encoding` holds it
         weakly instead, so that the cache does not keep a model alive).
+    lazy : bool, default False
+        For kinds whose encoding takes long to build (tree ensembles:
+        :class:`~xdt.explain.engines.EnsembleEncoding`), build it on first use
+        (:meth:`build`); the clauses here are cheap and always built at once.
 
     Attributes
     ----------
@@ -307,7 +342,7 @@ class ModelEncoding:
         For a model the encoder does not know.
     """
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, *, lazy: bool = False):
         if not isinstance(model, Model):
             raise UnsupportedModelError(
                 "the SAT encoder knows decision trees, tree ensembles, DNFs, nested k-DNFs "
@@ -397,6 +432,13 @@ class ModelEncoding:
         else:
             enc = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=EncType.seqcounter)
         return [list(c) for c in enc.clauses]
+
+    complete = True
+    """Whether the encoding is built (see :meth:`build`)."""
+
+    def build(self) -> None:
+        """Finish building the encoding (a no-op here: it is built when made; kinds built on
+        first use, such as tree ensembles, override it)."""
 
     # ------------------------------------------------------------------ solvers
     def solver(self, c: int, name: str = DEFAULT_SOLVER) -> SharedSolver:

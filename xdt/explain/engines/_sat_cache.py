@@ -24,6 +24,10 @@ _SHARED_LOCK = threading.Lock()
 def shared_encoding(model: Model) -> ModelEncoding:
     """The one :class:`ModelEncoding` of ``model`` (this model object), made on first use.
 
+    A tree ensemble's leaf clauses are not built here but by the first query that needs
+    them, under its deadline, and resumed by the next one when that deadline stops them
+    (:meth:`~xdt.explain.engines.EnsembleEncoding.build`), so making it is cheap.
+
     Every :class:`~xdt.Explainer` of the model, and every instance, uses it and its solvers.
     The cache holds the model weakly: when the model is garbage-collected its encoding is
     dropped and its solvers are released. :func:`release_solvers` releases them earlier.
@@ -40,7 +44,7 @@ def shared_encoding(model: Model) -> ModelEncoding:
     with _SHARED_LOCK:  # one encoding per model, even when two threads ask at once
         enc = _SHARED.get(key)
         if enc is None or enc._ref() is not model:
-            enc = encoding_class(model)(model)
+            enc = encoding_class(model)(model, lazy=True)  # built by the first query
             enc._held = None  # the cache must not keep the model alive
             _SHARED[key] = enc
             weakref.finalize(model, _forget, key, enc)
