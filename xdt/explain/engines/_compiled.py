@@ -14,7 +14,9 @@ import weakref
 
 import numpy as np
 
+from xdt.explain.engines import _edge_kernels as edge_kernels
 from xdt.explain.engines import _kernels as kernels
+from xdt.explain.engines._edge_kernels import EDGE_COLUMNS, EdgeTables
 from xdt.explain.engines._kernels import (
     FEAT_COLUMNS,
     FEAT_N_WORDS,
@@ -41,6 +43,18 @@ from xdt.ir._cells import CategoricalCells, IntervalCells
 from xdt.ir._tree import DecisionTree
 
 WORD = 64
+EDGE_FORM_LENGTH = 2**16
+"""Literals on all paths (the sum of their lengths) up to which a tree is always compiled
+in dense form (:class:`kernels.TreeTables`, a table of every path's literals)."""
+EDGE_FORM_RATIO = 32
+"""Beyond :data:`EDGE_FORM_LENGTH`, a tree whose paths hold more than this many literals
+per node (paths of average length over about 64: no tree of depth 32 or less) is compiled
+in edge form (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`), linear in its size;
+its dense tables are made only when a query needs them."""
+_DENSE_FIELDS = frozenset({
+    "paths", "lits", "cat_words", "feats", "path_features", "n_awords", "excl", "excl_off",
+    "tested", "tested_at", "tested_list", "others", "other_pos", "n_others", "other_rows",
+    "other_masks", "tables", "slice_tables", "sliced"})
 MAX_TABLE_WORDS = 2**23
 """Largest size, in 64-bit words (64 MiB), of a tree's tables of excluded paths per feature
 and cell; beyond it the kernels find disagreement sets by walking the paths' literals."""
@@ -132,13 +146,71 @@ class CompiledTree:
     O(total path length + sum over tested features of cells x P / 64).
     """
 
-    def __init__(self, tree: DecisionTree):
+    def __init__(self, tree: DecisionTree, edge_form: bool | None = None):
         cells = tree.cells
         n_features = len(cells)
         self.n_features = n_features
         self.n_words = n_words(n_features)
-        self.n_paths = len(tree.paths)
-        ordinal = [isinstance(c, IntervalCells) for c in cells]
+        self.n_paths = tree.n_leaves
+        self.ordinal = [isinstance(c, IntervalCells) for c in cells]
+        nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
+        nodes[:, NODE_FEATURE] = tree._node_feature
+        nodes[:, NODE_CHILDREN] = tree._child_offset
+        nodes[:, NODE_PATH] = tree._node_path
+        nodes[:, NODE_CUT] = tree._node_cut
+        self.nodes = nodes
+        self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
+                                   dtype=np.int64)
+        self.path_class = np.asarray(tree._path_classes, dtype=np.int64).copy()
+        self._orders: dict[int, np.ndarray] = {}
+        # working arrays of the per-row kernels (one set per thread)
+        self._local = threading.local()
+        self._tree = weakref.ref(tree)
+        self._dense_lock = threading.Lock()
+        edges = None
+        if edge_form is None or edge_form:
+            edges = self._edge_tables(tree, edge_form is None)
+        self.edge_form = edges is not None
+        if edges is not None:
+            self.edge_tables = edges
+        else:
+            self._dense(tree)
+
+    def _edge_tables(self, tree: DecisionTree, deep_only: bool) -> EdgeTables | None:
+        """The :class:`~xdt.explain.engines._edge_kernels.EdgeTables` of the tree; with
+        ``deep_only``, ``None`` unless its paths hold more than :data:`EDGE_FORM_LENGTH`
+        literals in all and more than :data:`EDGE_FORM_RATIO` times its nodes."""
+        n = tree.n_nodes
+        bound = EDGE_FORM_RATIO * n
+        if deep_only and tree.depth * tree.n_leaves <= max(bound, EDGE_FORM_LENGTH):
+            return None  # no path table can be that large: the common case, decided here
+        n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
+        edges = np.empty((n, EDGE_COLUMNS), dtype=np.int64)
+        words, path_node, length = edge_kernels.edge_tables(self.nodes, self.children,
+                                                            n_cells, edges, self.n_paths)
+        if deep_only and length <= max(bound, EDGE_FORM_LENGTH):
+            return None
+        live = np.zeros(self.n_paths, dtype=np.int64)
+        edge_kernels.live_paths(edges, words, n_cells, self.nodes, live)
+        return EdgeTables(edges=edges, edge_words=words, path_node=path_node,
+                          path_class=self.path_class, path_live=live, nodes=self.nodes,
+                          children=self.children, n_words=self.n_words)
+
+    def __getattr__(self, name: str):
+        """The dense tables of a tree compiled in edge form, made on first use (a query
+        that needs a path's literals as a table: path-restricted explanations, batches)."""
+        if name in _DENSE_FIELDS and self.__dict__.get("edge_form"):
+            with self.__dict__["_dense_lock"]:
+                if "tables" not in self.__dict__:
+                    self._dense(self._tree())
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _dense(self, tree: DecisionTree) -> None:
+        """The tables of :class:`kernels.TreeTables`: every path's literals."""
+        cells = tree.cells
+        n_features = self.n_features
+        ordinal = self.ordinal
         cat_n = [0 if o else n_words(c.n_cells) for c, o in zip(cells, ordinal, strict=True)]
         feats = np.zeros((n_features, FEAT_COLUMNS), dtype=np.int64)
         feats[:, FEAT_ORDINAL] = ordinal
@@ -171,16 +243,6 @@ class CompiledTree:
         self.cat_words = np.asarray(cat_words or [0], dtype=np.uint64)
         self.feats = feats
         self.path_features = np.asarray(path_features or [0], dtype=np.int64)
-        nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
-        nodes[:, NODE_FEATURE] = tree._node_feature
-        nodes[:, NODE_CHILDREN] = tree._child_offset
-        nodes[:, NODE_PATH] = tree._node_path
-        nodes[:, NODE_CUT] = tree._node_cut
-        self.nodes = nodes
-        self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
-                                   dtype=np.int64)
-        self.path_class = paths[:, PATH_CLASS].copy()
-        self.ordinal = ordinal
         self._exclusion_tables(tree)
         self.tables = TreeTables(
             paths=self.paths, lits=self.lits, cat_words=self.cat_words, feats=self.feats,
@@ -190,9 +252,6 @@ class CompiledTree:
             n_others=self.n_others, n_words=self.n_words)
         self.slice_tables = SliceTables(*(getattr(self.tables, f) for f in SliceTables._fields))
         self.sliced = self.excl.size > 0
-        self._orders: dict[int, np.ndarray] = {}
-        # working arrays of the per-row kernels (one set per thread)
-        self._local = threading.local()
 
     def _exclusion_tables(self, tree: DecisionTree) -> None:
         """The tables of :func:`kernels.disagreements_by_table`: per feature and cell, the
@@ -279,7 +338,10 @@ class CompiledTree:
         order = self._orders.get(p)
         if order is None:
             order = np.empty(self.n_features, dtype=np.int64)
-            kernels.path_order(self.tables, p, order)
+            if self.edge_form:
+                edge_kernels.path_order(self.edge_tables, p, order)
+            else:
+                kernels.path_order(self.tables, p, order)
             self._orders[p] = order
         return order
 

@@ -1,0 +1,527 @@
+"""Compiled kernels of the path-walker over a tree's *edges*: the tables of deep trees.
+
+Izza, Ignatiev & Marques-Silva, "On Explaining Decision Trees" (arXiv:2010.11034, 2020; JAIR
+2022), Sections 4-5: a set ``S`` of features, held to an instance's cells, entails its
+prediction exactly when every reachable path of another class has a literal on a feature of
+``S`` that excludes the instance's cell. The kernels of :mod:`._kernels` read a table of
+each path's literals, ``sum of path lengths`` entries: quadratic in the depth of a chain
+that tests a new feature at every level (path ``j`` of a depth-``d`` chain has ``j``
+literals). Here each path's literals are not stored: every node keeps the one literal of
+the edge from its parent (a feature and the cells it allows) and a link to that parent, so
+the tables are linear in the tree's size and a path's literals are found by walking from
+its leaf up to the root (a feature's cells on the path are the intersection of its edges').
+
+For one instance, an edge whose cells exclude the instance's cell blocks every path below
+it: the paths of a subtree are consecutive in depth-first order, so the paths a feature
+blocks (its *slice*, :mod:`._kernels`) are a few ranges of path numbers, one per such edge,
+``O(n_nodes)`` of them in all. Entailment is then "the ranges of the fixed features cover
+every reachable path of another class", and deletion keeps, in a segment tree over the
+paths, how many kept features block each path: a feature may go when every path it blocks
+is blocked by another kept feature. One AXp costs ``O(n_nodes log n_paths + F)``, however
+deep the tree.
+
+The tables (built once per tree by :class:`~xdt.explain.engines._compiled.CompiledTree`
+when the dense ones would be large) are the fields of :class:`EdgeTables`; the columns of
+``edges`` are named by the ``EDGE_*`` constants below.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from xdt._numba import ONE as _ONE
+from xdt._numba import ZERO as _ZERO
+from xdt._numba import njit
+from xdt.explain.engines._kernels import NODE_CHILDREN, NODE_CUT, NODE_FEATURE, NODE_PATH, leaf_of
+
+#: Columns of ``edges``: per node, the edge into it from its parent — the parent node (-1 at
+#: the root), the parent's feature (-1 at the root), the edge's cells as an interval
+#: ``lo..hi`` (a threshold split) or the offset of its cell-set words in ``edge_words`` (a
+#: categorical split; -1 for a threshold split) — and the paths below the node,
+#: ``first..end - 1`` (consecutive in depth-first order).
+EDGE_UP, EDGE_FEATURE, EDGE_LO, EDGE_HI, EDGE_WORDS, EDGE_FIRST, EDGE_END = range(7)
+EDGE_COLUMNS = 7
+
+_NONE = np.int64(1) << np.int64(40)
+"""A count no path of the segment tree reaches: the value of the paths that need no
+blocking (of the instance's class, or dead)."""
+
+
+class EdgeTables(NamedTuple):
+    """The flat arrays of one decision tree in edge form, in one argument.
+
+    ``N`` nodes, ``P`` paths, ``F`` features.
+    """
+
+    edges: np.ndarray
+    """int64 (N, EDGE_COLUMNS): per node, the edge from its parent (``EDGE_*``)."""
+    edge_words: np.ndarray
+    """uint64: the cell sets of categorical edges, ``ceil(n_cells / 64)`` words each."""
+    path_node: np.ndarray
+    """int64 (P,): the leaf node of each path."""
+    path_class: np.ndarray
+    """int64 (P,): the class index of each path."""
+    path_live: np.ndarray
+    """int64 (P,): 1 if some point reaches the path, 0 for a dead path."""
+    nodes: np.ndarray
+    """int64 (N, NODE_COLUMNS): the tree (:class:`._kernels.TreeTables`)."""
+    children: np.ndarray
+    """int64: the child tables of the nodes."""
+    n_words: int
+    """``W = ceil(F / 64)`` (at least 1): the words of a feature set."""
+
+
+class Blocked(NamedTuple):
+    """What one instance's AXps are found from: per feature, the ranges of paths it blocks
+    when held to the instance's cell, and the paths that must be blocked."""
+
+    start: np.ndarray
+    """int64 (F + 1,): feature ``f``'s ranges are ``start[f]..start[f + 1] - 1``."""
+    lo: np.ndarray
+    """int64 (R,): the first path of each range."""
+    hi: np.ndarray
+    """int64 (R,): the end (one past the last path) of each range."""
+    target: np.ndarray
+    """int64 (P + 1,): ``target[p]`` is the number of paths before ``p`` that are reachable
+    and of another class than the instance's."""
+
+
+@njit(cache=True)
+def edge_tables(nodes, children, n_cells, edges, n_paths):
+    """Fill ``edges`` (int64 (N, EDGE_COLUMNS)) from the tree's ``nodes`` and ``children``
+    (preorder; :class:`._kernels.TreeTables`) and its features' cell counts ``n_cells``
+    (int64 (F,)); return the cell-set words of the categorical edges (uint64), each path's
+    leaf node (int64 (P,)) and the sum of the paths' lengths (edges). O(N + sum of the
+    categorical nodes' cells)."""
+    n = nodes.shape[0]
+    for v in range(n):
+        edges[v, EDGE_UP] = -1
+        edges[v, EDGE_FEATURE] = -1
+        edges[v, EDGE_LO] = 0
+        edges[v, EDGE_HI] = -1
+        edges[v, EDGE_WORDS] = -1
+    total = 0
+    for v in range(n):
+        f = nodes[v, NODE_FEATURE]
+        if f < 0:
+            continue
+        off = nodes[v, NODE_CHILDREN]
+        cut = nodes[v, NODE_CUT]
+        if cut >= 0:
+            for side in range(2):
+                c = children[off + side]
+                edges[c, EDGE_UP] = v
+                edges[c, EDGE_FEATURE] = f
+                edges[c, EDGE_LO] = 0 if side == 0 else cut + 1
+                edges[c, EDGE_HI] = cut if side == 0 else n_cells[f] - 1
+            continue
+        for cell in range(n_cells[f]):
+            c = children[off + cell]
+            if edges[c, EDGE_UP] < 0:
+                edges[c, EDGE_UP] = v
+                edges[c, EDGE_FEATURE] = f
+                edges[c, EDGE_WORDS] = total
+                total += (n_cells[f] + 63) >> 6
+    words = np.zeros(max(total, 1), dtype=np.uint64)
+    for v in range(n):
+        f = nodes[v, NODE_FEATURE]
+        if f < 0 or nodes[v, NODE_CUT] >= 0:
+            continue
+        off = nodes[v, NODE_CHILDREN]
+        for cell in range(n_cells[f]):
+            at = edges[children[off + cell], EDGE_WORDS] + (cell >> 6)
+            words[at] |= _ONE << np.uint64(cell & 63)
+    # the paths below each node: its subtree is nodes v..v + size - 1 (preorder)
+    size = np.ones(n, dtype=np.int64)
+    for v in range(n - 1, 0, -1):
+        size[edges[v, EDGE_UP]] += size[v]
+    before = np.zeros(n + 1, dtype=np.int64)  # leaves before each node in preorder
+    path_node = np.empty(n_paths, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    length = 0
+    for v in range(n):
+        if v > 0:
+            depth[v] = depth[edges[v, EDGE_UP]] + 1
+        leaf = nodes[v, NODE_FEATURE] < 0
+        before[v + 1] = before[v] + (1 if leaf else 0)
+        if leaf:
+            path_node[nodes[v, NODE_PATH]] = v
+            length += depth[v]
+    for v in range(n):
+        edges[v, EDGE_FIRST] = before[v]
+        edges[v, EDGE_END] = before[v + size[v]]
+    return words, path_node, length
+
+
+@njit(cache=True, inline="always")
+def _edge_holds(edges, edge_words, v, cell):
+    """Whether the edge into node ``v`` allows ``cell`` of its feature."""
+    off = edges[v, EDGE_WORDS]
+    if off < 0:
+        return edges[v, EDGE_LO] <= cell <= edges[v, EDGE_HI]
+    return (edge_words[off + (cell >> 6)] >> np.uint64(cell & 63)) & _ONE != _ZERO
+
+
+@njit(cache=True, inline="always")
+def _empty(lo, hi, has_words, cur, base, f):
+    """Whether feature ``f``'s cells on the current path are none: the interval
+    ``lo[f]..hi[f]``, met with its words from ``cur[base[f]:]`` when a categorical edge
+    tested it (``has_words[f] > 0``)."""
+    if lo[f] > hi[f]:
+        return True
+    if has_words[f] == 0:
+        return False
+    c = lo[f]
+    while c <= hi[f]:  # word by word over the interval
+        last = min(hi[f], c | 63)
+        w = cur[base[f] + (c >> 6)] >> np.uint64(c & 63)
+        if last - c < 63:
+            w &= (_ONE << np.uint64(last - c + 1)) - _ONE
+        if w != _ZERO:
+            return False
+        c = last + 1
+    return True
+
+
+@njit(cache=True)
+def live_paths(edges, edge_words, n_cells, nodes, path_live):
+    """Fill ``path_live`` (int64 (P,)) with 1 for each path some point reaches: every
+    feature's cells on it (the intersection of its edges') are not empty. One pass in
+    preorder, keeping each feature's cells on the current path and undoing an edge's
+    change when the walk leaves its subtree: O(N + the categorical edges' words)."""
+    n_features = n_cells.shape[0]
+    lo = np.zeros(n_features, dtype=np.int64)
+    hi = n_cells - 1
+    has_words = np.zeros(n_features, dtype=np.int64)
+    base = np.zeros(n_features + 1, dtype=np.int64)
+    for f in range(n_features):
+        base[f + 1] = base[f] + ((n_cells[f] + 63) >> 6)
+    cur = np.zeros(max(base[n_features], 1), dtype=np.uint64)
+    n = nodes.shape[0]
+    stack = np.empty(n, dtype=np.int64)  # the current path's nodes, root first
+    old_lo = np.empty(n, dtype=np.int64)  # per node on it: its feature's cells before it
+    old_hi = np.empty(n, dtype=np.int64)
+    saved = np.empty(max(edge_words.shape[0], 1), dtype=np.uint64)  # their words
+    saved_at = np.zeros(n + 1, dtype=np.int64)
+    dead = 0  # features with no cell left on the current path
+    top = 0
+    stack[0] = 0
+    if nodes[0, NODE_FEATURE] < 0:
+        path_live[nodes[0, NODE_PATH]] = 1
+    for v in range(1, n):
+        up = edges[v, EDGE_UP]
+        while stack[top] != up:  # leave the subtree of stack[top]: undo its edge
+            u = stack[top]
+            f = edges[u, EDGE_FEATURE]
+            was = _empty(lo, hi, has_words, cur, base, f)
+            lo[f] = old_lo[top]
+            hi[f] = old_hi[top]
+            if edges[u, EDGE_WORDS] >= 0:
+                k = base[f + 1] - base[f]
+                for j in range(k):
+                    cur[base[f] + j] = saved[saved_at[top - 1] + j]
+                has_words[f] -= 1
+            if was and not _empty(lo, hi, has_words, cur, base, f):
+                dead -= 1
+            top -= 1
+        f = edges[v, EDGE_FEATURE]
+        was = _empty(lo, hi, has_words, cur, base, f)
+        top += 1
+        stack[top] = v
+        old_lo[top] = lo[f]
+        old_hi[top] = hi[f]
+        saved_at[top] = saved_at[top - 1]
+        off = edges[v, EDGE_WORDS]
+        if off < 0:
+            lo[f] = max(lo[f], edges[v, EDGE_LO])
+            hi[f] = min(hi[f], edges[v, EDGE_HI])
+        else:
+            k = base[f + 1] - base[f]
+            for j in range(k):
+                w = cur[base[f] + j]
+                saved[saved_at[top - 1] + j] = w
+                cur[base[f] + j] = (edge_words[off + j] if has_words[f] == 0
+                                    else w & edge_words[off + j])
+            saved_at[top] = saved_at[top - 1] + k
+            has_words[f] += 1
+        if not was and _empty(lo, hi, has_words, cur, base, f):
+            dead += 1
+        if nodes[v, NODE_FEATURE] < 0:
+            path_live[nodes[v, NODE_PATH]] = 1 if dead == 0 else 0
+
+
+@njit(cache=True)
+def blocked(t, cells, prediction):
+    """The :class:`Blocked` ranges of an instance held to its cells (int64 (F,)),
+    predicted ``prediction``, in the tree of tables ``t`` (:class:`EdgeTables`): per
+    feature, the paths below its edges that exclude the instance's cell and hold a path to
+    block, an edge inside an earlier one of the same feature left out (the ranges of one
+    feature are disjoint). O(N + P + F)."""
+    edges, edge_words = t.edges, t.edge_words
+    n_paths = t.path_class.shape[0]
+    n_features = cells.shape[0]
+    target = np.zeros(n_paths + 1, dtype=np.int64)
+    for p in range(n_paths):
+        hit = t.path_live[p] != 0 and t.path_class[p] != prediction
+        target[p + 1] = target[p] + (1 if hit else 0)
+    n = edges.shape[0]
+    start = np.zeros(n_features + 1, dtype=np.int64)
+    on = np.zeros(n, dtype=np.bool_)
+    for v in range(1, n):
+        f = edges[v, EDGE_FEATURE]
+        if (target[edges[v, EDGE_END]] > target[edges[v, EDGE_FIRST]]
+                and not _edge_holds(edges, edge_words, v, cells[f])):
+            on[v] = True
+            start[f + 1] += 1
+    for f in range(n_features):
+        start[f + 1] += start[f]
+    lo = np.empty(start[n_features], dtype=np.int64)
+    hi = np.empty(start[n_features], dtype=np.int64)
+    end = start[:n_features].copy()
+    for v in range(1, n):  # preorder: each feature's ranges by increasing first path
+        if on[v]:
+            f = edges[v, EDGE_FEATURE]
+            first = edges[v, EDGE_FIRST]
+            if end[f] > start[f] and first < hi[end[f] - 1]:
+                continue  # inside the feature's previous range
+            lo[end[f]] = first
+            hi[end[f]] = edges[v, EDGE_END]
+            end[f] += 1
+    # close the gaps left by the ranges inside others
+    k = 0
+    for f in range(n_features):
+        first = k
+        for i in range(start[f], end[f]):
+            lo[k] = lo[i]
+            hi[k] = hi[i]
+            k += 1
+        start[f] = first
+    start[n_features] = k
+    return Blocked(start, lo[:k].copy(), hi[:k].copy(), target)
+
+
+# ---------------------------------------------------------------- segment tree
+# Range add and range minimum over the paths, bottom-up with pending adds (the values of a
+# node's subtree wait in ``pend`` until a query pushes them down).
+
+@njit(cache=True, inline="always")
+def _apply(val, pend, size, v, x):
+    val[v] += x
+    if v < size:
+        pend[v] += x
+
+
+@njit(cache=True, inline="always")
+def _rebuild(val, pend, v):
+    while v > 1:
+        v >>= 1
+        val[v] = min(val[2 * v], val[2 * v + 1]) + pend[v]
+
+
+@njit(cache=True, inline="always")
+def _push(val, pend, size, height, v):
+    for s in range(height, 0, -1):
+        i = v >> s
+        if pend[i] != 0:
+            _apply(val, pend, size, 2 * i, pend[i])
+            _apply(val, pend, size, 2 * i + 1, pend[i])
+            pend[i] = 0
+
+
+@njit(cache=True)
+def _add(val, pend, size, lo, hi, x):
+    """Add ``x`` to the paths ``lo..hi - 1``."""
+    left = lo + size
+    right = hi + size
+    while left < right:
+        if left & 1:
+            _apply(val, pend, size, left, x)
+            left += 1
+        if right & 1:
+            right -= 1
+            _apply(val, pend, size, right, x)
+        left >>= 1
+        right >>= 1
+    _rebuild(val, pend, lo + size)
+    _rebuild(val, pend, hi - 1 + size)
+
+
+@njit(cache=True)
+def _least(val, pend, size, height, lo, hi):
+    """The least value of the paths ``lo..hi - 1``."""
+    left = lo + size
+    right = hi + size
+    _push(val, pend, size, height, left)
+    _push(val, pend, size, height, right - 1)
+    out = _NONE
+    while left < right:
+        if left & 1:
+            out = min(out, val[left])
+            left += 1
+        if right & 1:
+            right -= 1
+            out = min(out, val[right])
+        left >>= 1
+        right >>= 1
+    return out
+
+
+@njit(cache=True)
+def deletion_by_ranges(b, order, start, tail, n_words, expl):
+    """One AXp by deletion, with entailment as "the ranges of the kept features block
+    every path of ``b.target``" (``b``: the instance's :class:`Blocked`).
+
+    From the features of ``start`` (uint64 (W,), a weak AXp), drop each feature of
+    ``order`` (int64) in turn when every path it blocks is blocked by another kept feature;
+    when ``tail``, then the features of ``start`` that ``order`` does not list, by position.
+    A feature that blocks no path is always dropped. Fills ``expl`` (uint64 (W,)) with the
+    AXp: the same AXp as :func:`._kernels.deletion_by_slices` in the same order. O(F +
+    R log P) for ``R`` ranges.
+    """
+    n_features = b.start.shape[0] - 1
+    n_paths = b.target.shape[0] - 1
+    listed = np.zeros(n_features, dtype=np.bool_)
+    members = np.empty(n_features, dtype=np.int64)
+    k = 0
+    n_order = order.shape[0]
+    for j in range(n_order + (n_features if tail else 0)):
+        f = order[j] if j < n_order else j - n_order
+        if listed[f]:
+            continue
+        listed[f] = True
+        if (start[f >> 6] >> np.uint64(f & 63)) & _ONE == _ZERO:
+            continue
+        if b.start[f + 1] > b.start[f]:
+            members[k] = f
+            k += 1
+    size = 1
+    height = 0
+    while size < max(n_paths, 1):
+        size <<= 1
+        height += 1
+    val = np.zeros(2 * size, dtype=np.int64)
+    pend = np.zeros(size, dtype=np.int64)
+    for p in range(size):
+        none = p >= n_paths or b.target[p + 1] == b.target[p]
+        val[size + p] = _NONE if none else 0
+    for v in range(size - 1, 0, -1):
+        val[v] = min(val[2 * v], val[2 * v + 1])
+    for i in range(k):
+        f = members[i]
+        for r in range(b.start[f], b.start[f + 1]):
+            _add(val, pend, size, b.lo[r], b.hi[r], 1)
+    keep = np.ones(k, dtype=np.bool_)
+    if n_paths == 0 or val[1] >= 1:  # else nothing entails: every feature is kept
+        for i in range(k):
+            f = members[i]
+            free = True
+            for r in range(b.start[f], b.start[f + 1]):
+                if _least(val, pend, size, height, b.lo[r], b.hi[r]) < 2:
+                    free = False
+                    break
+            if free:
+                keep[i] = False
+                for r in range(b.start[f], b.start[f + 1]):
+                    _add(val, pend, size, b.lo[r], b.hi[r], -1)
+    for w in range(n_words):
+        expl[w] = _ZERO
+    for i in range(k):
+        if keep[i]:
+            f = members[i]
+            expl[f >> 6] |= _ONE << np.uint64(f & 63)
+
+
+@njit(cache=True)
+def covers(b, fixed):
+    """Whether the features of ``fixed`` (uint64 (W,)) block every path of ``b.target``
+    (``b``: :class:`Blocked`), i.e. entail the prediction. O(F + P)."""
+    n_features = b.start.shape[0] - 1
+    n_paths = b.target.shape[0] - 1
+    diff = np.zeros(n_paths + 1, dtype=np.int64)
+    for f in range(n_features):
+        if (fixed[f >> 6] >> np.uint64(f & 63)) & _ONE != _ZERO:
+            for r in range(b.start[f], b.start[f + 1]):
+                diff[b.lo[r]] += 1
+                diff[b.hi[r]] -= 1
+    run = 0
+    for p in range(n_paths):
+        run += diff[p]
+        if run == 0 and b.target[p + 1] > b.target[p]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def path_order(t, p, out):
+    """The deletion order "path" of a row reaching path ``p`` (as
+    :func:`._kernels.path_order`): features off the path in increasing position, then the
+    path's features in order of first test, root first; from the edges from ``p``'s leaf
+    up to the root. Written into ``out`` (int64 (F,)). O(F + depth)."""
+    n_features = out.shape[0]
+    edges = t.edges
+    seen = np.empty(t.nodes.shape[0], dtype=np.int64)  # the edges' features, leaf first
+    d = 0
+    v = t.path_node[p]
+    while edges[v, EDGE_UP] >= 0:
+        seen[d] = edges[v, EDGE_FEATURE]
+        d += 1
+        v = edges[v, EDGE_UP]
+    on = np.zeros(n_features, dtype=np.bool_)
+    firsts = np.empty(d, dtype=np.int64)
+    m = 0
+    for i in range(d - 1, -1, -1):
+        f = seen[i]
+        if not on[f]:
+            on[f] = True
+            firsts[m] = f
+            m += 1
+    k = 0
+    for f in range(n_features):
+        if not on[f]:
+            out[k] = f
+            k += 1
+    for i in range(m):
+        out[k + i] = firsts[i]
+
+
+@njit(cache=True)
+def explain_one(cells, t):
+    """The leaf of one instance (held to its cells, int64 (F,)) of the tree of tables ``t``
+    (:class:`EdgeTables`), its :class:`Blocked` ranges and the AXp of the deletion order
+    "path" (uint64 (W,))."""
+    leaf = leaf_of(t.nodes, t.children, cells)
+    b = blocked(t, cells, t.path_class[leaf])
+    order = np.empty(cells.shape[0], dtype=np.int64)
+    path_order(t, leaf, order)
+    expl = np.empty(t.n_words, dtype=np.uint64)
+    full = np.zeros(t.n_words, dtype=np.uint64)
+    for f in range(cells.shape[0]):
+        full[f >> 6] |= _ONE << np.uint64(f & 63)
+    deletion_by_ranges(b, order, full, False, t.n_words, expl)
+    return leaf, b, expl
+
+
+@njit(cache=True)
+def disagreements(t, cells, prediction, out, rows):
+    """The disagreement sets ``D_p`` of an instance held to its cells (int64 (F,)) with
+    every reachable path of another class, each found by walking from the path's leaf up
+    to the root: fills ``out[:k]`` (uint64 (>= k, W)) and ``rows[:k]`` (int64) in path
+    order and returns ``k``. O(sum of those paths' lengths + k W)."""
+    edges, edge_words = t.edges, t.edge_words
+    k = 0
+    for p in range(t.path_class.shape[0]):
+        if t.path_class[p] == prediction or t.path_live[p] == 0:
+            continue
+        for w in range(t.n_words):
+            out[k, w] = _ZERO
+        v = t.path_node[p]
+        while edges[v, EDGE_UP] >= 0:
+            f = edges[v, EDGE_FEATURE]
+            if not _edge_holds(edges, edge_words, v, cells[f]):
+                out[k, f >> 6] |= _ONE << np.uint64(f & 63)
+            v = edges[v, EDGE_UP]
+        rows[k] = p
+        k += 1
+    return k
