@@ -20,7 +20,7 @@ from tiers import examples
 import xdt
 from xdt.explain.engines import _compiled
 from xdt.explain.engines import _edge_kernels as edge_kernels
-from xdt.explain.engines._compiled import CompiledTree
+from xdt.explain.engines._compiled import compile_tree
 from xdt.explain.engines._edge_kernels import EDGE_END, EDGE_FIRST, EDGE_UP
 from xdt.explain.engines._path import PathOracle
 from xdt.ir import DecisionTree, Feature
@@ -45,8 +45,8 @@ def tree_and_instances(draw):
 def oracles(tree, cells) -> tuple[PathOracle, PathOracle, int]:
     """The path oracle of an instance from the dense and from the edge tables, and its
     leaf."""
-    dense, leaf = PathOracle.of_cells(tree, cells, CompiledTree(tree, edge_form=False))
-    edge, leaf_too = PathOracle.of_cells(tree, cells, CompiledTree(tree, edge_form=True))
+    dense, leaf = PathOracle.of_cells(tree, cells, compile_tree(tree, edge_form=False))
+    edge, leaf_too = PathOracle.of_cells(tree, cells, compile_tree(tree, edge_form=True))
     assert leaf == leaf_too
     return dense, edge, leaf
 
@@ -56,7 +56,7 @@ def oracles(tree, cells) -> tuple[PathOracle, PathOracle, int]:
 @given(tree_and_instances(), st.randoms(use_true_random=False))
 def test_the_edge_form_answers_as_the_dense_form(case, rnd):
     tree, xs = case
-    ct = CompiledTree(tree, edge_form=True)
+    ct = compile_tree(tree, edge_form=True)
     assert ct.edge_form and "tables" not in ct.__dict__  # no table of literals made
     t = ct.edge_tables
     # the live paths, and the paths below each node, seen from the IR
@@ -72,8 +72,8 @@ def test_the_edge_form_answers_as_the_dense_form(case, rnd):
         _, cells = encode_instance(tree.features, tree.cells, x)
         dense, edge, leaf = oracles(tree, cells)
         assert edge.prediction == dense.prediction
-        assert (CompiledTree(tree, edge_form=True).path_order(leaf).tolist()
-                == CompiledTree(tree, edge_form=False).path_order(leaf).tolist())
+        assert (compile_tree(tree, edge_form=True).path_order(leaf).tolist()
+                == compile_tree(tree, edge_form=False).path_order(leaf).tolist())
         assert edge._known[2] == dense._known[2]  # the AXp of the order "path"
         for _ in range(4):
             order = rnd.sample(range(n), rnd.randint(0, n))
@@ -123,12 +123,12 @@ def _features(explanation) -> tuple[str, ...] | None:
 
 
 def test_only_deep_trees_take_the_edge_form():
-    assert not CompiledTree(chain(60)).edge_form  # 1,830 literals on its paths
-    assert CompiledTree(chain(1_000)).edge_form  # 500,500, 250 per node
+    assert not compile_tree(chain(60)).edge_form  # 1,830 literals on its paths
+    assert compile_tree(chain(1_000)).edge_form  # 500,500, 250 per node
     # a balanced tree of depth 12 (8,190 literals, 2 per node) stays dense
     tree = DecisionTree([Feature(f"x{i}", "ordinal") for i in range(12)], ["a", "b"],
                         _balanced(12))
-    assert not CompiledTree(tree).edge_form
+    assert not compile_tree(tree).edge_form
 
 
 def _balanced(depth: int, level: int = 0):
@@ -183,7 +183,7 @@ def test_the_live_paths_of_categorical_and_retested_edges():
                                           ThresholdSplit("x", 0.5, Leaf("a"), Leaf("b"))))))
     tree = DecisionTree([Feature("c", "categorical", ("r", "g", "b")), Feature("x", "ordinal")],
                         ["a", "b"], root)
-    ct = CompiledTree(tree, edge_form=True)
+    ct = compile_tree(tree, edge_form=True)
     assert ct.edge_tables.path_live.tolist() == [int(p.consistent) for p in tree.paths]
     assert ct.edge_tables.path_live.tolist() == [0, 1, 1, 0, 0, 1]
     rng = random.Random(5)
@@ -203,7 +203,7 @@ def test_ranges_of_one_feature_are_disjoint():
     root = ThresholdSplit("x", 2.5, Leaf("a"),
                           ThresholdSplit("x", 3.5, Leaf("a"), Leaf("b")))
     tree = DecisionTree([Feature("x", "ordinal")], ["a", "b"], root)
-    ct = CompiledTree(tree, edge_form=True)
+    ct = compile_tree(tree, edge_form=True)
     # x = 0 reaches path 0 (a); path 2 (b) lies below both x > 2.5 and x > 3.5
     b = edge_kernels.blocked(ct.edge_tables, np.asarray([0], dtype=np.int64), 0)
     assert list(zip(b.lo.tolist(), b.hi.tolist(), strict=True)) == [(1, 3)]

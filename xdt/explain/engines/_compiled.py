@@ -138,6 +138,8 @@ class CompiledTree:
         All of them, as the kernels take them.
     slice_tables : kernels.SliceTables
         The same arrays that :func:`kernels.explain_one_sliced` reads.
+    edge_form : bool
+        False here; True for an :class:`EdgeCompiledTree`.
 
     Notes
     -----
@@ -146,65 +148,29 @@ class CompiledTree:
     O(total path length + sum over tested features of cells x P / 64).
     """
 
-    def __init__(self, tree: DecisionTree, edge_form: bool | None = None):
+    def __init__(self, tree: DecisionTree):
+        self._common(tree)
+        self.edge_form = False
+        self._dense(tree)
+
+    def _common(self, tree: DecisionTree, edges: EdgeTables | None = None) -> None:
+        """What both forms hold: sizes, the nodes (to find a row's leaf), the paths' classes,
+        and the per-thread working arrays (those of ``edges`` when given)."""
         cells = tree.cells
         n_features = len(cells)
         self.n_features = n_features
         self.n_words = n_words(n_features)
         self.n_paths = tree.n_leaves
         self.ordinal = [isinstance(c, IntervalCells) for c in cells]
-        nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
-        nodes[:, NODE_FEATURE] = tree._node_feature
-        nodes[:, NODE_CHILDREN] = tree._child_offset
-        nodes[:, NODE_PATH] = tree._node_path
-        nodes[:, NODE_CUT] = tree._node_cut
-        self.nodes = nodes
-        self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
-                                   dtype=np.int64)
-        self.path_class = np.asarray(tree._path_classes, dtype=np.int64).copy()
+        if edges is None:
+            self.nodes, self.children = node_tables(tree)
+            self.path_class = np.asarray(tree._path_classes, dtype=np.int64).copy()
+        else:
+            self.nodes, self.children = edges.nodes, edges.children
+            self.path_class = edges.path_class
         self._orders: dict[int, np.ndarray] = {}
         # working arrays of the per-row kernels (one set per thread)
         self._local = threading.local()
-        self._tree = weakref.ref(tree)
-        self._dense_lock = threading.Lock()
-        edges = None
-        if edge_form is None or edge_form:
-            edges = self._edge_tables(tree, edge_form is None)
-        self.edge_form = edges is not None
-        if edges is not None:
-            self.edge_tables = edges
-        else:
-            self._dense(tree)
-
-    def _edge_tables(self, tree: DecisionTree, deep_only: bool) -> EdgeTables | None:
-        """The :class:`~xdt.explain.engines._edge_kernels.EdgeTables` of the tree; with
-        ``deep_only``, ``None`` unless its paths hold more than :data:`EDGE_FORM_LENGTH`
-        literals in all and more than :data:`EDGE_FORM_RATIO` times its nodes."""
-        n = tree.n_nodes
-        bound = EDGE_FORM_RATIO * n
-        if deep_only and tree.depth * tree.n_leaves <= max(bound, EDGE_FORM_LENGTH):
-            return None  # no path table can be that large: the common case, decided here
-        n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
-        edges = np.empty((n, EDGE_COLUMNS), dtype=np.int64)
-        words, path_node, length = edge_kernels.edge_tables(self.nodes, self.children,
-                                                            n_cells, edges, self.n_paths)
-        if deep_only and length <= max(bound, EDGE_FORM_LENGTH):
-            return None
-        live = np.zeros(self.n_paths, dtype=np.int64)
-        edge_kernels.live_paths(edges, words, n_cells, self.nodes, live)
-        return EdgeTables(edges=edges, edge_words=words, path_node=path_node,
-                          path_class=self.path_class, path_live=live, nodes=self.nodes,
-                          children=self.children, n_words=self.n_words)
-
-    def __getattr__(self, name: str):
-        """The dense tables of a tree compiled in edge form, made on first use (a query
-        that needs a path's literals as a table: path-restricted explanations, batches)."""
-        if name in _DENSE_FIELDS and self.__dict__.get("edge_form"):
-            with self.__dict__["_dense_lock"]:
-                if "tables" not in self.__dict__:
-                    self._dense(self._tree())
-            return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _dense(self, tree: DecisionTree) -> None:
         """The tables of :class:`kernels.TreeTables`: every path's literals."""
@@ -338,10 +304,7 @@ class CompiledTree:
         order = self._orders.get(p)
         if order is None:
             order = np.empty(self.n_features, dtype=np.int64)
-            if self.edge_form:
-                edge_kernels.path_order(self.edge_tables, p, order)
-            else:
-                kernels.path_order(self.tables, p, order)
+            kernels.path_order(self.tables, p, order)
             self._orders[p] = order
         return order
 
@@ -360,6 +323,88 @@ class CompiledTree:
                 for j in range(k):
                     awords[off + j] = (m >> (WORD * j)) & _MASK64
         return AllowedCells(alo, ahi, awords)
+
+
+def node_tables(tree: DecisionTree) -> tuple[np.ndarray, np.ndarray]:
+    """The ``nodes`` and ``children`` tables of :class:`kernels.TreeTables`."""
+    nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
+    nodes[:, NODE_FEATURE] = tree._node_feature
+    nodes[:, NODE_CHILDREN] = tree._child_offset
+    nodes[:, NODE_PATH] = tree._node_path
+    nodes[:, NODE_CUT] = tree._node_cut
+    children = np.asarray(tree._child_flat if len(tree._child_flat) else [0], dtype=np.int64)
+    return nodes, children
+
+
+def edge_tables(tree: DecisionTree, deep_only: bool = False) -> EdgeTables | None:
+    """The :class:`~xdt.explain.engines._edge_kernels.EdgeTables` of ``tree``; with
+    ``deep_only``, ``None`` unless its paths hold more than :data:`EDGE_FORM_LENGTH`
+    literals in all and more than :data:`EDGE_FORM_RATIO` per node (decided from the
+    depth alone for every tree of depth 32 or less). O(N)."""
+    n = tree.n_nodes
+    bound = max(EDGE_FORM_RATIO * n, EDGE_FORM_LENGTH)
+    if deep_only and tree.depth * tree.n_leaves <= bound:
+        return None  # no path table can be that large: the common case, decided here
+    nodes, children = node_tables(tree)
+    n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
+    edges = np.empty((n, EDGE_COLUMNS), dtype=np.int64)
+    words, path_node, length = edge_kernels.edge_tables(nodes, children, n_cells, edges,
+                                                        tree.n_leaves)
+    if deep_only and length <= bound:
+        return None
+    live = np.zeros(tree.n_leaves, dtype=np.int64)
+    edge_kernels.live_paths(edges, words, n_cells, nodes, live)
+    return EdgeTables(edges=edges, edge_words=words, path_node=path_node,
+                      path_class=np.asarray(tree._path_classes, dtype=np.int64).copy(),
+                      path_live=live, nodes=nodes, children=children,
+                      n_words=n_words(len(tree.cells)))
+
+
+class EdgeCompiledTree(CompiledTree):
+    """A deep tree compiled in edge form: each node keeps the literal of the edge from its
+    parent and a link to it (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`,
+    :attr:`edge_tables`), linear in the tree's size where the table of every path's
+    literals is quadratic in the depth of a chain. The dense tables of
+    :class:`CompiledTree` are made on first use, by a query that needs them
+    (path-restricted explanations, batches).
+
+    Parameters
+    ----------
+    tree : DecisionTree
+    edges : EdgeTables
+        Its edge tables (:func:`edge_tables`).
+    """
+
+    def __init__(self, tree: DecisionTree, edges: EdgeTables):
+        self._common(tree, edges)
+        self.edge_form = True
+        self.edge_tables = edges
+        self._tree = weakref.ref(tree)
+        self._dense_lock = threading.Lock()
+
+    def path_order(self, p: int) -> np.ndarray:
+        order = self._orders.get(p)
+        if order is None:
+            order = np.empty(self.n_features, dtype=np.int64)
+            edge_kernels.path_order(self.edge_tables, p, order)
+            self._orders[p] = order
+        return order
+
+    def __getattr__(self, name: str):
+        if name in _DENSE_FIELDS:
+            with self.__dict__["_dense_lock"]:
+                if "tables" not in self.__dict__:
+                    self._dense(self._tree())
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def compile_tree(tree: DecisionTree, edge_form: bool | None = None) -> CompiledTree:
+    """``tree`` compiled in dense form (:class:`CompiledTree`) or in edge form
+    (:class:`EdgeCompiledTree`): as asked, or by default the edge form for deep trees
+    only (:func:`edge_tables`)."""
+    edges = None if edge_form is False else edge_tables(tree, deep_only=edge_form is None)
+    return CompiledTree(tree) if edges is None else EdgeCompiledTree(tree, edges)
 
 
 _EXACT = 2.0**53  # integers up to this are exact as float64
@@ -432,9 +477,9 @@ def _kept(model: object, key: str, build):
 
 
 def compiled(tree: DecisionTree) -> CompiledTree:
-    """The :class:`CompiledTree` of ``tree``, built on first use and kept while the tree
-    lives."""
-    return _kept(tree, "tree", CompiledTree)
+    """The :class:`CompiledTree` of ``tree`` (:func:`compile_tree`: in edge form if it is
+    deep), built on first use and kept while the tree lives."""
+    return _kept(tree, "tree", compile_tree)
 
 
 def number_reader(model) -> NumberReader:
