@@ -10,7 +10,7 @@ Two kinds:
 For each depth and kind: the JSON file's size; ``xdt.load_model`` of it (CPU seconds by
 ``time.process_time`` and the peak of Python's allocations by ``tracemalloc``; and, in a
 child process that only imports xdt and loads the file, its maximum resident set size,
-beside that of a child that only imports xdt); ``xdt.save_model``; and one AXp,
+beside that of a child that loads a tree of one test); ``xdt.save_model``; and one AXp,
 ``xdt.Explainer(model).axp(x)`` with a fresh explainer on an instance that reaches a deep
 leaf (CPU seconds, after a warm-up on small chains so that loading the compiled kernels is
 not counted). Both kinds of chain are compiled in edge form (each node keeps the literal of
@@ -58,19 +58,18 @@ def instance(depth: int, many: bool) -> dict:
 
 _RSS = """import sys
 import xdt
-if sys.argv[1:]:
-    xdt.load_model(sys.argv[1])
+xdt.load_model(sys.argv[1])
 with open("/proc/self/status") as f:
     print(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
 """
 
 
-def max_rss(path: str | None) -> float:
+def max_rss(path: str) -> float:
     """The maximum resident set size, in MB, of a child process that imports xdt and loads
-    the model file ``path`` (only imports xdt: ``None``): its ``VmHWM`` (Linux), which,
+    the model file ``path``: its ``VmHWM`` (Linux), which,
     unlike ``ru_maxrss``, does not count the parent's pages the child held before its
     ``exec``."""
-    done = subprocess.run([sys.executable, "-c", _RSS] + ([path] if path else []),
+    done = subprocess.run([sys.executable, "-c", _RSS, path],
                           check=True, capture_output=True, text=True)
     return int(done.stdout.split()[-1]) / 1024  # in KiB
 
@@ -85,9 +84,12 @@ def main() -> None:
         for depth in (10, 400):
             warm = xdt.load_model(chain_doc(depth, many))
             xdt.Explainer(warm).axp(instance(depth, many))
-    base_rss = max_rss(None)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "chain.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(chain_doc(1, False)))
+        base_rss = max_rss(path)
         for many in (False, True):
             for depth in args.depths:
                 path = os.path.join(tmp, "chain.json")
@@ -112,7 +114,7 @@ def main() -> None:
                     axp = time.process_time() - t
                 rows.append((("many" if many else "one"), depth, size, load, peak, rss, save,
                              axp))
-    print(f"max RSS of a process that only imports xdt: {base_rss:.0f} MB")
+    print(f"max RSS of a process that loads a tree of one test: {base_rss:.0f} MB")
     print(f"{'features':>8} {'depth':>6} {'file MB':>8} {'load s':>7} {'load peak MB':>12} "
           f"{'load RSS MB':>11} {'save s':>7} {'AXp s':>7}")
     for kind, depth, size, load, peak, rss, save, axp in rows:
