@@ -70,6 +70,9 @@ def to_words(mask: int, n: int) -> np.ndarray:
     """The bit mask ``mask`` as ``n`` uint64 words, lowest first; shape (n,)."""
     if n == 1:
         return np.array([mask], dtype=np.uint64)
+    if n > 4:  # wide masks: read as one little-endian number (a shift per word is O(n^2))
+        mask &= (1 << (WORD * n)) - 1
+        return np.frombuffer(mask.to_bytes(8 * n, "little"), dtype="<u8").astype(np.uint64)
     return np.array([(mask >> (WORD * k)) & _MASK64 for k in range(n)], dtype=np.uint64)
 
 

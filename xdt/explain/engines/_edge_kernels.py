@@ -14,11 +14,9 @@ its leaf up to the root (a feature's cells on the path are the intersection of i
 For one instance, an edge whose cells exclude the instance's cell blocks every path below
 it: the paths of a subtree are consecutive in depth-first order, so the paths a feature
 blocks (its *slice*, :mod:`._kernels`) are a few ranges of path numbers, one per such edge,
-``O(n_nodes)`` of them in all. Entailment is then "the ranges of the fixed features cover
-every reachable path of another class", and deletion keeps, in a segment tree over the
-paths, how many kept features block each path: a feature may go when every path it blocks
-is blocked by another kept feature. One AXp costs ``O(n_nodes log n_paths + F)``, however
-deep the tree.
+``O(n_nodes)`` of them in all (:func:`blocked`); entailment and deletion over those ranges
+are the kernels of :mod:`._range_kernels`. One AXp costs ``O(n_nodes log n_paths + F)``,
+however deep the tree.
 
 The tables (built once per tree by :class:`~xdt.explain.engines._compiled.CompiledTree`
 when the dense ones would be large) are the fields of :class:`EdgeTables`; the columns of
@@ -35,6 +33,7 @@ from xdt._numba import ONE as _ONE
 from xdt._numba import ZERO as _ZERO
 from xdt._numba import njit
 from xdt.explain.engines._kernels import NODE_CHILDREN, NODE_CUT, NODE_FEATURE, NODE_PATH, leaf_of
+from xdt.explain.engines._range_kernels import Blocked, deletion_by_ranges
 
 #: Columns of ``edges``: per node, the edge into it from its parent — the parent node (-1 at
 #: the root), the parent's feature (-1 at the root), the edge's cells as an interval
@@ -43,11 +42,6 @@ from xdt.explain.engines._kernels import NODE_CHILDREN, NODE_CUT, NODE_FEATURE, 
 #: ``first..end - 1`` (consecutive in depth-first order).
 EDGE_UP, EDGE_FEATURE, EDGE_LO, EDGE_HI, EDGE_WORDS, EDGE_FIRST, EDGE_END = range(7)
 EDGE_COLUMNS = 7
-
-_NONE = np.int64(1) << np.int64(40)
-"""A count no path of the segment tree reaches: the value of the paths that need no
-blocking (of the instance's class, or dead)."""
-
 
 class EdgeTables(NamedTuple):
     """The flat arrays of one decision tree in edge form, in one argument.
@@ -71,21 +65,6 @@ class EdgeTables(NamedTuple):
     """int64: the child tables of the nodes."""
     n_words: int
     """``W = ceil(F / 64)`` (at least 1): the words of a feature set."""
-
-
-class Blocked(NamedTuple):
-    """What one instance's AXps are found from: per feature, the ranges of paths it blocks
-    when held to the instance's cell, and the paths that must be blocked."""
-
-    start: np.ndarray
-    """int64 (F + 1,): feature ``f``'s ranges are ``start[f]..start[f + 1] - 1``."""
-    lo: np.ndarray
-    """int64 (R,): the first path of each range."""
-    hi: np.ndarray
-    """int64 (R,): the end (one past the last path) of each range."""
-    target: np.ndarray
-    """int64 (P + 1,): ``target[p]`` is the number of paths before ``p`` that are reachable
-    and of another class than the instance's."""
 
 
 @njit(cache=True)
@@ -302,157 +281,6 @@ def blocked(t, cells, prediction):
     return Blocked(start, lo[:k].copy(), hi[:k].copy(), target)
 
 
-# ---------------------------------------------------------------- segment tree
-# Range add and range minimum over the paths, bottom-up with pending adds (the values of a
-# node's subtree wait in ``pend`` until a query pushes them down).
-
-@njit(cache=True, inline="always")
-def _apply(val, pend, size, v, x):
-    val[v] += x
-    if v < size:
-        pend[v] += x
-
-
-@njit(cache=True, inline="always")
-def _rebuild(val, pend, v):
-    while v > 1:
-        v >>= 1
-        val[v] = min(val[2 * v], val[2 * v + 1]) + pend[v]
-
-
-@njit(cache=True, inline="always")
-def _push(val, pend, size, height, v):
-    for s in range(height, 0, -1):
-        i = v >> s
-        if pend[i] != 0:
-            _apply(val, pend, size, 2 * i, pend[i])
-            _apply(val, pend, size, 2 * i + 1, pend[i])
-            pend[i] = 0
-
-
-@njit(cache=True)
-def _add(val, pend, size, lo, hi, x):
-    """Add ``x`` to the paths ``lo..hi - 1``."""
-    left = lo + size
-    right = hi + size
-    while left < right:
-        if left & 1:
-            _apply(val, pend, size, left, x)
-            left += 1
-        if right & 1:
-            right -= 1
-            _apply(val, pend, size, right, x)
-        left >>= 1
-        right >>= 1
-    _rebuild(val, pend, lo + size)
-    _rebuild(val, pend, hi - 1 + size)
-
-
-@njit(cache=True)
-def _least(val, pend, size, height, lo, hi):
-    """The least value of the paths ``lo..hi - 1``."""
-    left = lo + size
-    right = hi + size
-    _push(val, pend, size, height, left)
-    _push(val, pend, size, height, right - 1)
-    out = _NONE
-    while left < right:
-        if left & 1:
-            out = min(out, val[left])
-            left += 1
-        if right & 1:
-            right -= 1
-            out = min(out, val[right])
-        left >>= 1
-        right >>= 1
-    return out
-
-
-@njit(cache=True)
-def deletion_by_ranges(b, order, start, tail, n_words, expl):
-    """One AXp by deletion, with entailment as "the ranges of the kept features block
-    every path of ``b.target``" (``b``: the instance's :class:`Blocked`).
-
-    From the features of ``start`` (uint64 (W,), a weak AXp), drop each feature of
-    ``order`` (int64) in turn when every path it blocks is blocked by another kept feature;
-    when ``tail``, then the features of ``start`` that ``order`` does not list, by position.
-    A feature that blocks no path is always dropped. Fills ``expl`` (uint64 (W,)) with the
-    AXp: the same AXp as :func:`._kernels.deletion_by_slices` in the same order. O(F +
-    R log P) for ``R`` ranges.
-    """
-    n_features = b.start.shape[0] - 1
-    n_paths = b.target.shape[0] - 1
-    listed = np.zeros(n_features, dtype=np.bool_)
-    members = np.empty(n_features, dtype=np.int64)
-    k = 0
-    n_order = order.shape[0]
-    for j in range(n_order + (n_features if tail else 0)):
-        f = order[j] if j < n_order else j - n_order
-        if listed[f]:
-            continue
-        listed[f] = True
-        if (start[f >> 6] >> np.uint64(f & 63)) & _ONE == _ZERO:
-            continue
-        if b.start[f + 1] > b.start[f]:
-            members[k] = f
-            k += 1
-    size = 1
-    height = 0
-    while size < max(n_paths, 1):
-        size <<= 1
-        height += 1
-    val = np.zeros(2 * size, dtype=np.int64)
-    pend = np.zeros(size, dtype=np.int64)
-    for p in range(size):
-        none = p >= n_paths or b.target[p + 1] == b.target[p]
-        val[size + p] = _NONE if none else 0
-    for v in range(size - 1, 0, -1):
-        val[v] = min(val[2 * v], val[2 * v + 1])
-    for i in range(k):
-        f = members[i]
-        for r in range(b.start[f], b.start[f + 1]):
-            _add(val, pend, size, b.lo[r], b.hi[r], 1)
-    keep = np.ones(k, dtype=np.bool_)
-    if n_paths == 0 or val[1] >= 1:  # else nothing entails: every feature is kept
-        for i in range(k):
-            f = members[i]
-            free = True
-            for r in range(b.start[f], b.start[f + 1]):
-                if _least(val, pend, size, height, b.lo[r], b.hi[r]) < 2:
-                    free = False
-                    break
-            if free:
-                keep[i] = False
-                for r in range(b.start[f], b.start[f + 1]):
-                    _add(val, pend, size, b.lo[r], b.hi[r], -1)
-    for w in range(n_words):
-        expl[w] = _ZERO
-    for i in range(k):
-        if keep[i]:
-            f = members[i]
-            expl[f >> 6] |= _ONE << np.uint64(f & 63)
-
-
-@njit(cache=True)
-def covers(b, fixed):
-    """Whether the features of ``fixed`` (uint64 (W,)) block every path of ``b.target``
-    (``b``: :class:`Blocked`), i.e. entail the prediction. O(F + P)."""
-    n_features = b.start.shape[0] - 1
-    n_paths = b.target.shape[0] - 1
-    diff = np.zeros(n_paths + 1, dtype=np.int64)
-    for f in range(n_features):
-        if (fixed[f >> 6] >> np.uint64(f & 63)) & _ONE != _ZERO:
-            for r in range(b.start[f], b.start[f + 1]):
-                diff[b.lo[r]] += 1
-                diff[b.hi[r]] -= 1
-    run = 0
-    for p in range(n_paths):
-        run += diff[p]
-        if run == 0 and b.target[p + 1] > b.target[p]:
-            return False
-    return True
-
-
 @njit(cache=True)
 def path_order(t, p, out):
     """The deletion order "path" of a row reaching path ``p`` (as
@@ -506,22 +334,39 @@ def explain_one(cells, t):
 @njit(cache=True)
 def disagreements(t, cells, prediction, out, rows):
     """The disagreement sets ``D_p`` of an instance held to its cells (int64 (F,)) with
-    every reachable path of another class, each found by walking from the path's leaf up
-    to the root: fills ``out[:k]`` (uint64 (>= k, W)) and ``rows[:k]`` (int64) in path
-    order and returns ``k``. O(sum of those paths' lengths + k W)."""
-    edges, edge_words = t.edges, t.edge_words
+    every reachable path of another class: fills ``out[:k]`` (uint64 (>= k, W)) and
+    ``rows[:k]`` (int64) in path order and returns ``k``. One pass in preorder, keeping per
+    feature how many edges of the current path exclude the instance's cell: O(N + k W)."""
+    edges, edge_words, nodes = t.edges, t.edge_words, t.nodes
+    n = edges.shape[0]
+    count = np.zeros(cells.shape[0], dtype=np.int64)
+    cur = np.zeros(t.n_words, dtype=np.uint64)  # D of the current path
+    stack = np.empty(n, dtype=np.int64)  # the current path's nodes, root first
+    top = 0
+    stack[0] = 0
     k = 0
-    for p in range(t.path_class.shape[0]):
-        if t.path_class[p] == prediction or t.path_live[p] == 0:
-            continue
-        for w in range(t.n_words):
-            out[k, w] = _ZERO
-        v = t.path_node[p]
-        while edges[v, EDGE_UP] >= 0:
+    for v in range(n):
+        if v > 0:
+            up = edges[v, EDGE_UP]
+            while stack[top] != up:  # leave the subtree of stack[top]
+                u = stack[top]
+                f = edges[u, EDGE_FEATURE]
+                if not _edge_holds(edges, edge_words, u, cells[f]):
+                    count[f] -= 1
+                    if count[f] == 0:
+                        cur[f >> 6] &= ~(_ONE << np.uint64(f & 63))
+                top -= 1
             f = edges[v, EDGE_FEATURE]
             if not _edge_holds(edges, edge_words, v, cells[f]):
-                out[k, f >> 6] |= _ONE << np.uint64(f & 63)
-            v = edges[v, EDGE_UP]
-        rows[k] = p
-        k += 1
+                count[f] += 1
+                cur[f >> 6] |= _ONE << np.uint64(f & 63)
+            top += 1
+            stack[top] = v
+        if nodes[v, NODE_FEATURE] < 0:
+            p = nodes[v, NODE_PATH]
+            if t.path_class[p] != prediction and t.path_live[p] != 0:
+                for w in range(t.n_words):
+                    out[k, w] = cur[w]
+                rows[k] = p
+                k += 1
     return k

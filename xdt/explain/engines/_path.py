@@ -24,6 +24,7 @@ import numpy as np
 from xdt.explain._models import constrained_refusal, is_constrained
 from xdt.explain.engines import _edge_kernels as edge_kernels
 from xdt.explain.engines import _kernels as kernels
+from xdt.explain.engines import _range_kernels as range_kernels
 from xdt.explain.engines._compiled import CompiledTree, compiled, from_words, masks_of, to_words
 from xdt.explain.engines._kernels import AllowedCells
 from xdt.explain.engines._oracle import EntailmentOracle, bits
@@ -203,7 +204,7 @@ class PathOracle(EntailmentOracle):
 
     def entails(self, fixed: int) -> bool:
         if self._blocked is not None and self._cxp_list is None:
-            return bool(edge_kernels.covers(self._blocked, to_words(fixed, self._ct.n_words)))
+            return bool(range_kernels.covers(self._blocked, to_words(fixed, self._ct.n_words)))
         if self._slices is not None and self._cxp_list is None:
             covered = 0  # the paths of other classes the fixed features block
             slices = self._slices
@@ -229,7 +230,7 @@ class PathOracle(EntailmentOracle):
         ct = self._ct
         if self._blocked is not None:
             words = np.empty(ct.n_words, dtype=np.uint64)
-            edge_kernels.deletion_by_ranges(self._blocked, np.asarray(order, dtype=np.int64),
+            range_kernels.deletion_by_ranges(self._blocked, np.asarray(order, dtype=np.int64),
                                             to_words(start, ct.n_words), True, ct.n_words,
                                             words)
             return int(words[0]) if ct.n_words == 1 else from_words(words)
