@@ -94,8 +94,8 @@ def test_the_edge_form_answers_as_the_dense_form(case, rnd):
 @given(tree_and_instances())
 def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
     """Every tree compiled in edge form (the size limits set to nothing), against a copy of
-    it in dense form: AXps, CXps, all of them, and path-restricted ones (which make the
-    dense tables when asked)."""
+    it in dense form: AXps, CXps, all of them, path-restricted ones (which make the dense
+    tables when asked) and batches."""
     tree, xs = case
     twin = DecisionTree(tree.features, tree.classes, tree.root)
     with mock.patch.object(_compiled, "EDGE_FORM_LENGTH", 0), \
@@ -106,6 +106,11 @@ def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
     assert _compiled.compiled(tree).edge_form or tree.depth == 0
     dense = xdt.Explainer(twin)
     assert not _compiled.compiled(twin).edge_form
+    for what in (("axp", "cxps"), ("axp",), ("cxps",)):
+        batch = edge.explain_batch(xs, what=what)
+        assert batch.equals(dense.explain_batch(xs, what=what))
+    # so far without a table of every path's literals
+    assert "tables" not in _compiled.compiled(tree).__dict__ or tree.depth == 0
     for x in xs:
         for order in ("path", "features", "reverse"):
             assert edge.axp(x, order=order).features == dense.axp(x, order=order).features
@@ -116,6 +121,7 @@ def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
                 == [e.features for e in dense.all_axps(x)])
         assert (edge.axp(x, path_restricted=True).features
                 == dense.axp(x, path_restricted=True).features)
+
 
 
 def _features(explanation) -> tuple[str, ...] | None:

@@ -31,8 +31,16 @@ import numpy as np
 
 from xdt._numba import ONE as _ONE
 from xdt._numba import ZERO as _ZERO
-from xdt._numba import njit
-from xdt.explain.engines._kernels import NODE_CHILDREN, NODE_CUT, NODE_FEATURE, NODE_PATH, leaf_of
+from xdt._numba import njit, popcount
+from xdt.explain.engines._kernels import (
+    NODE_CHILDREN,
+    NODE_CUT,
+    NODE_FEATURE,
+    NODE_PATH,
+    leaf_of,
+    minimal_sets,
+    sort_sets,
+)
 from xdt.explain.engines._range_kernels import Blocked, deletion_by_ranges
 
 #: Columns of ``edges``: per node, the edge into it from its parent — the parent node (-1 at
@@ -370,3 +378,52 @@ def disagreements(t, cells, prediction, out, rows):
                 rows[k] = p
                 k += 1
     return k
+
+
+@njit(cache=True)
+def axp_rows(t, cells, want_axp, leaves, axps):
+    """The leaf and, when ``want_axp``, the AXp (order "path") of every row of ``cells``
+    (int64 (n, F)) of the tree of tables ``t`` (:class:`EdgeTables`): fills ``leaves``
+    (int64 (n,)) and ``axps`` (uint64 (n, W))."""
+    for r in range(cells.shape[0]):
+        if want_axp:
+            leaf, _, expl = explain_one(cells[r], t)
+            axps[r] = expl
+        else:
+            leaf = leaf_of(t.nodes, t.children, cells[r])
+        leaves[r] = leaf
+
+
+@njit(cache=True)
+def cxp_rows(t, cells, cx_count, cx_words):
+    """All CXps of every row of ``cells`` (int64 (n, F)) of the tree of tables ``t``
+    (:class:`EdgeTables`), as :func:`._kernels.explain_rows` lists them: appends each row's
+    CXps (by size, then as increasing lists of features) to ``cx_words`` (uint64
+    (capacity, W)), their number to ``cx_count`` (int64 (n,)), and returns how many word
+    rows it wrote, or -1 - r when row ``r`` did not fit."""
+    n_paths = t.path_class.shape[0]
+    n_words = t.n_words
+    d = np.empty((max(n_paths, 1), n_words), dtype=np.uint64)
+    mins = np.empty((max(n_paths, 1), n_words), dtype=np.uint64)
+    rows = np.empty(max(n_paths, 1), dtype=np.int64)
+    sizes = np.empty(max(n_paths, 1), dtype=np.int64)
+    used = 0
+    for r in range(cells.shape[0]):
+        row = cells[r]
+        leaf = leaf_of(t.nodes, t.children, row)
+        k = disagreements(t, row, t.path_class[leaf], d, rows)
+        m = minimal_sets(d, k, mins)
+        for i in range(m):
+            c = 0
+            for w in range(n_words):
+                c += np.int64(popcount(mins[i, w]))
+            sizes[i] = c
+        sort_sets(mins, m, sizes)
+        if used + m > cx_words.shape[0]:
+            return -1 - r
+        for i in range(m):
+            for w in range(n_words):
+                cx_words[used + i, w] = mins[i, w]
+        used += m
+        cx_count[r] = m
+    return used
