@@ -94,8 +94,7 @@ def test_the_edge_form_answers_as_the_dense_form(case, rnd):
 @given(tree_and_instances())
 def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
     """Every tree compiled in edge form (the size limits set to nothing), against a copy of
-    it in dense form: AXps, CXps, all of them, path-restricted ones (which make the dense
-    tables when asked) and batches."""
+    it in dense form: AXps, CXps, all of them, path-restricted ones and batches."""
     tree, xs = case
     twin = DecisionTree(tree.features, tree.classes, tree.root)
     with mock.patch.object(_compiled, "EDGE_FORM_LENGTH", 0), \
@@ -109,8 +108,6 @@ def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
     for what in (("axp", "cxps"), ("axp",), ("cxps",)):
         batch = edge.explain_batch(xs, what=what)
         assert batch.equals(dense.explain_batch(xs, what=what))
-    # so far without a table of every path's literals
-    assert "tables" not in _compiled.compiled(tree).__dict__ or tree.depth == 0
     for x in xs:
         for order in ("path", "features", "reverse"):
             assert edge.axp(x, order=order).features == dense.axp(x, order=order).features
@@ -121,6 +118,10 @@ def test_every_query_of_an_explainer_is_the_same_in_edge_form(case):
                 == [e.features for e in dense.all_axps(x)])
         assert (edge.axp(x, path_restricted=True).features
                 == dense.axp(x, path_restricted=True).features)
+        assert ([e.features for e in edge.all_cxps(x, path_restricted=True)]
+                == [e.features for e in dense.all_cxps(x, path_restricted=True)])
+    # all without a table of every path's literals
+    assert "tables" not in _compiled.compiled(tree).__dict__ or tree.depth == 0
 
 
 

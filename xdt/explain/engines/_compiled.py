@@ -356,7 +356,8 @@ def edge_tables(tree: DecisionTree, deep_only: bool = False) -> EdgeTables | Non
     if deep_only and length <= bound:
         return None
     live = np.zeros(tree.n_leaves, dtype=np.int64)
-    edge_kernels.live_paths(edges, words, n_cells, nodes, live)
+    edge_kernels.walk_paths(edges, words, n_cells, nodes, np.zeros(1, dtype=np.uint64), False,
+                            np.zeros((0, 1), dtype=np.uint64), live)
     return EdgeTables(edges=edges, edge_words=words, path_node=path_node,
                       path_class=np.asarray(tree._path_classes, dtype=np.int64).copy(),
                       path_live=live, nodes=nodes, children=children,
@@ -392,6 +393,24 @@ class EdgeCompiledTree(CompiledTree):
             edge_kernels.path_order(self.edge_tables, p, order)
             self._orders[p] = order
         return order
+
+    def restricted_sets(self, allowed, prediction: int) -> tuple[np.ndarray, np.ndarray]:
+        """The disagreement sets (uint64 (k, W)) of the reachable paths of other classes
+        than ``prediction`` (int64 (k,), in path order) with per-feature allowed cells
+        (Python bit masks: path-restricted explanations), from the edges
+        (:func:`~xdt.explain.engines._edge_kernels.walk_paths`)."""
+        tree = self._tree()
+        n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
+        words = [(m >> (WORD * k)) & _MASK64 for m, c in zip(allowed, n_cells.tolist(),
+                                                              strict=True)
+                 for k in range(n_words(c))]
+        t = self.edge_tables
+        sets = np.zeros((self.n_paths, self.n_words), dtype=np.uint64)
+        edge_kernels.walk_paths(t.edges, t.edge_words, n_cells, t.nodes,
+                                np.asarray(words, dtype=np.uint64), True, sets,
+                                np.zeros(self.n_paths, dtype=np.int64))
+        rows = np.flatnonzero((t.path_live != 0) & (t.path_class != prediction))
+        return sets[rows], rows.astype(np.int64)
 
     def __getattr__(self, name: str):
         if name in _DENSE_FIELDS:

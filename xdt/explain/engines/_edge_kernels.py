@@ -151,19 +151,105 @@ def _edge_holds(edges, edge_words, v, cell):
     return (edge_words[off + (cell >> 6)] >> np.uint64(cell & 63)) & _ONE != _ZERO
 
 
+class PathCells(NamedTuple):
+    """Each feature's cells on the current path of a walk in preorder (the intersection of
+    its edges' cells), and what undoes each edge of the path (``F`` features, ``N``
+    nodes)."""
+
+    lo: np.ndarray
+    """int64 (F,): the interval of the threshold edges' cells."""
+    hi: np.ndarray
+    """int64 (F,)."""
+    has_words: np.ndarray
+    """int64 (F,): the categorical edges testing the feature (its words count when > 0)."""
+    cur: np.ndarray
+    """uint64: the intersection of those edges' cell words, from ``base[f]``."""
+    base: np.ndarray
+    """int64 (F + 1,): each feature's first word in ``cur``."""
+    tested: np.ndarray
+    """int64 (F,): the edges of the path that test the feature."""
+    old_lo: np.ndarray
+    """int64 (N,): per depth on the path, its edge's feature's interval before it."""
+    old_hi: np.ndarray
+    """int64 (N,)."""
+    saved: np.ndarray
+    """uint64: the words a categorical edge replaced, from ``saved_at[depth - 1]``."""
+    saved_at: np.ndarray
+    """int64 (N + 1,)."""
+
+
 @njit(cache=True, inline="always")
-def _empty(lo, hi, has_words, cur, base, f):
-    """Whether feature ``f``'s cells on the current path are none: the interval
-    ``lo[f]..hi[f]``, met with its words from ``cur[base[f]:]`` when a categorical edge
-    tested it (``has_words[f] > 0``)."""
-    if lo[f] > hi[f]:
+def _path_cells(n_cells, n_nodes, n_edge_words):
+    """A :class:`PathCells` at the root (every cell of every feature)."""
+    n_features = n_cells.shape[0]
+    base = np.zeros(n_features + 1, dtype=np.int64)
+    for f in range(n_features):
+        base[f + 1] = base[f] + ((n_cells[f] + 63) >> 6)
+    return PathCells(np.zeros(n_features, dtype=np.int64), n_cells - 1,
+                     np.zeros(n_features, dtype=np.int64),
+                     np.zeros(max(base[n_features], 1), dtype=np.uint64), base,
+                     np.zeros(n_features, dtype=np.int64), np.empty(n_nodes, dtype=np.int64),
+                     np.empty(n_nodes, dtype=np.int64),
+                     np.empty(max(n_edge_words, 1), dtype=np.uint64),
+                     np.zeros(n_nodes + 1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _enter(edges, edge_words, v, top, s):
+    """Add the edge into node ``v``, at depth ``top`` of the path, to ``s``
+    (:class:`PathCells`)."""
+    f = edges[v, EDGE_FEATURE]
+    s.old_lo[top] = s.lo[f]
+    s.old_hi[top] = s.hi[f]
+    s.saved_at[top] = s.saved_at[top - 1]
+    s.tested[f] += 1
+    off = edges[v, EDGE_WORDS]
+    if off < 0:
+        s.lo[f] = max(s.lo[f], edges[v, EDGE_LO])
+        s.hi[f] = min(s.hi[f], edges[v, EDGE_HI])
+        return
+    at = s.saved_at[top - 1]
+    for j in range(s.base[f + 1] - s.base[f]):
+        w = s.cur[s.base[f] + j]
+        s.saved[at + j] = w
+        s.cur[s.base[f] + j] = edge_words[off + j] if s.has_words[f] == 0 else w & edge_words[
+            off + j]
+    s.saved_at[top] = at + s.base[f + 1] - s.base[f]
+    s.has_words[f] += 1
+
+
+@njit(cache=True, inline="always")
+def _leave(edges, u, top, s):
+    """Take the edge into node ``u``, at depth ``top`` of the path, out of ``s``."""
+    f = edges[u, EDGE_FEATURE]
+    s.lo[f] = s.old_lo[top]
+    s.hi[f] = s.old_hi[top]
+    s.tested[f] -= 1
+    if edges[u, EDGE_WORDS] >= 0:
+        for j in range(s.base[f + 1] - s.base[f]):
+            s.cur[s.base[f] + j] = s.saved[s.saved_at[top - 1] + j]
+        s.has_words[f] -= 1
+
+
+@njit(cache=True, inline="always")
+def _misses(s, f, allowed, restricted):
+    """Whether no cell of feature ``f`` on the path (of ``s``) is allowed: in
+    ``allowed[s.base[f]:]`` (uint64 words) when ``restricted``, else at all."""
+    lo, hi = s.lo[f], s.hi[f]
+    if lo > hi:
         return True
-    if has_words[f] == 0:
+    if s.has_words[f] == 0 and not restricted:
         return False
-    c = lo[f]
-    while c <= hi[f]:  # word by word over the interval
-        last = min(hi[f], c | 63)
-        w = cur[base[f] + (c >> 6)] >> np.uint64(c & 63)
+    c = lo
+    while c <= hi:  # word by word over the interval
+        last = min(hi, c | 63)
+        at = s.base[f] + (c >> 6)
+        w = ~_ZERO
+        if s.has_words[f] > 0:
+            w &= s.cur[at]
+        if restricted:
+            w &= allowed[at]
+        w >>= np.uint64(c & 63)
         if last - c < 63:
             w &= (_ONE << np.uint64(last - c + 1)) - _ONE
         if w != _ZERO:
@@ -173,70 +259,49 @@ def _empty(lo, hi, has_words, cur, base, f):
 
 
 @njit(cache=True)
-def live_paths(edges, edge_words, n_cells, nodes, path_live):
-    """Fill ``path_live`` (int64 (P,)) with 1 for each path some point reaches: every
-    feature's cells on it (the intersection of its edges') are not empty. One pass in
-    preorder, keeping each feature's cells on the current path and undoing an edge's
-    change when the walk leaves its subtree: O(N + the categorical edges' words)."""
-    n_features = n_cells.shape[0]
-    lo = np.zeros(n_features, dtype=np.int64)
-    hi = n_cells - 1
-    has_words = np.zeros(n_features, dtype=np.int64)
-    base = np.zeros(n_features + 1, dtype=np.int64)
-    for f in range(n_features):
-        base[f + 1] = base[f] + ((n_cells[f] + 63) >> 6)
-    cur = np.zeros(max(base[n_features], 1), dtype=np.uint64)
+def walk_paths(edges, edge_words, n_cells, nodes, allowed, restricted, out, clear):
+    """Per path, the features whose cells on it (the intersection of their edges') are
+    empty, or, when ``restricted``, meet none of the allowed cells (``allowed``: uint64
+    words, feature ``f``'s from ``sum of ceil(n_cells[g] / 64)`` over ``g < f``): fills
+    ``out[p]`` (uint64 (P, W); not when ``out`` has no rows) with them and ``clear[p]``
+    (int64 (P,)) with 1 if there is none (without ``restricted``: the live paths). One
+    pass in preorder, undoing an edge's change when the walk leaves its subtree: O(N + the
+    categorical edges' words + the words of each tested feature's allowed cells)."""
     n = nodes.shape[0]
+    s = _path_cells(n_cells, n, edge_words.shape[0])
+    n_words = out.shape[1]
+    sets = out.shape[0] > 0
+    bad = np.zeros(n_words, dtype=np.uint64)  # the features found on the current path
+    count = 0
     stack = np.empty(n, dtype=np.int64)  # the current path's nodes, root first
-    old_lo = np.empty(n, dtype=np.int64)  # per node on it: its feature's cells before it
-    old_hi = np.empty(n, dtype=np.int64)
-    saved = np.empty(max(edge_words.shape[0], 1), dtype=np.uint64)  # their words
-    saved_at = np.zeros(n + 1, dtype=np.int64)
-    dead = 0  # features with no cell left on the current path
     top = 0
     stack[0] = 0
-    if nodes[0, NODE_FEATURE] < 0:
-        path_live[nodes[0, NODE_PATH]] = 1
-    for v in range(1, n):
-        up = edges[v, EDGE_UP]
-        while stack[top] != up:  # leave the subtree of stack[top]: undo its edge
-            u = stack[top]
-            f = edges[u, EDGE_FEATURE]
-            was = _empty(lo, hi, has_words, cur, base, f)
-            lo[f] = old_lo[top]
-            hi[f] = old_hi[top]
-            if edges[u, EDGE_WORDS] >= 0:
-                k = base[f + 1] - base[f]
-                for j in range(k):
-                    cur[base[f] + j] = saved[saved_at[top - 1] + j]
-                has_words[f] -= 1
-            if was and not _empty(lo, hi, has_words, cur, base, f):
-                dead -= 1
-            top -= 1
-        f = edges[v, EDGE_FEATURE]
-        was = _empty(lo, hi, has_words, cur, base, f)
-        top += 1
-        stack[top] = v
-        old_lo[top] = lo[f]
-        old_hi[top] = hi[f]
-        saved_at[top] = saved_at[top - 1]
-        off = edges[v, EDGE_WORDS]
-        if off < 0:
-            lo[f] = max(lo[f], edges[v, EDGE_LO])
-            hi[f] = min(hi[f], edges[v, EDGE_HI])
-        else:
-            k = base[f + 1] - base[f]
-            for j in range(k):
-                w = cur[base[f] + j]
-                saved[saved_at[top - 1] + j] = w
-                cur[base[f] + j] = (edge_words[off + j] if has_words[f] == 0
-                                    else w & edge_words[off + j])
-            saved_at[top] = saved_at[top - 1] + k
-            has_words[f] += 1
-        if not was and _empty(lo, hi, has_words, cur, base, f):
-            dead += 1
+    for v in range(n):
+        if v > 0:
+            up = edges[v, EDGE_UP]
+            while stack[top] != up:  # leave the subtree of stack[top]
+                u = stack[top]
+                f = edges[u, EDGE_FEATURE]
+                was = _misses(s, f, allowed, restricted)
+                _leave(edges, u, top, s)
+                if was and not (s.tested[f] > 0 and _misses(s, f, allowed, restricted)):
+                    count -= 1
+                    bad[f >> 6] &= ~(_ONE << np.uint64(f & 63))
+                top -= 1
+            f = edges[v, EDGE_FEATURE]
+            was = s.tested[f] > 0 and _misses(s, f, allowed, restricted)
+            top += 1
+            stack[top] = v
+            _enter(edges, edge_words, v, top, s)
+            if not was and _misses(s, f, allowed, restricted):
+                count += 1
+                bad[f >> 6] |= _ONE << np.uint64(f & 63)
         if nodes[v, NODE_FEATURE] < 0:
-            path_live[nodes[v, NODE_PATH]] = 1 if dead == 0 else 0
+            p = nodes[v, NODE_PATH]
+            clear[p] = 1 if count == 0 else 0
+            if sets:
+                for w in range(n_words):
+                    out[p, w] = bad[w]
 
 
 @njit(cache=True)

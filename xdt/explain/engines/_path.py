@@ -79,8 +79,8 @@ class PathOracle(EntailmentOracle):
         if restricted is None:
             restricted = any(a != 1 << c for a, c in zip(self.allowed, self.cells, strict=True))
         self._blocked = None
-        if ct.edge_form and not restricted:  # D_p from the edges, no table of literals
-            self._sets_rows = None
+        if ct.edge_form:  # D_p from the edges, no table of literals
+            self._sets_rows = ct.restricted_sets(self.allowed, prediction) if restricted else None
             self._set_minimal(None)
             self._known = None
             self._disagreement_sets()
