@@ -49,8 +49,8 @@ in dense form (:class:`kernels.TreeTables`, a table of every path's literals).""
 EDGE_FORM_RATIO = 32
 """Beyond :data:`EDGE_FORM_LENGTH`, a tree whose paths hold more than this many literals
 per node (paths of average length over about 64: no tree of depth 32 or less) is compiled
-in edge form (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`), linear in its size;
-its dense tables are made only when a query needs them."""
+in edge form (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`), linear in its size
+(:class:`EdgeCompiledTree`)."""
 _DENSE_FIELDS = frozenset({
     "paths", "lits", "cat_words", "feats", "path_features", "n_awords", "excl", "excl_off",
     "tested", "tested_at", "tested_list", "others", "other_pos", "n_others", "other_rows",
@@ -368,9 +368,9 @@ class EdgeCompiledTree(CompiledTree):
     """A deep tree compiled in edge form: each node keeps the literal of the edge from its
     parent and a link to it (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`,
     :attr:`edge_tables`), linear in the tree's size where the table of every path's
-    literals is quadratic in the depth of a chain. The dense tables of
-    :class:`CompiledTree` are made on first use, by a query that needs them
-    (path-restricted explanations, batches).
+    literals is quadratic in the depth of a chain. Every query of the path engine, batches
+    included, runs on the edge tables; the dense tables of :class:`CompiledTree` are made
+    only if a caller reads one of them.
 
     Parameters
     ----------

@@ -46,7 +46,9 @@ class PathOracle(EntailmentOracle):
 
     The disagreement sets, the CXps (their subset-minimal members) and deletion run in the
     compiled kernels of :mod:`xdt.explain.engines._kernels`, over the tree's flat arrays built once
-    per tree (:func:`xdt.explain.engines._compiled.compiled`).
+    per tree (:func:`xdt.explain.engines._compiled.compiled`); for a deep tree compiled in
+    edge form, in those of :mod:`xdt.explain.engines._edge_kernels` and
+    :mod:`xdt.explain.engines._range_kernels`, over per-edge tables linear in its size.
 
     Parameters
     ----------
