@@ -8,16 +8,20 @@ Two kinds:
 * many features: node ``i`` tests ``x_i <= 0.5`` (``d`` features, one per level).
 
 For each depth and kind: the JSON file's size; ``xdt.load_model`` of it (CPU seconds by
-``time.process_time`` and the peak of Python's allocations by ``tracemalloc``);
-``xdt.save_model``; and one AXp, ``xdt.Explainer(model).axp(x)`` with a fresh explainer on
-an instance that reaches a deep leaf (CPU seconds, after a warm-up on a small chain so that
-loading the compiled kernels is not counted). A many-feature chain's paths hold
-``d^2 / 2`` per-feature cell sets in all (path ``j`` tests ``j`` features), so its AXp is
-measured up to ``--many-axp-depth`` (default 3,000) only.
+``time.process_time`` and the peak of Python's allocations by ``tracemalloc``; and, in a
+child process that only imports xdt and loads the file, its maximum resident set size,
+beside that of a child that loads a tree of one test); ``xdt.save_model``; and one AXp,
+``xdt.Explainer(model).axp(x)`` with a fresh explainer on an instance that reaches a deep
+leaf (CPU seconds, after a warm-up on small chains so that loading the compiled kernels is
+not counted). Both kinds of chain are compiled in edge form (each node keeps the literal of
+the edge from its parent: :mod:`xdt.explain.engines._edge_kernels`), whose tables are
+linear in the tree's size although a many-feature chain's paths hold ``d^2 / 2`` literals in
+all (path ``j`` tests ``j`` features). ``--many-axp-depth`` bounds the depths whose
+many-feature AXp is measured (default: all).
 
 Run from the project root:
 
-    python benchmarks/deep_trees.py [--depths 1000 10000 19000] [--many-axp-depth 3000]
+    python benchmarks/deep_trees.py [--depths 1000 10000 19000] [--many-axp-depth 19000]
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,16 +56,40 @@ def instance(depth: int, many: bool) -> dict:
     return {f"x{i}": 1.0 for i in range(depth)} if many else {"x": float(depth // 2)}
 
 
+_RSS = """import sys
+import xdt
+xdt.load_model(sys.argv[1])
+with open("/proc/self/status") as f:
+    print(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+"""
+
+
+def max_rss(path: str) -> float:
+    """The maximum resident set size, in MB, of a child process that imports xdt and loads
+    the model file ``path``: its ``VmHWM`` (Linux), which,
+    unlike ``ru_maxrss``, does not count the parent's pages the child held before its
+    ``exec``."""
+    done = subprocess.run([sys.executable, "-c", _RSS, path],
+                          check=True, capture_output=True, text=True)
+    return int(done.stdout.split()[-1]) / 1024  # in KiB
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depths", type=int, nargs="+", default=[1_000, 10_000, 19_000])
-    parser.add_argument("--many-axp-depth", type=int, default=3_000)
+    parser.add_argument("--many-axp-depth", type=int, default=None)
     args = parser.parse_args()
     sys.setrecursionlimit(100_000)  # json.dumps of the documents below (not xdt's code)
-    warm = xdt.load_model(chain_doc(10, False))
-    xdt.Explainer(warm).axp(instance(10, False))
+    for many in (False, True):  # the dense and the edge kernels
+        for depth in (10, 400):
+            warm = xdt.load_model(chain_doc(depth, many))
+            xdt.Explainer(warm).axp(instance(depth, many))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "chain.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(chain_doc(1, False)))
+        base_rss = max_rss(path)
         for many in (False, True):
             for depth in args.depths:
                 path = os.path.join(tmp, "chain.json")
@@ -73,21 +102,24 @@ def main() -> None:
                 load = time.process_time() - t
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
+                rss = max_rss(path)
                 t = time.process_time()
                 xdt.save_model(model, os.path.join(tmp, "saved.json"))
                 save = time.process_time() - t
                 axp = None
-                if not many or depth <= args.many_axp_depth:
+                if not many or args.many_axp_depth is None or depth <= args.many_axp_depth:
                     model = xdt.load_model(path)  # a fresh model: nothing built yet
                     t = time.process_time()
                     xdt.Explainer(model).axp(instance(depth, many))
                     axp = time.process_time() - t
-                rows.append((("many" if many else "one"), depth, size, load, peak, save, axp))
+                rows.append((("many" if many else "one"), depth, size, load, peak, rss, save,
+                             axp))
+    print(f"max RSS of a process that loads a tree of one test: {base_rss:.0f} MB")
     print(f"{'features':>8} {'depth':>6} {'file MB':>8} {'load s':>7} {'load peak MB':>12} "
-          f"{'save s':>7} {'AXp s':>7}")
-    for kind, depth, size, load, peak, save, axp in rows:
+          f"{'load RSS MB':>11} {'save s':>7} {'AXp s':>7}")
+    for kind, depth, size, load, peak, rss, save, axp in rows:
         print(f"{kind:>8} {depth:>6} {size / 1e6:>8.2f} {load:>7.2f} {peak / 1e6:>12.1f} "
-              f"{save:>7.2f} {'-' if axp is None else f'{axp:.2f}':>7}")
+              f"{rss:>11.0f} {save:>7.2f} {'-' if axp is None else f'{axp:.2f}':>7}")
 
 
 if __name__ == "__main__":

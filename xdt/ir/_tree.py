@@ -274,25 +274,26 @@ class Path:
         The leaf's class and its position in ``tree.classes``.
     term : Term
         One literal per test on the path, root first (a feature may be tested twice); built
-        on first access from literals the paths of a subtree share, so that listing the
-        paths of a deep tree costs no more than its masks.
+        on first access from literals the paths of a subtree share (one record per edge,
+        linked to its parent's), so that listing the paths of a deep tree costs no more
+        than the tree.
     masks : dict[int, int]
         Per tested feature, the intersection of the path's cell sets (in order of first
-        test).
+        test); made on first access, from the same literals.
 
     Paths are equal when their index, node, label, class index and term are.
     """
 
-    __slots__ = ("index", "node", "label", "class_index", "masks", "_edges", "_term")
+    __slots__ = ("index", "node", "label", "class_index", "_masks", "_edges", "_term")
 
     def __init__(self, index: int, node: int, label: object, class_index: int,
-                 term: Term | tuple | None, masks: dict[int, int]):
+                 term: Term | tuple | None, masks: dict[int, int] | None):
         put = object.__setattr__
         put(self, "index", index)
         put(self, "node", node)
         put(self, "label", label)
         put(self, "class_index", class_index)
-        put(self, "masks", masks)
+        put(self, "_masks", masks)  # None: made from the literals on first access
         # a Term, or the chain (parent's chain, Literal) of the path's edges, leaf last
         put(self, "_term", term if isinstance(term, Term) else None)
         put(self, "_edges", None if isinstance(term, Term) else term)
@@ -309,6 +310,27 @@ class Path:
             object.__setattr__(self, "_term", Term(tuple(reversed(lits))))
             object.__setattr__(self, "_edges", None)
         return self._term
+
+    @property
+    def masks(self) -> dict[int, int]:
+        """Per tested feature, the intersection of the path's cell sets, in order of first
+        test (made on first access, in time linear in the path's length)."""
+        masks = self._masks
+        if masks is None:
+            lits = []
+            if self._term is None:
+                chain = self._edges
+                while chain is not None:
+                    chain, lit = chain
+                    lits.append(lit)
+                lits.reverse()
+            else:
+                lits = list(self._term)
+            masks = {}
+            for lit in lits:
+                masks[lit.feature] = masks.get(lit.feature, lit.cells) & lit.cells
+            object.__setattr__(self, "_masks", masks)
+        return masks
 
     @property
     def features(self) -> tuple[int, ...]:
@@ -742,27 +764,25 @@ class DecisionTree(Model):
                             input_dtype=self.input_dtype, constraints=constraints)
 
     def _build_paths(self) -> tuple[Path, ...]:
-        """The paths in depth-first order. A path's masks are its parent's with one feature
-        updated, and its literals a chain shared with its siblings (:attr:`Path.term`
-        builds the tuple on first access), so the cost is the size of the masks, not the
-        sum of the path lengths (quadratic in the depth of a chain)."""
+        """The paths in depth-first order. A path's literals are a chain shared with its
+        siblings, one record per edge linked to its parent's (:attr:`Path.term` and
+        :attr:`Path.masks` are made from it on first access), so the cost is the size of
+        the tree, not the sum of the path lengths (quadratic in the depth of a chain)."""
         paths: list[Path] = []
         node_of = np.flatnonzero(self._node_path >= 0).tolist()
-        stack: list[tuple[Node, tuple | None, dict[int, int]]] = [(self.root, None, {})]
+        stack: list[tuple[Node, tuple | None]] = [(self.root, None)]
         while stack:
-            node, chain, masks = stack.pop()
+            node, chain = stack.pop()
             if isinstance(node, Leaf):
                 i = len(paths)
                 paths.append(Path(i, node_of[i], node.label, self._class_index[node.label],
-                                  chain, masks))
+                                  chain, None))
                 continue
             fi = self.features.index(node.feature)
             edges = self._edges(node, fi, self.cells[fi])
             for k in range(len(edges) - 1, -1, -1):
                 edge_mask, child = edges[k]
-                child_masks = dict(masks)
-                child_masks[fi] = masks.get(fi, edge_mask) & edge_mask
-                stack.append((child, (chain, Literal(fi, edge_mask)), child_masks))
+                stack.append((child, (chain, Literal(fi, edge_mask))))
         return tuple(paths)
 
     def __getstate__(self) -> dict:

@@ -14,7 +14,9 @@ import weakref
 
 import numpy as np
 
+from xdt.explain.engines import _edge_kernels as edge_kernels
 from xdt.explain.engines import _kernels as kernels
+from xdt.explain.engines._edge_kernels import EDGE_COLUMNS, EdgeTables
 from xdt.explain.engines._kernels import (
     FEAT_COLUMNS,
     FEAT_N_WORDS,
@@ -41,6 +43,18 @@ from xdt.ir._cells import CategoricalCells, IntervalCells
 from xdt.ir._tree import DecisionTree
 
 WORD = 64
+EDGE_FORM_LENGTH = 2**16
+"""Literals on all paths (the sum of their lengths) up to which a tree is always compiled
+in dense form (:class:`kernels.TreeTables`, a table of every path's literals)."""
+EDGE_FORM_RATIO = 32
+"""Beyond :data:`EDGE_FORM_LENGTH`, a tree whose paths hold more than this many literals
+per node (paths of average length over about 64: no tree of depth 32 or less) is compiled
+in edge form (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`), linear in its size
+(:class:`EdgeCompiledTree`)."""
+_DENSE_FIELDS = frozenset({
+    "paths", "lits", "cat_words", "feats", "path_features", "n_awords", "excl", "excl_off",
+    "tested", "tested_at", "tested_list", "others", "other_pos", "n_others", "other_rows",
+    "other_masks", "tables", "slice_tables", "sliced"})
 MAX_TABLE_WORDS = 2**23
 """Largest size, in 64-bit words (64 MiB), of a tree's tables of excluded paths per feature
 and cell; beyond it the kernels find disagreement sets by walking the paths' literals."""
@@ -56,6 +70,9 @@ def to_words(mask: int, n: int) -> np.ndarray:
     """The bit mask ``mask`` as ``n`` uint64 words, lowest first; shape (n,)."""
     if n == 1:
         return np.array([mask], dtype=np.uint64)
+    if n > 4:  # wide masks: read as one little-endian number (a shift per word is O(n^2))
+        mask &= (1 << (WORD * n)) - 1
+        return np.frombuffer(mask.to_bytes(8 * n, "little"), dtype="<u8").astype(np.uint64)
     return np.array([(mask >> (WORD * k)) & _MASK64 for k in range(n)], dtype=np.uint64)
 
 
@@ -124,6 +141,8 @@ class CompiledTree:
         All of them, as the kernels take them.
     slice_tables : kernels.SliceTables
         The same arrays that :func:`kernels.explain_one_sliced` reads.
+    edge_form : bool
+        False here; True for an :class:`EdgeCompiledTree`.
 
     Notes
     -----
@@ -133,12 +152,34 @@ class CompiledTree:
     """
 
     def __init__(self, tree: DecisionTree):
+        self._common(tree)
+        self.edge_form = False
+        self._dense(tree)
+
+    def _common(self, tree: DecisionTree, edges: EdgeTables | None = None) -> None:
+        """What both forms hold: sizes, the nodes (to find a row's leaf), the paths' classes,
+        and the per-thread working arrays (those of ``edges`` when given)."""
         cells = tree.cells
         n_features = len(cells)
         self.n_features = n_features
         self.n_words = n_words(n_features)
-        self.n_paths = len(tree.paths)
-        ordinal = [isinstance(c, IntervalCells) for c in cells]
+        self.n_paths = tree.n_leaves
+        self.ordinal = [isinstance(c, IntervalCells) for c in cells]
+        if edges is None:
+            self.nodes, self.children = node_tables(tree)
+            self.path_class = np.asarray(tree._path_classes, dtype=np.int64).copy()
+        else:
+            self.nodes, self.children = edges.nodes, edges.children
+            self.path_class = edges.path_class
+        self._orders: dict[int, np.ndarray] = {}
+        # working arrays of the per-row kernels (one set per thread)
+        self._local = threading.local()
+
+    def _dense(self, tree: DecisionTree) -> None:
+        """The tables of :class:`kernels.TreeTables`: every path's literals."""
+        cells = tree.cells
+        n_features = self.n_features
+        ordinal = self.ordinal
         cat_n = [0 if o else n_words(c.n_cells) for c, o in zip(cells, ordinal, strict=True)]
         feats = np.zeros((n_features, FEAT_COLUMNS), dtype=np.int64)
         feats[:, FEAT_ORDINAL] = ordinal
@@ -171,16 +212,6 @@ class CompiledTree:
         self.cat_words = np.asarray(cat_words or [0], dtype=np.uint64)
         self.feats = feats
         self.path_features = np.asarray(path_features or [0], dtype=np.int64)
-        nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
-        nodes[:, NODE_FEATURE] = tree._node_feature
-        nodes[:, NODE_CHILDREN] = tree._child_offset
-        nodes[:, NODE_PATH] = tree._node_path
-        nodes[:, NODE_CUT] = tree._node_cut
-        self.nodes = nodes
-        self.children = np.asarray(tree._child_flat if len(tree._child_flat) else [0],
-                                   dtype=np.int64)
-        self.path_class = paths[:, PATH_CLASS].copy()
-        self.ordinal = ordinal
         self._exclusion_tables(tree)
         self.tables = TreeTables(
             paths=self.paths, lits=self.lits, cat_words=self.cat_words, feats=self.feats,
@@ -190,9 +221,6 @@ class CompiledTree:
             n_others=self.n_others, n_words=self.n_words)
         self.slice_tables = SliceTables(*(getattr(self.tables, f) for f in SliceTables._fields))
         self.sliced = self.excl.size > 0
-        self._orders: dict[int, np.ndarray] = {}
-        # working arrays of the per-row kernels (one set per thread)
-        self._local = threading.local()
 
     def _exclusion_tables(self, tree: DecisionTree) -> None:
         """The tables of :func:`kernels.disagreements_by_table`: per feature and cell, the
@@ -300,6 +328,107 @@ class CompiledTree:
         return AllowedCells(alo, ahi, awords)
 
 
+def node_tables(tree: DecisionTree) -> tuple[np.ndarray, np.ndarray]:
+    """The ``nodes`` and ``children`` tables of :class:`kernels.TreeTables`."""
+    nodes = np.empty((tree.n_nodes, NODE_COLUMNS), dtype=np.int64)
+    nodes[:, NODE_FEATURE] = tree._node_feature
+    nodes[:, NODE_CHILDREN] = tree._child_offset
+    nodes[:, NODE_PATH] = tree._node_path
+    nodes[:, NODE_CUT] = tree._node_cut
+    children = np.asarray(tree._child_flat if len(tree._child_flat) else [0], dtype=np.int64)
+    return nodes, children
+
+
+def edge_tables(tree: DecisionTree, deep_only: bool = False) -> EdgeTables | None:
+    """The :class:`~xdt.explain.engines._edge_kernels.EdgeTables` of ``tree``; with
+    ``deep_only``, ``None`` unless its paths hold more than :data:`EDGE_FORM_LENGTH`
+    literals in all and more than :data:`EDGE_FORM_RATIO` per node (decided from the
+    depth alone for every tree of depth 32 or less). O(N)."""
+    n = tree.n_nodes
+    bound = max(EDGE_FORM_RATIO * n, EDGE_FORM_LENGTH)
+    if deep_only and tree.depth * tree.n_leaves <= bound:
+        return None  # no path table can be that large: the common case, decided here
+    nodes, children = node_tables(tree)
+    n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
+    edges = np.empty((n, EDGE_COLUMNS), dtype=np.int64)
+    words, path_node, length = edge_kernels.edge_tables(nodes, children, n_cells, edges,
+                                                        tree.n_leaves)
+    if deep_only and length <= bound:
+        return None
+    live = np.zeros(tree.n_leaves, dtype=np.int64)
+    edge_kernels.walk_paths(edges, words, n_cells, nodes, np.zeros(1, dtype=np.uint64), False,
+                            np.zeros((0, 1), dtype=np.uint64), live)
+    return EdgeTables(edges=edges, edge_words=words, path_node=path_node,
+                      path_class=np.asarray(tree._path_classes, dtype=np.int64).copy(),
+                      path_live=live, nodes=nodes, children=children,
+                      n_words=n_words(len(tree.cells)))
+
+
+class EdgeCompiledTree(CompiledTree):
+    """A deep tree compiled in edge form: each node keeps the literal of the edge from its
+    parent and a link to it (:class:`~xdt.explain.engines._edge_kernels.EdgeTables`,
+    :attr:`edge_tables`), linear in the tree's size where the table of every path's
+    literals is quadratic in the depth of a chain. Every query of the path engine, batches
+    included, runs on the edge tables; the dense tables of :class:`CompiledTree` are made
+    only if a caller reads one of them.
+
+    Parameters
+    ----------
+    tree : DecisionTree
+    edges : EdgeTables
+        Its edge tables (:func:`edge_tables`).
+    """
+
+    def __init__(self, tree: DecisionTree, edges: EdgeTables):
+        self._common(tree, edges)
+        self.edge_form = True
+        self.edge_tables = edges
+        self._tree = weakref.ref(tree)
+        self._dense_lock = threading.Lock()
+
+    def path_order(self, p: int) -> np.ndarray:
+        order = self._orders.get(p)
+        if order is None:
+            order = np.empty(self.n_features, dtype=np.int64)
+            edge_kernels.path_order(self.edge_tables, p, order)
+            self._orders[p] = order
+        return order
+
+    def restricted_sets(self, allowed, prediction: int) -> tuple[np.ndarray, np.ndarray]:
+        """The disagreement sets (uint64 (k, W)) of the reachable paths of other classes
+        than ``prediction`` (int64 (k,), in path order) with per-feature allowed cells
+        (Python bit masks: path-restricted explanations), from the edges
+        (:func:`~xdt.explain.engines._edge_kernels.walk_paths`)."""
+        tree = self._tree()
+        n_cells = np.asarray([c.n_cells for c in tree.cells], dtype=np.int64)
+        words = [(m >> (WORD * k)) & _MASK64 for m, c in zip(allowed, n_cells.tolist(),
+                                                              strict=True)
+                 for k in range(n_words(c))]
+        t = self.edge_tables
+        sets = np.zeros((self.n_paths, self.n_words), dtype=np.uint64)
+        edge_kernels.walk_paths(t.edges, t.edge_words, n_cells, t.nodes,
+                                np.asarray(words, dtype=np.uint64), True, sets,
+                                np.zeros(self.n_paths, dtype=np.int64))
+        rows = np.flatnonzero((t.path_live != 0) & (t.path_class != prediction))
+        return sets[rows], rows.astype(np.int64)
+
+    def __getattr__(self, name: str):
+        if name in _DENSE_FIELDS:
+            with self.__dict__["_dense_lock"]:
+                if "tables" not in self.__dict__:
+                    self._dense(self._tree())
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def compile_tree(tree: DecisionTree, edge_form: bool | None = None) -> CompiledTree:
+    """``tree`` compiled in dense form (:class:`CompiledTree`) or in edge form
+    (:class:`EdgeCompiledTree`): as asked, or by default the edge form for deep trees
+    only (:func:`edge_tables`)."""
+    edges = None if edge_form is False else edge_tables(tree, deep_only=edge_form is None)
+    return CompiledTree(tree) if edges is None else EdgeCompiledTree(tree, edges)
+
+
 _EXACT = 2.0**53  # integers up to this are exact as float64
 
 
@@ -370,9 +499,9 @@ def _kept(model: object, key: str, build):
 
 
 def compiled(tree: DecisionTree) -> CompiledTree:
-    """The :class:`CompiledTree` of ``tree``, built on first use and kept while the tree
-    lives."""
-    return _kept(tree, "tree", CompiledTree)
+    """The :class:`CompiledTree` of ``tree`` (:func:`compile_tree`: in edge form if it is
+    deep), built on first use and kept while the tree lives."""
+    return _kept(tree, "tree", compile_tree)
 
 
 def number_reader(model) -> NumberReader:

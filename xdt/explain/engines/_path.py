@@ -22,7 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdt.explain._models import constrained_refusal, is_constrained
+from xdt.explain.engines import _edge_kernels as edge_kernels
 from xdt.explain.engines import _kernels as kernels
+from xdt.explain.engines import _range_kernels as range_kernels
 from xdt.explain.engines._compiled import CompiledTree, compiled, from_words, masks_of, to_words
 from xdt.explain.engines._kernels import AllowedCells
 from xdt.explain.engines._oracle import EntailmentOracle, bits
@@ -44,7 +46,9 @@ class PathOracle(EntailmentOracle):
 
     The disagreement sets, the CXps (their subset-minimal members) and deletion run in the
     compiled kernels of :mod:`xdt.explain.engines._kernels`, over the tree's flat arrays built once
-    per tree (:func:`xdt.explain.engines._compiled.compiled`).
+    per tree (:func:`xdt.explain.engines._compiled.compiled`); for a deep tree compiled in
+    edge form, in those of :mod:`xdt.explain.engines._edge_kernels` and
+    :mod:`xdt.explain.engines._range_kernels`, over per-edge tables linear in its size.
 
     Parameters
     ----------
@@ -76,6 +80,13 @@ class PathOracle(EntailmentOracle):
         self._ct = ct
         if restricted is None:
             restricted = any(a != 1 << c for a, c in zip(self.allowed, self.cells, strict=True))
+        self._blocked = None
+        if ct.edge_form:  # D_p from the edges, no table of literals
+            self._sets_rows = ct.restricted_sets(self.allowed, prediction) if restricted else None
+            self._set_minimal(None)
+            self._known = None
+            self._disagreement_sets()
+            return
         allowed_cells = (tuple(ct.allowed_arrays(self.allowed)) if restricted
                          else _NOT_RESTRICTED)
         sets, mins, rows = ct.buffers()
@@ -126,6 +137,13 @@ class PathOracle(EntailmentOracle):
         if self._sets_rows is None:  # of_cells did not keep them: made again
             ct = self._ct
             sets = np.empty((max(ct.n_paths, 1), ct.n_words), dtype=np.uint64)
+            if ct.edge_form:  # each path's literals seen from its leaf up
+                rows = np.empty(max(ct.n_paths, 1), dtype=np.int64)
+                k = edge_kernels.disagreements(ct.edge_tables,
+                                               np.asarray(self.cells, dtype=np.int64),
+                                               self.prediction, sets, rows)
+                self._sets_rows = (sets[:k], rows[:k])
+                return self._sets_rows
             if ct.sliced:  # from the tables; the paths are those of other classes, in order
                 k = kernels.disagreements_by_table(
                     np.asarray(self.cells, dtype=np.int64), self.prediction, sets, *ct.tables)
@@ -150,8 +168,11 @@ class PathOracle(EntailmentOracle):
         if ct is None:
             ct = compiled(tree)
         row = np.asarray(cells, dtype=np.int64)
-        slices = None
-        if ct.sliced:  # entailment and deletion by feature slices; the CXps when asked
+        slices = blocked = None
+        if ct.edge_form:  # entailment and deletion by ranges of paths; the CXps when asked
+            leaf, blocked, axp = edge_kernels.explain_one(row, ct.edge_tables)
+            minimal = None
+        elif ct.sliced:  # entailment and deletion by feature slices; the CXps when asked
             leaf, slices, axp = kernels.explain_one_sliced(row, *ct.slice_tables)
             minimal = None
         else:
@@ -165,6 +186,7 @@ class PathOracle(EntailmentOracle):
         self._ct = ct
         self._sets_rows = None
         self._set_minimal(minimal)
+        self._blocked = blocked
         if slices is not None:
             self._slices = [0] * len(cells)
             for f, m in zip(ct.tested_list, masks_of(slices), strict=False):
@@ -183,6 +205,8 @@ class PathOracle(EntailmentOracle):
         return self._pairs
 
     def entails(self, fixed: int) -> bool:
+        if self._blocked is not None and self._cxp_list is None:
+            return bool(range_kernels.covers(self._blocked, to_words(fixed, self._ct.n_words)))
         if self._slices is not None and self._cxp_list is None:
             covered = 0  # the paths of other classes the fixed features block
             slices = self._slices
@@ -206,6 +230,12 @@ class PathOracle(EntailmentOracle):
         if known is not None and known[1] is order and known[0] == start:
             return known[2]
         ct = self._ct
+        if self._blocked is not None:
+            words = np.empty(ct.n_words, dtype=np.uint64)
+            range_kernels.deletion_by_ranges(self._blocked, np.asarray(order, dtype=np.int64),
+                                            to_words(start, ct.n_words), True, ct.n_words,
+                                            words)
+            return int(words[0]) if ct.n_words == 1 else from_words(words)
         words = kernels.deletion(self._minimal, len(self._minimal),
                                  np.asarray(order, dtype=np.int64),
                                  to_words(start, ct.n_words))

@@ -31,6 +31,7 @@ import pandas as pd
 from xdt.errors import ComputationLimitError, EngineNotAvailableError, ParameterError
 from xdt.explain._models import constrained_refusal, is_constrained, kind_name
 from xdt.explain.engines import _deadline
+from xdt.explain.engines import _edge_kernels as edge_kernels
 from xdt.explain.engines import _kernels as kernels
 from xdt.explain.engines._compiled import CompiledTree, compiled, masks_of
 from xdt.explain.engines._oracle import bits
@@ -279,6 +280,8 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     leaves = np.empty(n, dtype=np.int64)
     axps = np.zeros((n, w), dtype=np.uint64)
     counts = np.zeros(n, dtype=np.int64)
+    if ct.edge_form:  # a deep tree: no table of every path's literals
+        return _edge_rows(ct, cells, axp, cxps, leaves, axps, counts)
     if axp and not cxps and ct.sliced:  # the AXps alone: by feature slices, no D_p
         kernels.axp_rows(ct.tables, cells, leaves, axps)
         return leaves, axps, counts, np.empty((0, w), dtype=np.uint64)
@@ -287,6 +290,32 @@ def explain_rows(ct: CompiledTree, cells: np.ndarray, axp: bool = True, cxps: bo
     while True:  # the CXps buffer grows when a row's CXps do not fit
         res = kernels.explain_rows(ct.tables, cells[done:], axp, cxps, leaves[done:],
                                    axps[done:], counts[done:], words[used:])
+        if res >= 0:
+            used += res
+            break
+        rows = -1 - res
+        used += int(counts[done:done + rows].sum())
+        done += rows
+        bigger = np.empty((2 * len(words) + ct.n_paths, w), dtype=np.uint64)
+        bigger[:used] = words[:used]
+        words = bigger
+    return leaves, axps, counts, words[:used]
+
+
+def _edge_rows(ct: CompiledTree, cells: np.ndarray, axp: bool, cxps: bool, leaves, axps,
+               counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`explain_rows` on a tree in edge form (:mod:`._edge_kernels`): the leaves and
+    AXps by :func:`~xdt.explain.engines._edge_kernels.axp_rows`, the CXps by
+    :func:`~xdt.explain.engines._edge_kernels.cxp_rows`."""
+    t = ct.edge_tables
+    edge_kernels.axp_rows(t, cells, axp, leaves, axps)
+    w = ct.n_words
+    if not cxps:
+        return leaves, axps, counts, np.empty((0, w), dtype=np.uint64)
+    words = np.empty((max(len(cells) * _CXPS_PER_ROW, 1), w), dtype=np.uint64)
+    done = used = 0
+    while True:  # the CXps buffer grows when a row's CXps do not fit
+        res = edge_kernels.cxp_rows(t, cells[done:], counts[done:], words[used:])
         if res >= 0:
             used += res
             break
