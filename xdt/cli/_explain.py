@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,8 @@ from xdt.errors import DataError, NoExplanationError, XdtError
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
 if TYPE_CHECKING:
+    import pandas as pd
+
     from xdt.explain import Explainer
     from xdt.explain._models import Model
     from xdt.ir._tree import DecisionTree
@@ -548,7 +550,6 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.run`."""
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain._models import kind_name
-    from xdt.ir._instances import as_frame
     from xdt.run import _records as records
     from xdt.run import _table as table
 
@@ -602,14 +603,13 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                        partitions, quiet, on_invalid=on_invalid,
                                        invalid_output=side, force=force)
         else:
-            frame = as_frame(model.features, read_model_csv(data, model))
-            positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
-            selected = frame.iloc[list(positions)] if rows is not None else frame
-            summary = table.explain_table(model, selected, output=output, fmt=out_fmt,
-                                       progress=not quiet and common.stderr_is_terminal(),
-                                       chunk_rows=chunk_rows or records.DEFAULT_CHUNK_ROWS,
-                                       on_invalid=on_invalid, invalid_output=side,
-                                       overwrite=force)
+            chunk = chunk_rows or records.DEFAULT_CHUNK_ROWS
+            stream = (table.read_chunks(model, data, chunk) if rows is None
+                      else _selected_rows(model, data, rows, chunk))
+            summary = table.explain_table(model, stream, output=output, fmt=out_fmt,
+                                          progress=not quiet and common.stderr_is_terminal(),
+                                          chunk_rows=chunk, on_invalid=on_invalid,
+                                          invalid_output=side, overwrite=force)
     except records.BatchInterrupted as e:
         echo(_interrupted_text(e, output, distributed, remote=scheduler is not None),
              err=True)
@@ -633,6 +633,22 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
          f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
          f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s{skipped}", err=True)
+
+
+def _selected_rows(model: DecisionTree, data: str, rows: str, chunk_rows: int
+                   ) -> Iterator[pd.DataFrame]:
+    """The rows of ``--rows`` of the CSV file ``data``, streamed in chunks: the file's rows
+    are counted first (one more pass, one chunk in memory), for a slice from the end."""
+    from xdt.run import _table as table
+
+    n = sum(len(c) for c in table.read_chunks(model, data, chunk_rows))
+    selected = parse_rows(rows, n)
+    for frame in table.read_chunks(model, data, chunk_rows):
+        if frame.index[0] >= selected.stop:
+            return
+        keep = frame.loc[selected.start:selected.stop - 1]
+        if len(keep):
+            yield keep
 
 
 def _interrupted_text(e: Any, output: str, distributed: bool, remote: bool) -> str:
