@@ -200,6 +200,8 @@ def read_chunks(path: str | os.PathLike, features: FeatureSpace, chunk_rows: int
                 break
             except _READ_ERRORS as e:
                 raise read_error(path, e) from None
+            if start == 0 and len(chunk) == 0:  # a header alone: checked after the loop
+                continue
             rows = as_frame(features, chunk)
             rows = cell_values(features, rows).set_axis(
                 pd.RangeIndex(start, start + len(rows)), axis=0)
