@@ -265,3 +265,29 @@ def test_the_reader_rule_one_cell_at_a_time():
     assert frame["x"].tolist()[0] == "30"  # the frame itself is left as it was
     with pytest.raises(DataError, match="no data file named"):
         next(xb.read_chunks(TREE, ""))
+
+
+def test_ctrl_c_while_reading_leaves_the_chunks_written(tmp_path, monkeypatch):
+    data = _write(tmp_path / "rows.csv", [LINES[0], LINES[1]] * 20)
+    convert, calls = csvchunks.cell_values, [0]
+
+    def interrupted(features, frame):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+        return convert(features, frame)
+
+    monkeypatch.setattr(csvchunks, "cell_values", interrupted)
+    out = tmp_path / "o.jsonl"
+    with pytest.raises(xb.BatchInterrupted) as e:
+        xb.explain_table(TREE, xb.read_chunks(TREE, data, 8), output=out, chunk_rows=8,
+                         progress=False)
+    assert e.value.rows == 16 and [r["row"] for r in _lines(out)] == list(range(16))
+
+
+def test_the_progress_bar_counts_the_rows_of_a_stream(tmp_path, capsys):
+    data = _write(tmp_path / "rows.csv", [LINES[0]] * 30)
+    xb.explain_table(TREE, xb.read_chunks(TREE, data, 7), output=tmp_path / "o.jsonl",
+                     chunk_rows=7, progress=True)
+    bar = capsys.readouterr().err
+    assert "explaining: 30 row [" in bar and "/30" not in bar  # no total: a count of rows

@@ -232,7 +232,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               help="No progress bar, and no counter of the explanations found.")
 @click.option("--batch", is_flag=True,
               help="With --data: the batch path-walker (trees; one AXp and all CXps per row, "
-                   "no certificates), written chunk by chunk to --output.")
+                   "no certificates); --data is read, explained and written to --output "
+                   "chunk by chunk, so memory does not grow with its length.")
 @click.option("--output", "-o", metavar="PATH", type=click.Path(),
               help="With --batch: the JSON lines file (a directory for --output-format "
                    "parquet); with --workers/--scheduler: a directory, one file per partition.")
@@ -240,7 +241,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               default="jsonl", show_default=True,
               help="Format of the --batch/--workers/--scheduler output files.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), metavar="N",
-              help="With --batch: rows explained and written together.")
+              help="With --batch: rows read, explained and written together (default "
+                   "5000); with the tree, they bound the run's memory.")
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Explain on a local Dask cluster of N worker processes (needs "
                    'pip install "xdt[dask]"); implies --batch.')
@@ -353,7 +355,12 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
 
     Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
     the one of the per-row engine, and all CXps per row; no certificates) and writes one JSON
-    object per row to --output as each chunk is done; --workers N runs it on a local Dask
+    object per row to --output as each chunk is done. It streams --data: it reads
+    --chunk-rows rows (default 5000), explains and writes them, and drops them before
+    reading the next, so that its memory does not grow with the file's length (the progress
+    bar counts the rows done; --rows reads the file once more first, to count its rows).
+    Every cell of a feature's column is read by one rule, whatever the chunk. --workers N
+    runs it on a local Dask
     cluster of N processes, --scheduler ADDRESS on an existing one, writing one file per
     partition into the --output directory. Ctrl-C stops cleanly: the rows written so far
     are complete, and their number is printed. A row the model cannot read stops the run
