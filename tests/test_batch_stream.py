@@ -264,6 +264,11 @@ def test_the_reader_rule_one_cell_at_a_time():
     assert out["s"].tolist()[:3] == ["01", "1", "NA"]
     assert [v for v in out["b"].tolist() if not pd.isna(v)] == [0, 1, 2, False, 1.0, "a"]
     assert frame["x"].tolist()[0] == "30"  # the frame itself is left as it was
+    # what Python's int and float read and pandas does not stays text; huge integers exact
+    odd = pd.DataFrame({"x": ["1_000", "\uff14", "99999999999999999999999", "40.0", "nan"]})
+    assert csvchunks.cell_values(TREE.features[:1], odd)["x"].tolist()[:4] == [
+        "1_000", "\uff14", 99999999999999999999999, 40.0]
+    assert csvchunks.cell_values(TREE.features[:1], odd)["x"].tolist()[4] == "nan"
     with pytest.raises(DataError, match="no data file named"):
         next(xb.read_chunks(TREE, ""))
 
