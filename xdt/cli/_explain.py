@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,8 @@ from xdt.errors import DataError, NoExplanationError, XdtError
 # numpy, pandas, the engines and the learners are imported inside the command, so that
 # `xdt --help` (and every command's --help) starts without them
 if TYPE_CHECKING:
+    import pandas as pd
+
     from xdt.explain import Explainer
     from xdt.explain._models import Model
     from xdt.ir._tree import DecisionTree
@@ -231,7 +233,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               help="No progress bar, and no counter of the explanations found.")
 @click.option("--batch", is_flag=True,
               help="With --data: the batch path-walker (trees; one AXp and all CXps per row, "
-                   "no certificates), written chunk by chunk to --output.")
+                   "no certificates); --data is read, explained and written to --output "
+                   "chunk by chunk, so memory does not grow with its length.")
 @click.option("--output", "-o", metavar="PATH", type=click.Path(),
               help="With --batch: the JSON lines file (a directory for --output-format "
                    "parquet); with --workers/--scheduler: a directory, one file per partition.")
@@ -239,7 +242,8 @@ def _cost(e: dict, before: str = ", ", after: str = "") -> str:
               default="jsonl", show_default=True,
               help="Format of the --batch/--workers/--scheduler output files.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), metavar="N",
-              help="With --batch: rows explained and written together.")
+              help="With --batch: rows read, explained and written together (default "
+                   "5000); with the tree, they bound the run's memory.")
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Explain on a local Dask cluster of N worker processes (needs "
                    'pip install "xdt[dask]"); implies --batch.')
@@ -352,7 +356,12 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
 
     Large tables (decision trees): --batch runs the vectorised batch path-walker (one AXp,
     the one of the per-row engine, and all CXps per row; no certificates) and writes one JSON
-    object per row to --output as each chunk is done; --workers N runs it on a local Dask
+    object per row to --output as each chunk is done. It streams --data: it reads
+    --chunk-rows rows (default 5000), explains and writes them, and drops them before
+    reading the next, so that its memory does not grow with the file's length (the progress
+    bar counts the rows done; --rows reads the file once more first, to count its rows).
+    Every cell of a feature's column is read by one rule, whatever the chunk. --workers N
+    runs it on a local Dask
     cluster of N processes, --scheduler ADDRESS on an existing one, writing one file per
     partition into the --output directory. Ctrl-C stops cleanly: the rows written so far
     are complete, and their number is printed. A row the model cannot read stops the run
@@ -549,7 +558,6 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     """``xdt explain --batch / --workers / --scheduler``: see :mod:`xdt.run`."""
     from xdt.errors import InvalidRowError, OutputExistsError
     from xdt.explain._models import kind_name
-    from xdt.ir._instances import as_frame
     from xdt.run import _records as records
     from xdt.run import _table as table
 
@@ -603,14 +611,13 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                        partitions, quiet, on_invalid=on_invalid,
                                        invalid_output=side, force=force)
         else:
-            frame = as_frame(model.features, read_model_csv(data, model))
-            positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
-            selected = frame.iloc[list(positions)] if rows is not None else frame
-            summary = table.explain_table(model, selected, output=output, fmt=out_fmt,
-                                       progress=not quiet and common.stderr_is_terminal(),
-                                       chunk_rows=chunk_rows or records.DEFAULT_CHUNK_ROWS,
-                                       on_invalid=on_invalid, invalid_output=side,
-                                       overwrite=force)
+            chunk = chunk_rows or records.DEFAULT_CHUNK_ROWS
+            stream = (table.read_chunks(model, data, chunk) if rows is None
+                      else _selected_rows(model, data, rows, chunk))
+            summary = table.explain_table(model, stream, output=output, fmt=out_fmt,
+                                          progress=not quiet and common.stderr_is_terminal(),
+                                          chunk_rows=chunk, on_invalid=on_invalid,
+                                          invalid_output=side, overwrite=force)
     except records.BatchInterrupted as e:
         echo(_interrupted_text(e, output, distributed, remote=scheduler is not None),
              err=True)
@@ -634,6 +641,22 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
     echo(f"wrote {summary.rows} rows to {where} ({n_files} file"
          f"{'' if n_files == 1 else 's'}, {n_parts} {unit}"
          f"{'' if n_parts == 1 else 's'}) in {summary.seconds:.2f} s{skipped}", err=True)
+
+
+def _selected_rows(model: DecisionTree, data: str, rows: str, chunk_rows: int
+                   ) -> Iterator[pd.DataFrame]:
+    """The rows of ``--rows`` of the CSV file ``data``, streamed in chunks: the file's rows
+    are counted first (one more pass, one chunk in memory), for a slice from the end."""
+    from xdt.run import _table as table
+
+    n = sum(len(c) for c in table.read_chunks(model, data, chunk_rows))
+    selected = parse_rows(rows, n)
+    for frame in table.read_chunks(model, data, chunk_rows):
+        if frame.index[0] >= selected.stop:
+            return
+        keep = frame.loc[selected.start:selected.stop - 1]
+        if len(keep):
+            yield keep
 
 
 def _interrupted_text(e: Any, output: str, distributed: bool, remote: bool) -> str:

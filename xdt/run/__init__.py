@@ -12,6 +12,8 @@ all CXps per row of a decision tree) or row by row with an :class:`~xdt.explain.
 * with ``output`` it appends each chunk to a JSON lines file (or writes it as one Parquet
   file of a folder) as soon as it is done, with a progress bar; interrupted (Ctrl-C), it
   leaves only complete records: the rows explained so far;
+* given a stream of chunks (:func:`read_chunks` of a CSV file) it reads, explains, writes
+  and drops one chunk at a time, so that memory does not grow with the file's length;
 * on Dask it explains a Dask DataFrame, or CSV/Parquet files read with Dask, on a
   ``distributed`` cluster, and writes one file per partition.
 
@@ -59,10 +61,10 @@ from xdt.run._records import (
     DaskNotInstalledError,
     default_invalid_output,
 )
-from xdt.run._table import explain_dask, explain_table
+from xdt.run._table import explain_dask, explain_table, read_chunks
 
 __all__ = ["DEFAULT_CHUNK_ROWS", "RECORD_FORMAT", "BatchInterrupted", "BatchSummary",
            "DaskNotInstalledError", "ExplainInterrupted", "InstanceExplanation",
            "default_invalid_output", "explain_dask", "explain_instance", "explain_table",
            "explanation_object", "explanation_record", "explanation_records", "local_cluster",
-           "read_dask", "read_outputs"]
+           "read_chunks", "read_dask", "read_outputs"]

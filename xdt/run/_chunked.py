@@ -7,11 +7,11 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
-from xdt.errors import InvalidRowError, OutputError
+from xdt.errors import DataError, InvalidRowError, OutputError
 from xdt.explain._explainer import Explainer
 from xdt.run._records import (
     BatchInterrupted,
@@ -31,6 +31,8 @@ from xdt.run._records import (
     records_frame,
 )
 
+E = TypeVar("E", OutputError, DataError)
+
 
 def run_chunks(explainer: Explainer, X: Any, *, what: tuple[str, ...],
                output: Path | None, fmt: str, chunk_rows: int, progress: bool,
@@ -39,16 +41,31 @@ def run_chunks(explainer: Explainer, X: Any, *, what: tuple[str, ...],
                ) -> pd.DataFrame | BatchSummary:
     """Explain ``X`` chunk by chunk on this process (:func:`xdt.run.explain_table` without
     a Dask cluster, its arguments checked): the records as a DataFrame, or written to
-    ``output`` as each chunk is done."""
-    n = len(X)
-    index = _table_index(X, n)
-    frame_input = isinstance(X, pd.DataFrame)
+    ``output`` as each chunk is done.
 
-    def chunks() -> Iterator[_Rows]:
+    ``X`` is a table, or a stream: an iterator of DataFrames (rows labelled by their index),
+    each read, explained in pieces of ``chunk_rows`` and dropped before the next is read.
+    """
+    stream = is_stream(X)
+
+    def pieces() -> Iterator[tuple[Any, list]]:
+        if stream:
+            for frame in X:
+                labels = list(frame.index)
+                for lo in range(0, len(frame), chunk_rows):
+                    yield frame.iloc[lo:lo + chunk_rows], labels[lo:lo + chunk_rows]
+            return
+        n = len(X)
+        index = _table_index(X, n)
+        frame_input = isinstance(X, pd.DataFrame)
         for lo in range(0, n, chunk_rows):
             part = X.iloc[lo:lo + chunk_rows] if frame_input else X[lo:lo + chunk_rows]
-            yield _explain_rows(explainer, part, index[lo:lo + chunk_rows], what, chunk_rows,
-                                on_invalid, explain, on_row)
+            yield part, index[lo:lo + chunk_rows]
+
+    def chunks() -> Iterator[_Rows]:
+        for part, labels in pieces():
+            yield _explain_rows(explainer, part, labels, what, chunk_rows, on_invalid,
+                                explain, on_row)
 
     bar = None
     if progress:
@@ -56,8 +73,9 @@ def run_chunks(explainer: Explainer, X: Any, *, what: tuple[str, ...],
 
         from tqdm import tqdm
 
-        bar = tqdm(total=n, desc="explaining", unit="row", file=sys.stderr,
-                   dynamic_ncols=True, leave=False)
+        # a stream's length is not known before its end: the bar counts the rows done
+        bar = tqdm(total=None if stream else len(X), desc="explaining", unit="row",
+                   file=sys.stderr, dynamic_ncols=True, leave=False)
     side = _SideFile(side_path)
     try:
         if output is None:
@@ -68,6 +86,12 @@ def run_chunks(explainer: Explainer, X: Any, *, what: tuple[str, ...],
         side.close()
         if bar is not None:
             bar.close()
+
+
+def is_stream(X: Any) -> bool:
+    """Whether ``X`` is a stream of tables (an iterator, e.g. of :func:`xdt.run.read_chunks`
+    or ``pandas.read_csv(..., chunksize=N)``) rather than one table."""
+    return isinstance(X, Iterator) and not isinstance(X, pd.DataFrame)
 
 
 def _collect(chunks: Iterator[_Rows], bar: Any, side: _SideFile, empty: Sequence[str]
@@ -131,7 +155,9 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
             side.close(interrupted=True)
             raise BatchInterrupted(rows, outputs, skipped=side.rows,
                                    invalid_output=side.where) from None
-        except OutputError as e:
+        except InvalidRowError:
+            raise
+        except (OutputError, DataError) as e:  # a full disk; a stream's later line unread
             rows = out.settle()
             side.close(interrupted=True)
             raise _unwritten(e, rows, outputs, side) from None
@@ -156,7 +182,9 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
             side.close(interrupted=True)
             raise BatchInterrupted(sum(counts[:len(outputs)]), outputs, skipped=side.rows,
                                    invalid_output=side.where) from None
-        except OutputError as e:
+        except InvalidRowError:
+            raise
+        except (OutputError, DataError) as e:
             side.close(interrupted=True)
             raise _unwritten(e, sum(counts[:len(outputs)]), outputs, side,
                              folder=output) from None
@@ -164,11 +192,13 @@ def _write_table(chunks: Iterator[_Rows], output: Path, fmt: str, bar: Any, star
                         side.where)
 
 
-def _unwritten(e: OutputError, rows: int, outputs: list[str], side: _SideFile,
-               folder: Path | None = None) -> OutputError:
+def _unwritten(e: E, rows: int, outputs: list[str], side: _SideFile,
+               folder: Path | None = None) -> E:
     """``e``, the :class:`~xdt.errors.OutputError` of a run stopped by a file it could not
-    write (a full disk, text UTF-8 cannot encode...), its message completed with the rows
-    on disk (complete records) and where (``written``, ``outputs``)."""
+    write (a full disk, text UTF-8 cannot encode...), or the
+    :class:`~xdt.errors.DataError` of a stream whose later line cannot be read, its message
+    completed with the rows on disk (complete records) and where (``written``,
+    ``outputs``)."""
     e.written, e.outputs = rows, list(outputs)
     if not rows and not side.rows:
         return e  # nothing was written: the reason says it all

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from xdt.run._records import (
     per_row,
 )
 
-__all__ = ["ENGINES", "explain_dask", "explain_table"]
+__all__ = ["ENGINES", "explain_dask", "explain_table", "read_chunks"]
 
 ENGINES = ("batch", "auto", "path", "sat", "box")
 """``engine=`` of :func:`explain_table`: the batch path-walker, or an Explainer's engine
@@ -68,6 +69,10 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
       records returned as a DataFrame;
     * with ``output``: chunk by chunk on this process, each chunk appended to a JSON lines
       file (or written as one Parquet file of a folder) as soon as it is done;
+    * a stream, an iterator of DataFrames (:func:`read_chunks` of a CSV file, or
+      ``pandas.read_csv(..., chunksize=N)``): chunk by chunk on this process, each read,
+      explained, written (or kept, without ``output``) and dropped before the next is
+      read, so that memory holds one chunk of rows however long the file;
     * a Dask DataFrame, a path or glob of CSV/Parquet files, or a ``client``: partition
       by partition on a Dask cluster, one file per partition in the folder ``output``.
 
@@ -83,10 +88,12 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
     model : DecisionTree, DNF, NestedKDNF, DecisionList or TreeEnsemble
         The batch path-walker explains decision trees without background constraints (a
         DNF raises :class:`~xdt.errors.EngineNotAvailableError`); row by row, any model.
-    data : pandas.DataFrame, array-like, list of dicts, dask.dataframe.DataFrame, or path
+    data : DataFrame, array-like, list of dicts, iterator of DataFrames, Dask DataFrame, path
         The rows (columns by feature name; others ignored). ``row`` in the records is a
-        DataFrame's index label, the position for other rows, and the 0-based position over
-        all the files for a path or glob (read by :func:`xdt.run.read_dask`).
+        DataFrame's index label (of each chunk of a stream: for :func:`read_chunks`, the
+        row's 0-based position in the file), the position for other rows, and the 0-based
+        position over all the files for a path or glob (read by
+        :func:`xdt.run.read_dask`: a path still means Dask).
     what : {"axp", "cxps"} or a sequence of them
         What the batch path-walker computes (default both).
     output : path, optional
@@ -99,7 +106,8 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
         Rows explained and written together on this process (default
         :data:`DEFAULT_CHUNK_ROWS`).
     progress : bool
-        Show a tqdm progress bar on standard error (rows; on Dask, partitions).
+        Show a tqdm progress bar on standard error (rows; on Dask, partitions; for a
+        stream, whose length is unknown, the count of rows done and their rate).
     on_invalid : {"raise", "skip"}
         A row the model cannot read (unknown category, missing value, text for a number):
         "raise" (default) writes the rows before it and raises
@@ -158,7 +166,10 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
         error (``__cause__``: an :class:`~xdt.errors.InstanceError`, as ``model.predict``
         and ``Explainer.axp`` raise for the same value).
     DataError
-        The table lacks a feature's column; on Dask, a partition cannot be read.
+        The table lacks a feature's column; on Dask, a partition cannot be read; a
+        stream's chunk cannot be read (its reader's error, the first chunk's before any
+        output is made; a later one's message completed with the rows already written
+        and where, as for a full disk).
     OutputExistsError, OutputError
         The output exists (without ``overwrite``), or cannot be written (the message says
         why: missing folder, a file in the way, permission denied, one of the files ``data``
@@ -173,12 +184,17 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
         (``pip install "xdt[dask]"``).
     ParameterError
         Bad ``what``, ``fmt``, ``chunk_rows``, ``on_invalid``, ``engine`` or ``options``,
-        ``options`` with ``engine="batch"``, ``on_row`` with an output or on Dask, or Dask
-        without ``output``.
+        ``options`` with ``engine="batch"``, ``on_row`` with an output or on Dask, Dask
+        without ``output``, or a stream with ``client`` or ``npartitions``.
     """
     what = _check(what, fmt)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    stream = chunked.is_stream(data)
+    if stream and (client is not None or npartitions is not None):
+        raise ParameterError("a stream of chunks is explained on this process: give a path, "
+                             "a glob or a Dask DataFrame for a Dask cluster, or leave out "
+                             "client and npartitions")
     on_dask = client is not None or _is_dask_frame(data) or isinstance(data, str | os.PathLike)
     explainer, explain = _engine(model, engine, options, on_dask)
     if on_row is not None and (on_dask or output is not None or explain is None):
@@ -213,8 +229,10 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
             check_output(output, directory=fmt == "parquet", overwrite=overwrite,
                          invalid_output=side_path)
             stack.enter_context(output_lock(output))  # then checked again, held to the end
-            _remove(check_output(output, directory=fmt == "parquet", overwrite=overwrite,
-                                 invalid_output=side_path))
+            replaced = check_output(output, directory=fmt == "parquet", overwrite=overwrite,
+                                    invalid_output=side_path)
+            data = _first_chunk(data) if stream else data  # before replacing anything
+            _remove(replaced)
         elif side_path is not None:
             _remove(_check_side_file(side_path, overwrite))
         start = time.perf_counter()
@@ -223,6 +241,54 @@ def explain_table(model: Model, data: Any, *, what: Sequence[str] | str = WHAT,
                                   chunk_rows=chunk_rows, progress=progress,
                                   on_invalid=on_invalid, side_path=side_path, start=start,
                                   explain=explain, on_row=on_row)
+
+
+def _first_chunk(stream: Iterator[Any]) -> Iterator[Any]:
+    """``stream`` with its first chunk read now: the checks of a file that come with its
+    first chunk (its header, a missing column) fail before an output is made or replaced."""
+    first = next(stream, None)
+    return iter(()) if first is None else itertools.chain([first], stream)
+
+
+def read_chunks(model: Model, path: str | os.PathLike,
+                chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+    """The rows of a CSV file for ``model``, ``chunk_rows`` at a time: the stream that
+    :func:`explain_table` explains on this process holding one chunk at a time.
+
+    Every cell of a feature's column is read by one rule, the same in any chunk
+    (:mod:`xdt.interop._csvchunks`): numbers for an ordinal feature, the text of a text
+    domain (``"01"`` stays ``"01"``), empty cells missing, ``NA`` text.
+
+    Parameters
+    ----------
+    model : Model
+    path : str or path
+        A CSV file (``.gz``, ``.bz2``, ``.xz``, ``.zip`` by extension), with a header row.
+    chunk_rows : int
+        Rows per chunk.
+
+    Returns
+    -------
+    iterator of pandas.DataFrame
+        The model's features' columns, in order, indexed by each row's 0-based position
+        in the file (the ``row`` of its record).
+
+    Raises
+    ------
+    MissingFileError, FieldCountError, MissingFeatureError, DataError
+        As :func:`xdt.interop._csvchunks.read_chunks` says, when the chunk concerned is read
+        (a missing column, a bad header: at the first).
+
+    Examples
+    --------
+    >>> summary = explain_table(model, read_chunks(model, "big.csv"),
+    ...                         output="out.jsonl")  # doctest: +SKIP
+    """
+    from xdt.interop._csvchunks import read_chunks as chunks
+
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    return chunks(path, model.features, chunk_rows)
 
 
 def input_files(data: Any) -> list[str]:
