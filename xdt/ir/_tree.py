@@ -325,7 +325,7 @@ class Path:
                     lits.append(lit)
                 lits.reverse()
             else:
-                lits = list(self._term)
+                lits = list(self._term.literals)
             masks = {}
             for lit in lits:
                 masks[lit.feature] = masks.get(lit.feature, lit.cells) & lit.cells
@@ -349,7 +349,7 @@ class Path:
             while chain is not None:
                 chain, n = chain[0], n + 1
             return n
-        return len(self._term)
+        return len(self._term.literals)
 
     def _key(self) -> tuple:
         return (self.index, self.node, self.label, self.class_index, self.term)
