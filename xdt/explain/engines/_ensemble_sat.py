@@ -262,20 +262,26 @@ class EnsembleEncoding(ModelEncoding):
                 while work.done < self.n_trees:
                     with self._lock:  # the variable pool is shared with the solvers' users
                         work.step()
-                    if work.done < self.n_trees:
+                    _deadline.check()
+                while work.stages_left:  # then join the trees' parts, a table at a time
+                    work.finish_stage()
+                    if work.stages_left:
                         _deadline.check()
             except _deadline.EnumerationStopped:
                 raise _deadline.EnumerationStopped(self._progress(
                     "calling again continues it")) from None
             with self._lock:
-                work.finish()
+                work.publish()
                 self._work = None
         finally:
             self._build_lock.release()
 
     def _progress(self, then: str) -> str:
+        work = self._work
+        joining = (f", {work.stages_left} of its tables left to join"
+                   if work is not None and work.done == self.n_trees else "")
         return (f"the SAT encoding of this ensemble has {self.trees_built:,} of "
-                f"{self.n_trees:,} trees built; {then}")
+                f"{self.n_trees:,} trees built{joining}; {then}")
 
     # ------------------------------------------------------------------ arithmetic
     def scores(self, values: np.ndarray) -> np.ndarray:
