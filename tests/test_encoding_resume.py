@@ -236,3 +236,17 @@ def test_the_box_engine_hands_over_to_a_sat_encoding_built_under_the_querys_dead
     direct = Explainer(model, engine="box")
     for mask in range(1 << len(cells)):
         assert box.entails(mask) == direct._query(rows[0], False).oracle.entails(mask)
+
+
+def test_an_ensemble_solver_loads_the_encodings_clauses_without_copying_them():
+    model, rows = new_forest(6)
+    ex = Explainer(model, engine="sat", certificates=False)
+    ex.axp(rows[0])
+    enc = shared_encoding(model)
+    (c, _), shared = next(iter(enc._solvers.items()))
+    assert shared._base[1] is enc.leaf_clauses  # the encoding's list, loaded as it is
+    assert [list(x) for x in shared._parts()[:3]] == [list(x) for x in
+                                                      (enc.domain, *(enc.leaf_clauses,),
+                                                       [enc.differs(c)[-1]])]
+    assert shared._loaded == len(enc.domain) + len(enc.differs(c))
+    assert shared.clauses == [] or shared.lemmas == len(shared.clauses)  # the lemmas only

@@ -105,9 +105,11 @@ class LazySolver(SharedSolver):
     Made with ``clauses`` and ``phases``, or with ``source=(ref, c)``: a weak reference to
     an :class:`EnsembleEncoding` and a class, whose ``domain + differs(c)`` and
     ``phases(c)`` are taken when the solver first starts (so that making the solver
-    builds nothing; the encoding is built by then, under the query's deadline)."""
+    builds nothing; the encoding is built by then, under the query's deadline). Then
+    :attr:`clauses` holds the lemmas only, and the encoding's lists are loaded as they are,
+    not copied (millions of clauses for a large forest)."""
 
-    __slots__ = ("phases", "lemmas", "rounds", "_source")
+    __slots__ = ("phases", "lemmas", "rounds", "_source", "_base")
 
     def __init__(self, name: str, clauses: list[list[int]] | None = None,
                  phases: list[int] | None = None, source: tuple | None = None):
@@ -116,6 +118,10 @@ class LazySolver(SharedSolver):
         self.lemmas = 0  # lemmas added so far
         self.rounds = 0  # solver calls made so far
         self._source = source
+        self._base: list = []  # with a source: the encoding's domain, leaf and beats clauses
+
+    def _parts(self) -> list:
+        return [*self._base, self.clauses]
 
     def _start(self):
         if self.clauses is None:
@@ -124,9 +130,11 @@ class LazySolver(SharedSolver):
             if encoding is None:
                 raise EngineClosedError("the encoding of this solver has been "
                                         "garbage-collected; make a new Explainer")
-            clauses = encoding.domain + encoding.differs(c)
+            encoding.build()
+            self._base = [encoding.domain, encoding.leaf_clauses,
+                          [list(encoding.beats_vars(c).values())]]  # = domain + differs(c)
             self.phases = encoding.phases(c)
-            self.clauses = clauses
+            self.clauses = []
         solver = super()._start()
         if self.phases:
             solver.set_phases(self.phases)
