@@ -5,11 +5,12 @@ every tree and the order variables of its values (see
 :mod:`xdt.explain.engines._ensemble_sat`). For a forest of a thousand deep trees that is
 millions of clauses and tens of seconds, so the work is cut into one step per tree
 (:meth:`TreeByTree.step`), each of which numbers the tree's variables and keeps its clauses
-and tables apart; :meth:`TreeByTree.finish` joins them once every tree is done. Between
-steps the active deadline may stop the build; what is done stays, and the next call goes
+and tables apart; :meth:`TreeByTree.finish_stage` then joins them, one kind of table at a
+time, and :meth:`TreeByTree.publish` hands them to the encoding. Between steps and stages
+the active deadline may stop the build; what is done stays, and the next call goes
 on from the next tree, so repeated calls under a short ``time_limit`` finish it. A step is
 never cut half-way (the deadline is polled between steps only), and the encoding is used
-only once :meth:`TreeByTree.finish` has run.
+only once :meth:`TreeByTree.publish` has run.
 
 Per tree ``t`` with consistent leaves ``i`` (rows of the tree's block):
 
@@ -65,6 +66,8 @@ class TreeByTree:
         self.first: list[np.ndarray] = []         # shape (n_features, n_t)
         self.last: list[np.ndarray] = []
         self.admits: list[dict[int, np.ndarray]] = []  # one-hot features: (n_t, n_cells)
+        self._joined: dict = {}  # what the stages of finish have joined so far
+        self._stage = 0  # stages run
 
     def step(self) -> None:
         """Encode tree :attr:`done` and count it done (all or nothing: what it makes is
@@ -163,47 +166,88 @@ class TreeByTree:
             clauses.extend(zip(ys_, os_, strict=True))
         return clauses, rank, order_var, levels, level_vars
 
+    @property
+    def stages_left(self) -> int:
+        """Pieces of :meth:`finish` still to run (each joins one kind of table, a fraction
+        of a second for a thousand deep trees; the deadline is polled between them)."""
+        return len(self._stages) - self._stage
+
+    @property
+    def _stages(self):
+        return (self._join_leaves, self._join_path_clauses, self._join_order_clauses,
+                self._join_leaf_clauses, self._join_levels, self._join_cells)
+
+    def finish_stage(self) -> None:
+        """Run the next piece of :meth:`finish` (all trees done); its results are kept
+        apart until :meth:`publish`."""
+        self._joined.update(self._stages[self._stage]())
+        self._stage += 1
+
     def finish(self) -> None:
-        """Set the encoding's leaf attributes from every tree's part (all trees done)."""
+        """Every piece left, then :meth:`publish`."""
+        while self.stages_left:
+            self.finish_stage()
+        self.publish()
+
+    def publish(self) -> None:
+        """Set the encoding's leaf attributes from the joined tables (every stage run)."""
+        enc = self.encoding
+        for name, value in self._joined.items():
+            setattr(enc, name, value)
+
+    def _join_leaves(self) -> dict:
+        enc = self.encoding
+        counts = [len(ys) for ys in self.ys]
+        leaf_vars = np.concatenate(self.ys) if counts else np.zeros(0, dtype=np.int64)
+        leaf_tree = np.repeat(np.arange(self.n_trees, dtype=np.int64), counts)
+        return {
+            "leaf_vars": leaf_vars, "leaf_tree": leaf_tree,
+            "leaf_path": (np.concatenate(self.paths) if counts
+                          else np.zeros(0, dtype=np.int64)),
+            "leaf_values": (np.concatenate(self.values) if counts
+                            else np.zeros((0, enc.n_scores), dtype=enc.dtype)),
+            "rank": np.concatenate(self.rank), "order_var": np.concatenate(self.order_var),
+            "_positions": leaf_vars - 1,
+            "_last_leaf": int(leaf_vars.max()) if len(leaf_vars) else 0,
+            "_starts": np.searchsorted(leaf_tree, np.arange(self.n_trees))}
+
+    def _join_path_clauses(self) -> dict:
+        return {"path_clauses": list(chain.from_iterable(self.path_clauses))}
+
+    def _join_order_clauses(self) -> dict:
+        return {"order_clauses": list(chain.from_iterable(self.order_clauses))}
+
+    def _join_leaf_clauses(self) -> dict:
+        joined = self._joined
+        return {"leaf_clauses": joined["path_clauses"] + joined["order_clauses"]}
+
+    def _join_levels(self) -> dict:
+        """Per tree and score, the levels padded with +inf, and their order variables."""
         enc = self.encoding
         n_scores = enc.n_scores
-        counts = [len(ys) for ys in self.ys]
-        enc.leaf_vars = np.concatenate(self.ys) if counts else np.zeros(0, dtype=np.int64)
-        enc.leaf_tree = np.repeat(np.arange(self.n_trees, dtype=np.int64), counts)
-        enc.leaf_path = (np.concatenate(self.paths) if counts
-                         else np.zeros(0, dtype=np.int64))
-        enc.leaf_values = (np.concatenate(self.values) if counts
-                           else np.zeros((0, n_scores), dtype=enc.dtype))
-        enc.path_clauses = list(chain.from_iterable(self.path_clauses))
-        enc.order_clauses = list(chain.from_iterable(self.order_clauses))
-        enc.leaf_clauses = enc.path_clauses + enc.order_clauses
-        enc.rank = np.concatenate(self.rank)
-        enc.order_var = np.concatenate(self.order_var)
-        enc.levels = self.levels
-        enc.level_vars = self.level_vars
-        enc.high = np.asarray([[lv[-1] for lv in row] for row in self.levels],
-                              dtype=enc.dtype).reshape(self.n_trees, n_scores)
-        enc.low = np.asarray([[lv[0] for lv in row] for row in self.levels],
-                             dtype=enc.dtype).reshape(self.n_trees, n_scores)
-        # per tree and score, the levels padded with +inf, and their order variables
         width = max(len(lv) for row in self.levels for lv in row)
-        enc.level_table = np.full((n_scores, self.n_trees, width), np.inf)
-        enc.level_ids = np.zeros((n_scores, self.n_trees, width + 1), dtype=np.int64)
-        enc.level_count = np.zeros((n_scores, self.n_trees), dtype=np.int64)
+        table = np.full((n_scores, self.n_trees, width), np.inf)
+        ids = np.zeros((n_scores, self.n_trees, width + 1), dtype=np.int64)
+        count = np.zeros((n_scores, self.n_trees), dtype=np.int64)
         for t, row in enumerate(self.levels):
             for s, lv in enumerate(row):
-                enc.level_table[s, t, :len(lv)] = lv
-                enc.level_ids[s, t, :len(lv)] = self.level_vars[t][s]
-                enc.level_count[s, t] = len(lv)
-        enc._positions = enc.leaf_vars - 1
-        enc._last_leaf = int(enc.leaf_vars.max()) if len(enc.leaf_vars) else 0
-        # per feature, which cells each leaf's path admits: for an ordinal feature the
-        # interval [first, last]; for a one-hot one a (n_leaves, n_cells) table
-        first = np.concatenate(self.first, axis=1)
-        last = np.concatenate(self.last, axis=1)
-        enc.first = list(first)
-        enc.last = list(last)
-        enc.admits = [None if enc._ordinal[f] else
-                      np.concatenate([a[f] for a in self.admits])
-                      for f in range(len(enc.cells))]
-        enc._starts = np.searchsorted(enc.leaf_tree, np.arange(self.n_trees))
+                table[s, t, :len(lv)] = lv
+                ids[s, t, :len(lv)] = self.level_vars[t][s]
+                count[s, t] = len(lv)
+        return {
+            "levels": self.levels, "level_vars": self.level_vars,
+            "high": np.asarray([[lv[-1] for lv in row] for row in self.levels],
+                               dtype=enc.dtype).reshape(self.n_trees, n_scores),
+            "low": np.asarray([[lv[0] for lv in row] for row in self.levels],
+                              dtype=enc.dtype).reshape(self.n_trees, n_scores),
+            "level_table": table, "level_ids": ids, "level_count": count}
+
+    def _join_cells(self) -> dict:
+        """Per feature, which cells each leaf's path admits: for an ordinal feature the
+        interval [first, last]; for a one-hot one a (n_leaves, n_cells) table."""
+        enc = self.encoding
+        return {
+            "first": list(np.concatenate(self.first, axis=1)),
+            "last": list(np.concatenate(self.last, axis=1)),
+            "admits": [None if enc._ordinal[f] else np.concatenate([a[f] for a in self.admits])
+                       for f in range(len(enc.cells))]}

@@ -105,9 +105,11 @@ class LazySolver(SharedSolver):
     Made with ``clauses`` and ``phases``, or with ``source=(ref, c)``: a weak reference to
     an :class:`EnsembleEncoding` and a class, whose ``domain + differs(c)`` and
     ``phases(c)`` are taken when the solver first starts (so that making the solver
-    builds nothing; the encoding is built by then, under the query's deadline)."""
+    builds nothing; the encoding is built by then, under the query's deadline). Then
+    :attr:`clauses` holds the lemmas only, and the encoding's lists are loaded as they are,
+    not copied (millions of clauses for a large forest)."""
 
-    __slots__ = ("phases", "lemmas", "rounds", "_source")
+    __slots__ = ("phases", "lemmas", "rounds", "_source", "_base")
 
     def __init__(self, name: str, clauses: list[list[int]] | None = None,
                  phases: list[int] | None = None, source: tuple | None = None):
@@ -116,6 +118,10 @@ class LazySolver(SharedSolver):
         self.lemmas = 0  # lemmas added so far
         self.rounds = 0  # solver calls made so far
         self._source = source
+        self._base: list = []  # with a source: the encoding's domain, leaf and beats clauses
+
+    def _parts(self) -> list:
+        return [*self._base, self.clauses]
 
     def _start(self):
         if self.clauses is None:
@@ -124,9 +130,11 @@ class LazySolver(SharedSolver):
             if encoding is None:
                 raise EngineClosedError("the encoding of this solver has been "
                                         "garbage-collected; make a new Explainer")
-            clauses = encoding.domain + encoding.differs(c)
+            encoding.build()
+            self._base = [encoding.domain, encoding.leaf_clauses,
+                          [list(encoding.beats_vars(c).values())]]  # = domain + differs(c)
             self.phases = encoding.phases(c)
-            self.clauses = clauses
+            self.clauses = []
         solver = super()._start()
         if self.phases:
             solver.set_phases(self.phases)
@@ -262,20 +270,26 @@ class EnsembleEncoding(ModelEncoding):
                 while work.done < self.n_trees:
                     with self._lock:  # the variable pool is shared with the solvers' users
                         work.step()
-                    if work.done < self.n_trees:
+                    _deadline.check()
+                while work.stages_left:  # then join the trees' parts, a table at a time
+                    work.finish_stage()
+                    if work.stages_left:
                         _deadline.check()
             except _deadline.EnumerationStopped:
                 raise _deadline.EnumerationStopped(self._progress(
                     "calling again continues it")) from None
             with self._lock:
-                work.finish()
+                work.publish()
                 self._work = None
         finally:
             self._build_lock.release()
 
     def _progress(self, then: str) -> str:
+        work = self._work
+        joining = (f", {work.stages_left} of its tables left to join"
+                   if work is not None and work.done == self.n_trees else "")
         return (f"the SAT encoding of this ensemble has {self.trees_built:,} of "
-                f"{self.n_trees:,} trees built; {then}")
+                f"{self.n_trees:,} trees built{joining}; {then}")
 
     # ------------------------------------------------------------------ arithmetic
     def scores(self, values: np.ndarray) -> np.ndarray:

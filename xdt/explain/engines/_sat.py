@@ -252,19 +252,29 @@ class SharedSolver:
         if solver is None:
             solver = self._loading = Solver(name=self.name)
             self._loaded = 0
-        clauses = self.clauses
-        while self._loaded < len(clauses):
-            part = clauses[self._loaded:self._loaded + LOAD_SLICE]
-            solver.append_formula(part)
-            self._loaded += len(part)
-            if self._loaded < len(clauses) and _deadline.expired():
+        parts = self._parts()
+        total = sum(len(part) for part in parts)
+        while self._loaded < total:
+            offset = self._loaded
+            for part in parts:  # the part the next clause is in
+                if offset < len(part):
+                    break
+                offset -= len(part)
+            piece = part[offset:offset + LOAD_SLICE]
+            solver.append_formula(piece)
+            self._loaded += len(piece)
+            if self._loaded < total and _deadline.expired():
                 raise _deadline.EnumerationStopped(
-                    f"the SAT solver has {self._loaded:,} of {len(clauses):,} clauses loaded; "
+                    f"the SAT solver has {self._loaded:,} of {total:,} clauses loaded; "
                     "calling again continues it")
         self._loading = None
         self._solver = solver
         self.starts += 1
         return solver
+
+    def _parts(self) -> list:
+        """The clause lists loaded into a new solver, in order: :attr:`clauses`."""
+        return [self.clauses]
 
     def satisfiable(self, assumptions: list[int]) -> bool:
         """Whether the clauses are satisfiable under ``assumptions`` (:func:`solve_within`:
