@@ -351,6 +351,24 @@ def test_explain_table_refuses_to_write_over_its_data_files(german, tmp_path):
         xb.explain_table(tree, X.head(5), output=out, fmt="parquet", progress=False)
 
 
+def test_the_skipped_rows_may_not_go_to_the_lock_file_or_a_part_file(german, tmp_path):
+    # the lock file is removed when the run ends: skipped rows written there were lost
+    X, tree, _ = german
+    bad = X.head(5).copy()
+    bad.loc[2, "purpose"] = "spaceship"
+    out = tmp_path / "out.jsonl"
+    for side in (_lock.lock_path(out), tmp_path / "." / "out.jsonl.lock"):
+        with pytest.raises(OutputError, match="is the lock file of the output"):
+            xb.explain_table(tree, bad, output=out, on_invalid="skip", invalid_output=side,
+                             progress=False)
+    folder = tmp_path / "pq"
+    for side in (_lock.lock_path(folder), folder / "part-00000.parquet"):
+        with pytest.raises(OutputError, match="lock file of the output|its part files"):
+            xb.explain_table(tree, bad, output=folder, fmt="parquet", on_invalid="skip",
+                             invalid_output=side, progress=False)
+    assert files_in(tmp_path) == []
+
+
 # ---------------------------------------------------------------------- row 4
 def test_a_second_run_to_a_held_output_is_refused_with_the_holder(german, tmp_path):
     X, tree, expected = german
