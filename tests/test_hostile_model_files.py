@@ -207,6 +207,30 @@ def test_a_1e300_threshold_is_named_as_written_not_as_inf(files, tmp_path):
     assert "value inf" not in str(e.value) and "bug in xdt" not in str(e.value)
 
 
+def test_what_xgboost_refuses_after_loading_is_an_xdt_error(files, tmp_path):
+    """XGBoost loads these files, then refuses them when it predicts (a base_score outside
+    the logistic's (0, 1), or of the wrong length) or builds a DMatrix (a stored feature
+    name holding '[', ']' or '<'): a bare XGBoostError or ValueError, before."""
+    cases = {
+        "base_score_2": ("learner_model_param", {"base_score": "2"}),
+        "base_score_3_values": ("learner_model_param", {"base_score": "[0.5,0.5,0.5]"}),
+        "bracket_names": ("learner", {"feature_names": ["a[0]", "b", "c", "d"],
+                                      "feature_types": ["float"] * 4})}
+    for name, (where, change) in cases.items():
+        doc = xgb_doc(files["x.json"])
+        (doc["learner"] if where == "learner" else doc["learner"][where]).update(change)
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    results = run_in_child([(name, "from_xgboost", str(tmp_path / f"{name}.json"))
+                            for name in cases])
+    assert results["base_score_2"][0] == "UnsupportedModelError"
+    assert "base_score must be in (0,1)" in results["base_score_2"][1]
+    assert results["base_score_3_values"][0] == "UnsupportedModelError"
+    assert results["bracket_names"] == (
+        "ModelFormatError", f"{tmp_path / 'bracket_names.json'}: learner: feature_names[0] "
+        "is 'a[0]', which holds '[', ']' or '<' (XGBoost refuses such names); the file is "
+        "damaged or was edited; save the model again with the library")
+
+
 def test_feature_count_is_bounded_and_names_given_pay_for_it(files, tmp_path):
     """Issue 32, row 7: 10**8 features claimed by a 3 KB file are refused at once; the normal
     case keeps every input column, used or not."""
