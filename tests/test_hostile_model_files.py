@@ -377,6 +377,18 @@ def test_hostile_lightgbm_files_are_refused_before_lightgbm_reads_them(files, tm
         assert phrase in message, (name, message)
 
 
+@pytest.mark.parametrize("name", ['Co"l', "Co\\l", "Col\x1b]0;x\x07"])
+def test_a_lightgbm_feature_name_its_json_dump_cannot_hold_is_refused(files, tmp_path, name):
+    """LightGBM writes feature names unescaped into the JSON of ``dump_model``, which
+    ``json.loads`` then refused: a bare JSONDecodeError, before."""
+    text = files["l.txt"].read_text().replace("feature_names=Column_0",
+                                              f"feature_names={name}", 1)
+    (tmp_path / "m.txt").write_text(text)
+    with pytest.raises(ModelFormatError, match=r"header: feature_names\[0\] is .*, which "
+                                               "holds a quote, a backslash or a control"):
+        xdt.from_lightgbm(tmp_path / "m.txt")
+
+
 def test_hostile_lightgbm_dumps(files, tmp_path):
     booster = lgb.Booster(model_file=str(files["l.txt"]))
     dump = booster.dump_model()
