@@ -388,6 +388,18 @@ def test_a_second_run_to_a_held_output_is_refused_with_the_holder(german, tmp_pa
     assert files_in(tmp_path) == ["out.jsonl"]  # the lock is gone with its run
 
 
+def test_a_run_through_a_link_to_a_held_output_is_refused(german, tmp_path):
+    # both write the link's target: each took the lock of the name it was given
+    X, tree, _ = german
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "link.jsonl").symlink_to(out)
+    with _lock.output_lock(out):
+        with pytest.raises(OutputLockedError, match="another run is writing it"):
+            xb.explain_table(tree, X.head(5), output=tmp_path / "link.jsonl", overwrite=True,
+                             progress=False)
+    assert files_in(tmp_path) == ["link.jsonl"] and not out.exists()
+
+
 HOLD = """import sys
 from xdt.run._lock import output_lock
 with output_lock(sys.argv[1]):
