@@ -207,6 +207,30 @@ def test_a_1e300_threshold_is_named_as_written_not_as_inf(files, tmp_path):
     assert "value inf" not in str(e.value) and "bug in xdt" not in str(e.value)
 
 
+def test_what_xgboost_refuses_after_loading_is_an_xdt_error(files, tmp_path):
+    """XGBoost loads these files, then refuses them when it predicts (a base_score outside
+    the logistic's (0, 1), or of the wrong length) or builds a DMatrix (a stored feature
+    name holding '[', ']' or '<'): a bare XGBoostError or ValueError, before."""
+    cases = {
+        "base_score_2": ("learner_model_param", {"base_score": "2"}),
+        "base_score_3_values": ("learner_model_param", {"base_score": "[0.5,0.5,0.5]"}),
+        "bracket_names": ("learner", {"feature_names": ["a[0]", "b", "c", "d"],
+                                      "feature_types": ["float"] * 4})}
+    for name, (where, change) in cases.items():
+        doc = xgb_doc(files["x.json"])
+        (doc["learner"] if where == "learner" else doc["learner"][where]).update(change)
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    results = run_in_child([(name, "from_xgboost", str(tmp_path / f"{name}.json"))
+                            for name in cases])
+    assert results["base_score_2"][0] == "UnsupportedModelError"
+    assert "base_score must be in (0,1)" in results["base_score_2"][1]
+    assert results["base_score_3_values"][0] == "UnsupportedModelError"
+    assert results["bracket_names"] == (
+        "ModelFormatError", f"{tmp_path / 'bracket_names.json'}: learner: feature_names[0] "
+        "is 'a[0]', which holds '[', ']' or '<' (XGBoost refuses such names); the file is "
+        "damaged or was edited; save the model again with the library")
+
+
 def test_feature_count_is_bounded_and_names_given_pay_for_it(files, tmp_path):
     """Issue 32, row 7: 10**8 features claimed by a 3 KB file are refused at once; the normal
     case keeps every input column, used or not."""
@@ -351,6 +375,18 @@ def test_hostile_lightgbm_files_are_refused_before_lightgbm_reads_them(files, tm
         got, message = results[name]
         assert got == error, (name, got, message)
         assert phrase in message, (name, message)
+
+
+@pytest.mark.parametrize("name", ['Co"l', "Co\\l", "Col\x1b]0;x\x07"])
+def test_a_lightgbm_feature_name_its_json_dump_cannot_hold_is_refused(files, tmp_path, name):
+    """LightGBM writes feature names unescaped into the JSON of ``dump_model``, which
+    ``json.loads`` then refused: a bare JSONDecodeError, before."""
+    text = files["l.txt"].read_text().replace("feature_names=Column_0",
+                                              f"feature_names={name}", 1)
+    (tmp_path / "m.txt").write_text(text)
+    with pytest.raises(ModelFormatError, match=r"header: feature_names\[0\] is .*, which "
+                                               "holds a quote, a backslash or a control"):
+        xdt.from_lightgbm(tmp_path / "m.txt")
 
 
 def test_hostile_lightgbm_dumps(files, tmp_path):

@@ -217,7 +217,8 @@ def test_a_tree_delta_axp_polls_its_deadline_between_precisions():
                      time_limit=Deadline(5.0, clock=fake_clock(1)))
 
 
-@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "2"])
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "2",
+                                 pytest.param(10**400, id="10**400")])
 def test_a_bad_time_limit_is_refused_by_every_one_answer_query(forest, bad):
     model, rows, dist = forest
     ex = Explainer(model)

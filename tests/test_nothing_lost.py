@@ -351,6 +351,24 @@ def test_explain_table_refuses_to_write_over_its_data_files(german, tmp_path):
         xb.explain_table(tree, X.head(5), output=out, fmt="parquet", progress=False)
 
 
+def test_the_skipped_rows_may_not_go_to_the_lock_file_or_a_part_file(german, tmp_path):
+    # the lock file is removed when the run ends: skipped rows written there were lost
+    X, tree, _ = german
+    bad = X.head(5).copy()
+    bad.loc[2, "purpose"] = "spaceship"
+    out = tmp_path / "out.jsonl"
+    for side in (_lock.lock_path(out), tmp_path / "." / "out.jsonl.lock"):
+        with pytest.raises(OutputError, match="is the lock file of the output"):
+            xb.explain_table(tree, bad, output=out, on_invalid="skip", invalid_output=side,
+                             progress=False)
+    folder = tmp_path / "pq"
+    for side in (_lock.lock_path(folder), folder / "part-00000.parquet"):
+        with pytest.raises(OutputError, match="lock file of the output|its part files"):
+            xb.explain_table(tree, bad, output=folder, fmt="parquet", on_invalid="skip",
+                             invalid_output=side, progress=False)
+    assert files_in(tmp_path) == []
+
+
 # ---------------------------------------------------------------------- row 4
 def test_a_second_run_to_a_held_output_is_refused_with_the_holder(german, tmp_path):
     X, tree, expected = german
@@ -368,6 +386,18 @@ def test_a_second_run_to_a_held_output_is_refused_with_the_holder(german, tmp_pa
     summary = xb.explain_table(tree, X, output=out, overwrite=True, progress=False)
     assert summary.rows == 1000 and jsonl_lines(out) == expected
     assert files_in(tmp_path) == ["out.jsonl"]  # the lock is gone with its run
+
+
+def test_a_run_through_a_link_to_a_held_output_is_refused(german, tmp_path):
+    # both write the link's target: each took the lock of the name it was given
+    X, tree, _ = german
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "link.jsonl").symlink_to(out)
+    with _lock.output_lock(out):
+        with pytest.raises(OutputLockedError, match="another run is writing it"):
+            xb.explain_table(tree, X.head(5), output=tmp_path / "link.jsonl", overwrite=True,
+                             progress=False)
+    assert files_in(tmp_path) == ["link.jsonl"] and not out.exists()
 
 
 HOLD = """import sys

@@ -121,6 +121,12 @@ def check_text(text: str, source: str, named: int = 0) -> None:
                                         f"feature_names lists {len(names):,} and "
                                         f"feature_infos {len(infos):,}", FIX)
     bounded_count(n_features, max(len(names), named), size, source, "the feature count", FIX)
+    for j, name in enumerate(names):
+        if any(c in '"\\' or ord(c) < 0x20 for c in name):
+            raise corrupt(source, "header", f"feature_names[{j}] is {name!r}, which holds a "
+                                            "quote, a backslash or a control character "
+                                            "(LightGBM writes it unescaped into the JSON of "
+                                            "its dump, which cannot then be read)", FIX)
     n_class = integer(_int(head.get("num_class", "1"), source, "num_class"), source, "header",
                       "num_class", 1, max(len(blocks), 1) + 2)
     per_iteration = integer(_int(head.get("num_tree_per_iteration", "1"), source,

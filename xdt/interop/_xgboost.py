@@ -40,11 +40,12 @@ with a missing value raises :class:`~xdt.errors.MissingValueError`.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,20 @@ def _xgboost():
     return xgboost
 
 
+@contextlib.contextmanager
+def _refused(xgb, source: str) -> Iterator[None]:
+    """Turn an error of XGBoost reading or running the model of ``source`` into the
+    :class:`UnsupportedModelError` that gives XGBoost's reason (its first line, without
+    the C++ file and line)."""
+    try:
+        yield
+    except xgb.core.XGBoostError as e:
+        reason = re.sub(r"^\[[^\]]*\]\s*\S+:\d+:\s*", "", str(e).splitlines()[0])
+        raise UnsupportedModelError(
+            f"{source}: XGBoost cannot read it as a model file ({reason}); save the model "
+            "with save_model('model.json')") from None
+
+
 def _booster(model_or_path, named: int = 0, max_bytes: int | None = None):
     """The Booster of an XGBClassifier, a Booster, or a model file (JSON or UBJ), and what
     to call it; a file is read and checked (:mod:`xdt.interop._xgboost_check`) before
@@ -86,13 +101,8 @@ def _booster(model_or_path, named: int = 0, max_bytes: int | None = None):
         doc = read_document(data, str(path), max_bytes)
         check_document(doc, str(path), len(data), named)
         booster = xgb.Booster()
-        try:
+        with _refused(xgb, str(path)):
             booster.load_model(loadable(doc))
-        except xgb.core.XGBoostError as e:
-            reason = re.sub(r"^\[[^\]]*\]\s*\S+:\d+:\s*", "", str(e).splitlines()[0])
-            raise UnsupportedModelError(
-                f"{path}: XGBoost cannot read it as a model file ({reason}); save the model "
-                "with save_model('model.json')") from None
         return booster, "Booster", str(path)
     if isinstance(model_or_path, xgb.Booster):
         return model_or_path, "Booster", "the model"
@@ -194,7 +204,8 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
     xgb = _xgboost()
     named = len(feature_names) if feature_names is not None else 0
     booster, kind, source = _booster(model_or_path, named, max_bytes)
-    raw = bytes(booster.save_raw("json"))
+    with _refused(xgb, source):  # XGBoost checks base_score only when it saves or predicts
+        raw = bytes(booster.save_raw("json"))
     doc = json.loads(raw)
     check_document(doc, source, len(raw), named)
     learner = doc["learner"]
@@ -236,11 +247,12 @@ def from_xgboost(model_or_path, feature_names: Sequence[str] | None = None, *,
              for i, t in enumerate(trees_doc)]
     if not trees:
         raise UnsupportedModelError("the model has no trees; train it for at least one round")
-    zero = _zero_leaves(xgb, doc)
     probe = _probe_row(features)
     dmatrix = _dmatrix_maker(xgb, features, stored or None)
-    base = zero.predict(dmatrix(probe), output_margin=True).astype(np.float32).reshape(-1)
-    threshold = _binary_threshold(zero, dmatrix, probe) if n_scores == 1 else 0.0
+    with _refused(xgb, source):
+        zero = _zero_leaves(xgb, doc)
+        base = zero.predict(dmatrix(probe), output_margin=True).astype(np.float32).reshape(-1)
+        threshold = _binary_threshold(zero, dmatrix, probe) if n_scores == 1 else 0.0
     source = {"library": "xgboost", "version": xgb.__version__, "model": kind,
               "objective": objective}
     return TreeEnsemble(features, classes, trees, "margin",

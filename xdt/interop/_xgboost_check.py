@@ -140,6 +140,10 @@ def check_document(doc: Mapping, source: str, size: int, named: int = 0) -> None
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values) \
                 or len(values) not in (0, n_features):
             raise corrupt(source, "learner", f"{key} must be a list of {n_features:,} strings")
+    for j, name in enumerate(names):
+        if any(c in name for c in "[]<"):
+            raise corrupt(source, "learner", f"feature_names[{j}] is {name!r}, which holds "
+                                             "'[', ']' or '<' (XGBoost refuses such names)")
     category_counts = _check_cats(model.get("cats"), n_features, source)
     used = 0
     for k, t in enumerate(trees):

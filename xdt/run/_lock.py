@@ -32,9 +32,11 @@ __all__ = ["lock_path", "output_lock"]
 
 
 def lock_path(output: str | os.PathLike) -> Path:
-    """The lock file of ``output``: ``NAME.lock`` beside it."""
+    """The lock file of ``output``: ``NAME.lock`` beside it (beside the target of a
+    symbolic link, which is the file written, so that runs given the link and the target
+    take one lock)."""
     path = Path(output)
-    if path.name in ("", ".", ".."):
+    if path.name in ("", ".", "..") or path.is_symlink():
         path = path.resolve()
     return path.with_name(path.name + ".lock")
 

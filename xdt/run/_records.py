@@ -32,6 +32,7 @@ from xdt.explain.engines._vectorised import WHAT
 from xdt.ir._instances import as_frame
 from xdt.ir._values import to_python
 from xdt.run._instance import InstanceExplanation, explain_instance
+from xdt.run._lock import lock_path
 from xdt.run._outputs import input_problem, output_error, path_problem
 from xdt.run._record import explanation_record, explanation_records
 
@@ -404,9 +405,17 @@ def check_output(output: str | os.PathLike, *, directory: bool, overwrite: bool 
 
 
 def _check_side_file(side: Path, overwrite: bool, output: Path | None = None) -> list[Path]:
-    if output is not None and side.resolve() == output.resolve():
-        raise OutputError(f"{side} is the output itself; give the skipped rows another file",
-                          side)
+    if output is not None:
+        if side.resolve() == output.resolve():
+            raise OutputError(f"{side} is the output itself; give the skipped rows another "
+                              "file", side)
+        if side.resolve() == lock_path(output).resolve():
+            raise OutputError(f"{side} is the lock file of the output {output}, removed when "
+                              "the run ends; give the skipped rows another file", side)
+        if (side.resolve().parent == output.resolve()
+                and _PART_FILE.fullmatch(side.name)):
+            raise OutputError(f"{side} is named as one of its part files, in the output folder "
+                              f"{output}; give the skipped rows another file", side)
     if side.is_dir():
         raise OutputError(f"{side} is a folder, and skipped rows go to a JSON lines file: "
                           "give a file path", side)

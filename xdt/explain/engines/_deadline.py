@@ -70,8 +70,7 @@ class Deadline:
     """
 
     def __init__(self, seconds: float, clock: Callable[[], float] | None = None):
-        if (isinstance(seconds, bool) or not isinstance(seconds, int | float)
-                or not math.isfinite(seconds) or seconds <= 0):
+        if not _finite_positive(seconds):
             raise ParameterError(
                 f"a deadline needs a positive, finite number of seconds, got {seconds!r}")
         self.seconds = float(seconds)
@@ -122,11 +121,21 @@ def check_time_limit(time_limit: object) -> None:
     number of seconds, a :class:`Deadline` or ``None`` (no clock is read)."""
     if time_limit is None or isinstance(time_limit, Deadline):
         return
-    if (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
-            or not math.isfinite(time_limit) or time_limit <= 0):
+    if not _finite_positive(time_limit):
         raise ParameterError(
             f"time_limit must be a positive number of seconds, a Deadline or None, got "
             f"{time_limit!r}")
+
+
+def _finite_positive(seconds: object) -> bool:
+    """Whether ``seconds`` is a positive number that a float holds finitely (an integer
+    past float's range, such as ``10**400``, is not: ``math.isfinite`` overflows on it)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return False
+    try:
+        return math.isfinite(seconds) and seconds > 0
+    except OverflowError:
+        return False
 
 
 _ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
