@@ -357,3 +357,25 @@ def test_a_bad_time_limit_is_refused_by_every_question(small_tree):
         ex.path_is_redundant(x, time_limit=-1)
     with pytest.raises(ParameterError, match="time_limit"):
         ex.explain_batch([x], time_limit=float("nan"))
+
+
+def test_a_kernels_compilation_does_not_count_against_the_deadline(monkeypatch):
+    import numba  # noqa: F401  (the compile events are numba's)
+    from numba.core import event
+
+    # the system clock, faked: 0 when the deadline is made (1 s allowed); the outer compile
+    # holds numba's compiler lock from 0.5 to 9.5 (a nested hold counts once); two polls
+    times = iter([0.0, 0.5, 9.5, 9.7, 10.2])
+    monkeypatch.setattr(_deadline.time, "monotonic", lambda: next(times))
+    deadline = _deadline.Deadline(1.0)
+    with _deadline.running(deadline):
+        with event.trigger_event("numba:compiler_lock"), \
+                event.trigger_event("numba:compiler_lock"):
+            pass
+    assert deadline.end == 10.0
+    assert not deadline.expired() and deadline.expired()
+    # a deadline on the caller's own clock (as tests give) is left as it is
+    own = _deadline.Deadline(1.0, clock=iter([0.0, 0.5]).__next__)
+    with _deadline.running(own), event.trigger_event("numba:compiler_lock"):
+        pass
+    assert own.end == 1.0 and not own.expired()

@@ -15,6 +15,10 @@ below the call polls it, wherever it is:
   (:mod:`xdt.explain.checks`: between certificates, and between slices of the points a box
   enumeration predicts), so that a call's re-check shares its deadline.
 
+The time numba takes to compile a kernel on its first call (a process without the kernels'
+disk cache) is no part of a query, and moves the active deadline's end later by as much
+(:func:`_count_out_compiles`).
+
 A poll that finds the deadline passed raises :class:`EnumerationStopped`; the call that set
 the deadline turns it into its documented outcome (a list marked ``stopped_by=
 "time_limit"``, or :class:`~xdt.errors.ComputationLimitError`). Without an active deadline
@@ -29,7 +33,9 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -76,6 +82,14 @@ class Deadline:
         self.seconds = float(seconds)
         self._clock = clock
         self.end = self.now() + self.seconds
+        _count_out_compiles()
+        # a call makes its deadline before it reads the instance (which may compile the
+        # model's tables) and makes it active only then: compiles count out of this one too
+        _COMPILES.latest = weakref.ref(self)
+
+    def extend(self, seconds: float) -> None:
+        """Move the end ``seconds`` later (the time a kernel's first compilation took)."""
+        self.end += seconds
 
     def now(self) -> float:
         """The clock's current time."""
@@ -139,6 +153,52 @@ def _finite_positive(seconds: object) -> bool:
 
 
 _ACTIVE: ContextVar[Deadline | None] = ContextVar("xdt_deadline", default=None)
+
+
+_COMPILES = threading.local()
+"""Per thread: how deep in numba's compile events it is, and the deadline and moment at
+which the outermost one began."""
+_LISTENING = False
+
+
+def _count_out_compiles() -> None:
+    """Have numba's compilation of a kernel not count against the active deadline: the first
+    call of a kernel in a process without its disk cache compiles it (seconds of CPU), which
+    is no part of the query the limit is set on. Each outermost ``numba:compiler_lock``
+    event (numba holds its compiler lock while it compiles a kernel, loads it from the disk
+    cache or saves it there) moves the active deadline's end (or else the end of the one
+    made last in this thread) later by the time it took (deadlines on a caller's clock
+    excepted).
+    Registered once, when the first deadline is made (numba is then imported if no kernel
+    had done it yet: the kernels are imported by the first query that needs them, inside its
+    deadline)."""
+    global _LISTENING
+    if _LISTENING:
+        return
+    from numba.core import event
+
+    class CompileTime(event.Listener):
+        def on_start(self, _event) -> None:
+            depth = getattr(_COMPILES, "depth", 0)
+            _COMPILES.depth = depth + 1
+            if depth == 0:
+                latest = getattr(_COMPILES, "latest", None)
+                deadline = _ACTIVE.get() or (latest() if latest is not None else None)
+                # a deadline on a caller's clock (a test's fake one) is left alone: only time
+                # as the system counts it has compiles in it
+                _COMPILES.began = (deadline, deadline.now()) \
+                    if deadline is not None and deadline._clock is None else None
+
+        def on_end(self, _event) -> None:
+            _COMPILES.depth -= 1
+            began = getattr(_COMPILES, "began", None)
+            if _COMPILES.depth == 0 and began is not None:
+                deadline, start = began
+                deadline.extend(max(0.0, deadline.now() - start))
+                _COMPILES.began = None
+
+    event.register("numba:compiler_lock", CompileTime())
+    _LISTENING = True
 
 
 def active() -> Deadline | None:
