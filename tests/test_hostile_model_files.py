@@ -521,3 +521,18 @@ def test_unsupported_and_not_json_files_keep_their_messages(tmp_path):
     (tmp_path / "text.json").write_text("not json")
     with pytest.raises(UnsupportedModelError, match="not valid JSON"):
         xdt.from_xgboost(tmp_path / "text.json")
+
+
+def test_a_model_file_that_cannot_be_read_is_a_model_format_error(tmp_path, monkeypatch):
+    import errno
+    import pathlib
+
+    path = tmp_path / "m.json"
+    path.write_text("{}")
+
+    def failing_open(self, *args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(pathlib.Path, "open", failing_open)
+    with pytest.raises(ModelFormatError, match="cannot read the model file .*Input/output"):
+        xdt.load_model(path)

@@ -112,7 +112,9 @@ def read_model_file(path: str | os.PathLike, what: str = "model",
     MissingFileError
         No file at ``path``.
     ModelFormatError
-        ``path`` is a folder.
+        ``path`` is a folder, or reading it fails (an I/O error).
+    PermissionError
+        The file may not be read.
     ModelSizeError
         The file is over the limit.
     """
@@ -137,5 +139,11 @@ def read_model_file(path: str | os.PathLike, what: str = "model",
                 total += len(part)
     except FileNotFoundError:
         raise MissingFileError(f"no {what} file at {str(p)!r}", path=str(p)) from None
+    except PermissionError:
+        raise
+    except OSError as e:  # EIO from a failing disk, a special file such as /proc/self/mem
+        raise ModelFormatError(
+            f"cannot read the {what} file {str(p)!r}: {e.strerror or e}; check the disk, or "
+            "copy the model to a regular file and load that") from None
     check_model_size(total, str(p), max_bytes)
     return parts[0] if len(parts) == 1 else b"".join(parts)
