@@ -361,6 +361,28 @@ def assert_no_controls(text: str) -> None:
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), repr(text)
 
 
+@pytest.mark.parametrize("where", ["feature", "category", "class"])
+def test_a_name_with_a_line_break_is_refused_before_anything_is_printed(tmp_path, where):
+    # a line feed in a name would forge lines of the output: "IF a\nAXp: forged"
+    name = "a\nAXp: forged" if where == "feature" else "a"
+    value = "old\nforged" if where == "category" else "old"
+    label = "yes\nforged" if where == "class" else "yes"
+    path = tmp_path / "lines.json"
+    path.write_text(json.dumps({
+        "format": "xdt-model/1", "kind": "tree",
+        "features": [{"name": name, "kind": "categorical", "domain": ["young", value]}],
+        "classes": ["no", label],
+        "root": {"feature": name, "branches": [{"in": ["young"], "node": {"class": "no"}},
+                                               {"in": [value], "node": {"class": label}}]}}))
+    x = json.dumps({name: "young"})
+    for command in (["explain", str(path), "--instance", x], ["redundancy", str(path)],
+                    ["encode", str(path), "--instance", x, "-o", str(tmp_path / "q.cnf")]):
+        result = run(*command)
+        assert result.exit_code == 1, result.output
+        assert "holds a line break" in result.stderr and "forged" not in result.stdout
+        assert "\nforged" not in result.stderr and "\nAXp: forged" not in result.stderr
+
+
 def test_names_and_values_from_files_are_escaped_when_printed(hostile_model, tmp_path):
     x = json.dumps({HOSTILE: f"old{CLEAR}"})
     result = run("explain", str(hostile_model), "--instance", x)

@@ -90,6 +90,34 @@ def echo(message: object = "", err: bool = False, nl: bool = True) -> None:
     click.echo(terminal_safe(str(message)), err=err, nl=nl)
 
 
+def load_model(path: str | Path) -> Model:
+    """:func:`xdt.load_model` of ``path`` for a command that prints the model's names.
+
+    Raises
+    ------
+    ModelFormatError
+        Besides :func:`xdt.load_model`'s errors: a feature name, category, class or target
+        holds a line feed. Every other control character is printed as an escape
+        (:func:`terminal_safe`), but line feeds are how the commands lay out their output,
+        so a name holding one could forge lines of it.
+    """
+    import xdt
+    from xdt.errors import ModelFormatError
+
+    model = xdt.load_model(path)
+    texts = [("feature name", f.name) for f in model.features]
+    texts += [(f"category of feature {f.name!r}", v) for f in model.features
+              if f.kind == "categorical" for v in f.domain]
+    texts += [("class", c) for c in model.classes]
+    texts.append(("target", getattr(model, "target", None)))
+    for what, text in texts:
+        if isinstance(text, str) and "\n" in text:
+            raise ModelFormatError(
+                f"{path}: the {what} {text!r} holds a line break, which would break the "
+                "lines xdt prints; rename it in the model (one line of text)")
+    return model
+
+
 # ---------------------------------------------------------------------- shared helpers
 def cli_errors(fn: F) -> F:
     """Turn xdt's errors, and missing files, into click errors (message, exit code 1)."""

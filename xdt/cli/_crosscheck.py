@@ -8,7 +8,6 @@ import json
 
 import click
 
-import xdt
 from xdt.cli import _common as common
 from xdt.cli._app import main
 from xdt.cli._common import (
@@ -17,6 +16,7 @@ from xdt.cli._common import (
     cli_errors,
     echo,
     json_safe,
+    load_model,
     parse_rows,
     read_model_csv,
     validate_rows,
@@ -82,7 +82,7 @@ def crosscheck(ctx: click.Context, model_path: str, data: str, rows: str | None,
     from xdt.explain.checks._crosscheck import crosscheck as run_crosscheck
     from xdt.ir._instances import as_frame
 
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     frame = as_frame(model.features, read_model_csv(data, model))
     positions = parse_rows(rows, len(frame)) if rows is not None else range(len(frame))
     validate_rows(model, frame, positions)

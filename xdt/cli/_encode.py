@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-import xdt
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, echo, outcome, parse_instance
+from xdt.cli._common import cli_errors, echo, load_model, outcome, parse_instance
 
 
 # ---------------------------------------------------------------------- xdt encode
@@ -50,7 +49,7 @@ def encode(model_path: str, instance: str, output: str, path_restricted: bool) -
     if output != "-":
         read = [model_path, *([instance[1:]] if instance.startswith("@") else [])]
         check_output_file(output, inputs=read)
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     if path_restricted and not offers(model, PATHS):
         raise click.UsageError(
             f"--path-restricted holds features to the instance's path in a decision tree, and "

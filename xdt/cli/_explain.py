@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import xdt
 from xdt.cli import _common as common
 from xdt.cli._app import main
 from xdt.cli._common import (
@@ -23,6 +22,7 @@ from xdt.cli._common import (
     echo,
     explain_one,
     json_safe,
+    load_model,
     outcome,
     parse_instance,
     parse_rows,
@@ -421,7 +421,7 @@ def explain(model_path: str, instance: str | None, data: str | None, rows: str |
                                "DATA.csv without --instance")
     if max_count is None:
         max_count = DEFAULT_MAX_COUNT
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     if not offers(model, PATHS):
         kind = kind_name(model)
         if engine == "path":
@@ -587,7 +587,7 @@ def _explain_batch_cli(model_path: str, data: str | None, rows: str | None,
                                "--workers/--scheduler")
     if not distributed and partitions is not None:
         raise click.UsageError("--partitions goes with --workers or --scheduler")
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     from xdt.ir._protocol import PATHS, offers
 
     if not offers(model, PATHS):

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-import xdt
 from xdt.cli import _common as common
 from xdt.cli._app import main
 from xdt.cli._common import (
@@ -19,6 +18,7 @@ from xdt.cli._common import (
     describe_features,
     echo,
     json_safe,
+    load_model,
     parse_rows,
     read_labelled_csv,
     validate_rows,
@@ -100,7 +100,7 @@ def redundancy(model_path: str, data: str | None, target: str | None, rows: str 
 
     if target is not None and data is None:
         raise click.UsageError("--target names a column of --data; it needs --data DATA.csv")
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     rules = (offers(model, RULES) or offers(model, TERMS))
     if rules and data is not None:
         if per_path:

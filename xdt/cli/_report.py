@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-import xdt
 from xdt.cli._app import main
 from xdt.cli._common import (
     DEFAULT_ROW_TIME_LIMIT,
@@ -19,6 +18,7 @@ from xdt.cli._common import (
     SecondsType,
     cli_errors,
     echo,
+    load_model,
     parse_rows,
     read_labelled_csv,
     refuse_invalid_rows,
@@ -115,7 +115,7 @@ def report(model_path: str, data: str, output: str, rows: str | None, max_rows: 
     from xdt.run._outputs import check_output_file
 
     check_output_file(output, inputs=[model_path, data])  # before the work, not after it
-    model = xdt.load_model(model_path)
+    model = load_model(model_path)
     kind = kind_name(model)
     if engine == "path" and not offers(model, PATHS):
         other = "box or --engine sat" if kind == "tree ensemble" else "sat"
