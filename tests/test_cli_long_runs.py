@@ -383,6 +383,14 @@ def test_a_name_with_a_line_break_is_refused_before_anything_is_printed(tmp_path
         assert "\nforged" not in result.stderr and "\nAXp: forged" not in result.stderr
 
 
+def test_fit_refuses_a_column_name_with_a_line_break(tmp_path):
+    data = tmp_path / "lines.csv"
+    data.write_text('"a\nforged",y\n1,no\n2,yes\n1,no\n2,yes\n', encoding="utf-8")
+    result = run("fit", str(data), "--target", "y")
+    assert result.exit_code == 1, result.output
+    assert "holds a line break" in result.stderr and "forged" not in result.stdout
+
+
 def test_names_and_values_from_files_are_escaped_when_printed(hostile_model, tmp_path):
     x = json.dumps({HOSTILE: f"old{CLEAR}"})
     result = run("explain", str(hostile_model), "--instance", x)

@@ -96,15 +96,27 @@ def load_model(path: str | Path) -> Model:
     Raises
     ------
     ModelFormatError
-        Besides :func:`xdt.load_model`'s errors: a feature name, category, class or target
-        holds a line feed. Every other control character is printed as an escape
-        (:func:`terminal_safe`), but line feeds are how the commands lay out their output,
-        so a name holding one could forge lines of it.
+        Besides :func:`xdt.load_model`'s errors: a name holds a line feed
+        (:func:`check_one_line_names`).
     """
     import xdt
+
+    return check_one_line_names(xdt.load_model(path), path)
+
+
+def check_one_line_names(model: Model, source: object) -> Model:
+    """``model``, checked for names a command can print on its lines: every control
+    character is printed as an escape (:func:`terminal_safe`), but line feeds are how the
+    commands lay out their output, so a name holding one could forge lines of it.
+
+    Raises
+    ------
+    ModelFormatError
+        A feature name, category, class or target of ``model`` (read from ``source``)
+        holds a line feed.
+    """
     from xdt.errors import ModelFormatError
 
-    model = xdt.load_model(path)
     texts = [("feature name", f.name) for f in model.features]
     texts += [(f"category of feature {f.name!r}", v) for f in model.features
               if f.kind == "categorical" for v in f.domain]
@@ -113,8 +125,8 @@ def load_model(path: str | Path) -> Model:
     for what, text in texts:
         if isinstance(text, str) and "\n" in text:
             raise ModelFormatError(
-                f"{path}: the {what} {text!r} holds a line break, which would break the "
-                "lines xdt prints; rename it in the model (one line of text)")
+                f"{source}: the {what} {text!r} holds a line break, which would break the "
+                "lines xdt prints; rename it (one line of text)")
     return model
 
 

@@ -10,7 +10,16 @@ import click
 
 import xdt
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, describe_features, echo, json_safe, read_csv, split_names
+from xdt.cli._common import (
+    check_one_line_names,
+    cli_errors,
+    describe_features,
+    echo,
+    json_safe,
+    read_csv,
+    split_names,
+)
+from xdt.errors import DataError
 from xdt.interop._learners import FACTOR_EXPL, LEARNER_NAMES, LEARNERS
 
 # numpy, pandas, the engines and the learners are imported inside the command, so that
@@ -237,6 +246,10 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
                                "--learner sklearn: scikit-learn's trees have depth >= 1")
     factor = FACTOR_EXPL if factor_expl is None else factor_expl
     frame = read_csv(data)
+    broken = [c for c in frame.columns if "\n" in str(c)]
+    if broken:  # a name the model would keep, and the commands print on their lines
+        raise DataError(f"{data}: the column name {broken[0]!r} holds a line break, which "
+                        "would break the lines xdt prints; rename it (one line of text)")
     if target not in frame.columns:
         raise click.UsageError(
             f"target column {target!r} is not in {data}; its columns are: "
@@ -248,7 +261,7 @@ def fit(data: str, target: str, learner: str, factor_expl: float | None,
     features = frame.drop(columns=[target, *result.dropped_columns])
     for warning in mostly_numeric_text(features, set(categorical)):
         echo(f"warning: {warning}", err=True)
-    model = result.model
+    model = check_one_line_names(result.model, data)
     if output is not None:
         xdt.save_model(model, output)  # through a temporary file renamed into place
     report = fit_report(result, data, frame, max_depth, factor, seed, output)

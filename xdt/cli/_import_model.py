@@ -8,7 +8,13 @@ from typing import Any
 import click
 
 from xdt.cli._app import main
-from xdt.cli._common import cli_errors, describe_features, echo, split_names
+from xdt.cli._common import (
+    check_one_line_names,
+    cli_errors,
+    describe_features,
+    echo,
+    split_names,
+)
 from xdt.errors import DataError
 
 # ---------------------------------------------------------------------- xdt import
@@ -134,6 +140,7 @@ def import_model(model_file: str, library: str, features_file: str | None,
                 "this is a bug in xdt's importer, please report it; else save the model again "
                 "with the library")
         checked = f"; predicts like {library} on {len(points)} points at every threshold"
+    check_one_line_names(model, model_file)
     xdt.save_model(model, output)  # through a temporary file renamed into place
     per_class = "1 margin" if model.n_scores == 1 else f"{model.n_scores} margins"
     echo(f"read {model_file}: {library} {model.source.get('objective')}, "
