@@ -379,3 +379,31 @@ def test_a_kernels_compilation_does_not_count_against_the_deadline(monkeypatch):
     with _deadline.running(own), event.trigger_event("numba:compiler_lock"):
         pass
     assert own.end == 1.0 and not own.expired()
+
+
+def test_the_cycle_collector_is_off_while_a_call_runs_under_a_deadline():
+    import gc
+
+    assert gc.isenabled()
+    seen = []
+    deadline = _deadline.Deadline(1.0, clock=lambda: 0.0)
+    with _deadline.limited(deadline, "an AXp"):
+        seen.append(gc.isenabled())
+        with _deadline.running(_deadline.Deadline(1.0, clock=lambda: 0.0)):  # nested
+            seen.append(gc.isenabled())
+        seen.append(gc.isenabled())  # the outer call still runs
+    seen.append(gc.isenabled())
+    with _deadline.limited(None, "an AXp"):  # no deadline: nothing changes
+        seen.append(gc.isenabled())
+    assert seen == [False, False, False, True, True]
+    # a stopped call turns it back on too, and a collector the user had off stays off
+    with pytest.raises(ComputationLimitError), _deadline.limited(deadline, "an AXp"):
+        raise _deadline.EnumerationStopped
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _deadline.limited(deadline, "an AXp"):
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
