@@ -149,6 +149,13 @@ time_limit : float or Deadline, optional
     raises within about 0.5 s of it (``benchmarks/limits.py``). When it passes first
     the call raises :class:`~xdt.errors.ComputationLimitError`
     (``limit="time_limit"``): an answer cut short is no answer. Default: no limit.""",
+    "set_raises": """\
+UnknownFeatureError
+    For a name the model lacks.
+ComputationLimitError
+    When ``time_limit`` passes first.
+ParameterError
+    For a bad ``time_limit``.""",
     "progress": """\
 progress : bool
     Show a progress bar (tqdm, on stderr) of the explanations found.""",

@@ -65,12 +65,7 @@ class SetMethods:
 
         Raises
         ------
-        UnknownFeatureError
-            For a name the model lacks.
-        ComputationLimitError
-            When ``time_limit`` passes first.
-        ParameterError
-            For a bad ``time_limit``.
+        {set_raises}
         """
         return bounded(time_limit, "the answer of is_weak_axp", lambda: deletion.is_weak_axp(
             self._query(x, path_restricted).oracle, self._mask(features)))
@@ -89,12 +84,7 @@ class SetMethods:
 
         Raises
         ------
-        UnknownFeatureError
-            For a name the model lacks.
-        ComputationLimitError
-            When ``time_limit`` passes first.
-        ParameterError
-            For a bad ``time_limit``.
+        {set_raises}
         """
         return bounded(time_limit, "the answer of is_axp", lambda: deletion.is_axp(
             self._query(x, path_restricted).oracle, self._mask(features)))
@@ -113,12 +103,7 @@ class SetMethods:
 
         Raises
         ------
-        UnknownFeatureError
-            For a name the model lacks.
-        ComputationLimitError
-            When ``time_limit`` passes first.
-        ParameterError
-            For a bad ``time_limit``.
+        {set_raises}
         """
         return bounded(time_limit, "the answer of is_cxp", lambda: deletion.is_cxp(
             self._query(x, path_restricted).oracle, self._mask(features)))
@@ -137,12 +122,7 @@ class SetMethods:
 
         Raises
         ------
-        UnknownFeatureError
-            For a name the model lacks.
-        ComputationLimitError
-            When ``time_limit`` passes first.
-        ParameterError
-            For a bad ``time_limit``.
+        {set_raises}
         """
         def find() -> dict | None:
             q = self._query(x, path_restricted)
