@@ -31,15 +31,15 @@ import numpy as np
 
 from xdt._numba import ONE as _ONE
 from xdt._numba import ZERO as _ZERO
-from xdt._numba import njit, popcount
+from xdt._numba import njit
 from xdt.explain.engines._kernels import (
     NODE_CHILDREN,
     NODE_CUT,
     NODE_FEATURE,
     NODE_PATH,
+    append_sets,
     leaf_of,
     minimal_sets,
-    sort_sets,
 )
 from xdt.explain.engines._range_kernels import Blocked, deletion_by_ranges
 
@@ -478,17 +478,8 @@ def cxp_rows(t, cells, cx_count, cx_words):
         leaf = leaf_of(t.nodes, t.children, row)
         k = disagreements(t, row, t.path_class[leaf], d, rows)
         m = minimal_sets(d, k, mins)
-        for i in range(m):
-            c = 0
-            for w in range(n_words):
-                c += np.int64(popcount(mins[i, w]))
-            sizes[i] = c
-        sort_sets(mins, m, sizes)
-        if used + m > cx_words.shape[0]:
+        used = append_sets(mins, m, sizes, cx_words, used)
+        if used < 0:
             return -1 - r
-        for i in range(m):
-            for w in range(n_words):
-                cx_words[used + i, w] = mins[i, w]
-        used += m
         cx_count[r] = m
     return used

@@ -445,6 +445,26 @@ def sort_sets(sets, m, sizes):
             j -= 1
 
 
+@njit(cache=True)
+def append_sets(mins, m, sizes, out, used):
+    """Append the minimal sets ``mins[:m]`` to ``out`` from row ``used``, sorted as
+    :func:`sort_sets` lists them (``sizes`` is overwritten with their sizes); the new count
+    of rows used, or -1 when ``out`` has no room for them (nothing appended)."""
+    n_words = mins.shape[1]
+    for i in range(m):
+        c = 0
+        for w in range(n_words):
+            c += np.int64(_popcount(mins[i, w]))
+        sizes[i] = c
+    sort_sets(mins, m, sizes)
+    if used + m > out.shape[0]:
+        return -1
+    for i in range(m):
+        for w in range(n_words):
+            out[used + i, w] = mins[i, w]
+    return used + m
+
+
 @njit(cache=True, inline="always")
 def _sets_of(t, cells, prediction, out, rows, unused):
     """The disagreement sets of an instance held to its cells: from the tables when the
@@ -507,18 +527,9 @@ def explain_rows(t, cells, want_axp, want_cxps, leaves, axps, cx_count, cx_words
         k = _sets_of(t, row, paths[leaf, PATH_CLASS], d, idx, unused)
         m = _minimal_sets(d, k, mins, sizes, by_size, start)
         if want_cxps:
-            for i in range(m):
-                c = 0
-                for w in range(n_words):
-                    c += np.int64(_popcount(mins[i, w]))
-                sizes[i] = c
-            sort_sets(mins, m, sizes)
-            if used + m > cx_words.shape[0]:
+            used = append_sets(mins, m, sizes, cx_words, used)
+            if used < 0:
                 return -1 - r
-            for i in range(m):
-                for w in range(n_words):
-                    cx_words[used + i, w] = mins[i, w]
-            used += m
         cx_count[r] = m
         if want_axp:
             _path_order_in(t, leaf, order, on)
