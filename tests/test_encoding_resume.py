@@ -250,3 +250,29 @@ def test_an_ensemble_solver_loads_the_encodings_clauses_without_copying_them():
                                                        [enc.differs(c)[-1]])]
     assert shared._loaded == len(enc.domain) + len(enc.differs(c))
     assert shared.clauses == [] or shared.lemmas == len(shared.clauses)  # the lemmas only
+
+
+def test_a_lazy_round_past_the_deadline_stops_after_its_first_lemma():
+    # a round's lemmas: per class k that the solver's model says beats c, a leaf lemma, a
+    # spread lemma and a box lemma (the box ones cost seconds on a large forest); past the
+    # deadline the round gives its first lemma only, which already excludes the model
+    model, _ = new_forest(3)
+    encoding = shared_encoding(model)
+    encoding.build()
+    found = 0
+    for c in range(len(model.classes)):
+        refine = encoding.refiner(c)
+        solver = _sat.Solver(name="cadical195", bootstrap_with=[
+            *encoding.domain, *encoding.leaf_clauses, list(encoding.beats_vars(c).values())])
+        while solver.solve():
+            assignment = solver.get_model()
+            full = refine(assignment)
+            if full is None:
+                break  # a true counterexample: no lemma
+            with _deadline.running(Deadline(1.0, clock=fake_clock(1))):
+                short = refine(assignment)
+            assert len(full) > 1 and short == full[:1]
+            found += 1
+            solver.append_formula(full)
+        solver.delete()
+    assert found > 0

@@ -481,6 +481,11 @@ class EnsembleEncoding(ModelEncoding):
             for k, p in d_pos.items():
                 if assignment[p] > 0:
                     out.append(self.lemma(leaves, current, k, c))
+                    if _deadline.expired():
+                        # the lemmas so far exclude this model; with 26 classes a round's
+                        # box lemmas take seconds, so the round ends here and the loop's
+                        # poll stops the call
+                        break
                     spread = self.spread_lemma(current, k, c)
                     if spread is not None:
                         out.append(spread)
